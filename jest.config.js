@@ -1,0 +1,18 @@
+// Jest runs the TypeScript sources as ESM (see the test script's --experimental-vm-modules).
+export default {
+  preset: 'ts-jest/presets/default-esm',
+  testEnvironment: 'node',
+  roots: ['<rootDir>/__tests__'],
+  testMatch: ['**/*.test.ts'],
+  moduleNameMapper: {
+    // Sources import siblings as ./x.ts; TypeScript rewrites that to ./x.js, which we map back.
+    '^(\\.{1,2}/.*)\\.js$': '$1'
+  },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }]
+  },
+  collectCoverageFrom: ['src/**/*.ts', '!src/index.ts'],
+  coverageReporters: ['text-summary', 'lcov'],
+  coverageThreshold: { global: { lines: 90 } },
+  testTimeout: 30000
+}

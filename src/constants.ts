@@ -1,0 +1,71 @@
+/** Names of the action's inputs, as in action.yml. Nothing else spells them. */
+export const Inputs = {
+  ApiKey: 'api-key',
+  BaseUrl: 'base-url',
+  Command: 'command',
+  Description: 'description',
+  Environment: 'environment',
+  Service: 'service',
+  Version: 'version',
+  User: 'user',
+  Comment: 'comment',
+  Team: 'team',
+  Labels: 'labels',
+  CustomMetadata: 'custom-metadata',
+  CreatedAt: 'created-at',
+  GithubMetadata: 'github-metadata',
+  HeartbeatId: 'heartbeat-id',
+  FailOnError: 'fail-on-error',
+  DryRun: 'dry-run',
+  TimeoutSeconds: 'timeout-seconds',
+  MaxAttempts: 'max-attempts',
+  JobSummary: 'job-summary',
+  Events: 'events',
+  EventsFile: 'events-file',
+  EventIds: 'event-ids',
+  ChangeId: 'change-id'
+} as const
+export type InputName = (typeof Inputs)[keyof typeof Inputs]
+
+/** Names of the action's outputs, as in action.yml. */
+export const Outputs = {
+  ChangeId: 'change-id',
+  HeartbeatSignalId: 'heartbeat-signal-id',
+  Error: 'error',
+  EventIds: 'event-ids',
+  EventResults: 'event-results',
+  Change: 'change'
+} as const
+export type OutputName = (typeof Outputs)[keyof typeof Outputs]
+
+export const COMMANDS = ['change', 'heartbeat', 'events', 'event-results', 'get-change', 'hello'] as const
+export type Command = (typeof COMMANDS)[number]
+
+export const FAIL_ON_ERROR_MODES = ['auto', 'true', 'false'] as const
+export type FailOnError = (typeof FAIL_ON_ERROR_MODES)[number]
+
+/** The header that carries the API key; the key goes nowhere else. */
+export const API_KEY_HEADER = 'X-Service-ApiKey'
+
+// Limits from the service interface. "1 MB" is read as the safe decimal bound.
+export const MAX_EVENTS_PER_REQUEST = 1000
+export const MAX_REQUEST_BYTES = 1_000_000
+export const MAX_EVENT_IDS_PER_REQUEST = 1000
+/** Event batches in flight at once. */
+export const CONCURRENT_BATCHES = 4
+
+// Bounds of the numeric inputs.
+export const TIMEOUT_SECONDS_MIN = 1
+export const TIMEOUT_SECONDS_MAX = 300
+export const MAX_ATTEMPTS_MIN = 1
+export const MAX_ATTEMPTS_MAX = 10
+
+/** created-at may lie at most this far in the future (clock skew between runner and service). */
+export const MAX_CREATED_AT_FUTURE_SECONDS = 24 * 60 * 60
+
+// Retry policy: exponential backoff with full jitter, and a cap on what Retry-After may ask for.
+export const BACKOFF_BASE_MS = 500
+export const BACKOFF_MAX_MS = 8_000
+export const RETRY_AFTER_MAX_MS = 30_000
+/** A response body larger than this is cut off: the service never needs to send more. */
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
