@@ -69,3 +69,7 @@ export const BACKOFF_MAX_MS = 8_000
 export const RETRY_AFTER_MAX_MS = 30_000
 /** A response body larger than this is cut off: the service never needs to send more. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+
+/** Named in the User-Agent; kept equal to package.json's version by a test. */
+export const ACTION_NAME = 'change-tracking-action'
+export const ACTION_VERSION = '1.0.0'

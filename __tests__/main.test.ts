@@ -1,0 +1,228 @@
+/**
+ * One run of the action, in process, against the emulator: settings -> command -> report.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ACTION_NAME, ACTION_VERSION } from '../src/constants.ts'
+import { run } from '../src/main.ts'
+import { Emulator } from './support/emulator.ts'
+import { FakeRunner } from './support/fake-runner.ts'
+import { trustTestCertificate } from './support/tls.ts'
+
+const PUSH_ENV = {
+  GITHUB_EVENT_NAME: 'push',
+  GITHUB_REPOSITORY: 'octo-org/octo-repo',
+  GITHUB_SHA: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
+  GITHUB_REF: 'refs/heads/main',
+  GITHUB_REF_NAME: 'main',
+  GITHUB_ACTOR: 'octocat',
+  GITHUB_WORKFLOW: 'Deploy',
+  GITHUB_JOB: 'deploy',
+  GITHUB_RUN_ID: '9876543210',
+  GITHUB_RUN_NUMBER: '42',
+  GITHUB_RUN_ATTEMPT: '1',
+  GITHUB_SERVER_URL: 'https://github.com'
+}
+
+let emulator: Emulator
+
+beforeAll(async () => {
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[name]
+  await trustTestCertificate()
+  emulator = await Emulator.start()
+})
+afterAll(async () => {
+  await emulator.close()
+})
+beforeEach(() => emulator.reset())
+
+function runner(inputs: Record<string, string> = {}): FakeRunner {
+  return new FakeRunner({
+    'api-key': emulator.apiKey,
+    'base-url': emulator.url,
+    'max-attempts': '1',
+    'timeout-seconds': '5',
+    ...inputs
+  })
+}
+
+function lastBody(route: string): Record<string, unknown> {
+  const requests = emulator.requestsTo(route)
+  return JSON.parse(requests[requests.length - 1].body) as Record<string, unknown>
+}
+
+describe('command: change', () => {
+  it('records a change with the defaults from the Git context', async () => {
+    const r = runner()
+    await run(r, PUSH_ENV)
+
+    expect(r.failures).toEqual([])
+    const body = lastBody('POST /v2/change')
+    expect(body['service']).toBe('octo-org/octo-repo')
+    expect(body['version']).toBe(PUSH_ENV.GITHUB_SHA)
+    expect(body['user']).toBe('octocat')
+    expect(body).not.toHaveProperty('environment')
+    expect(body).not.toHaveProperty('created_at')
+    expect(String(body['description'])).toContain('a1b2c3d')
+    const metadata = JSON.parse(String(body['custom_metadata'])) as { github: Record<string, unknown> }
+    expect(metadata.github).toMatchObject({
+      repository: 'octo-org/octo-repo',
+      run_id: '9876543210',
+      run_url: 'https://github.com/octo-org/octo-repo/actions/runs/9876543210/attempts/1'
+    })
+
+    const changeId = r.outputs['change-id']
+    expect(emulator.changes.has(changeId)).toBe(true)
+    expect(r.notices.join('\n')).toContain(changeId)
+    expect(r.summary).toContain(`| Id | ${changeId} |`)
+    expect(r.summary).toContain('octo-org/octo-repo')
+  })
+
+  it('sends the key only in X-Service-ApiKey, JSON with its content type, and a named User-Agent', async () => {
+    await run(runner(), PUSH_ENV)
+    const [request] = emulator.requestsTo('POST /v2/change')
+    expect(request.headers['x-service-apikey']).toBe(emulator.apiKey)
+    expect(request.headers['content-type']).toBe('application/json')
+    expect(request.headers['user-agent']).toBe(`${ACTION_NAME}/${ACTION_VERSION}`)
+    const elsewhere = { ...request.headers, 'x-service-apikey': undefined }
+    expect(JSON.stringify(elsewhere) + request.rawPath + request.query + request.body).not.toContain(
+      emulator.apiKey
+    )
+  })
+
+  it('uses the pull request head SHA, not the merge commit', async () => {
+    const r = runner()
+    const payload = { pull_request: { number: 7, title: 'Fix', head: { sha: 'f'.repeat(40) } } }
+    const eventPath = join(mkdtempSync(join(tmpdir(), 'cta-main-')), 'event.json')
+    writeFileSync(eventPath, JSON.stringify(payload))
+    await run(r, { ...PUSH_ENV, GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: eventPath })
+    expect(lastBody('POST /v2/change')['version']).toBe('f'.repeat(40))
+  })
+
+  it('sends a heartbeat after the change when heartbeat-id is set', async () => {
+    emulator.addHeartbeatMonitor('nightly')
+    const r = runner({ 'heartbeat-id': 'nightly' })
+    await run(r, PUSH_ENV)
+    expect(r.outputs['change-id']).toBeTruthy()
+    expect(emulator.heartbeats.get('nightly')).toEqual([r.outputs['heartbeat-signal-id']])
+    expect(emulator.requests.map(q => `${q.method} ${q.rawPath}`)).toEqual([
+      'POST /v2/change',
+      'POST /v1/heartbeat/nightly'
+    ])
+  })
+
+  it('sets change-id even when the heartbeat then fails', async () => {
+    const r = runner({ 'heartbeat-id': 'no-such-monitor' })
+    await run(r, PUSH_ENV)
+    expect(r.outputs['change-id']).toBeTruthy()
+    expect(r.failures[0]).toContain('POST /v1/heartbeat/no-such-monitor')
+    expect(r.failures[0]).toContain('404')
+    expect(r.summary).toContain('Change recorded')
+  })
+})
+
+describe('command: heartbeat', () => {
+  it('sends only the heartbeat, to the encoded monitor id', async () => {
+    emulator.addHeartbeatMonitor('a/../b c')
+    const r = runner({ command: 'heartbeat', 'heartbeat-id': 'a/../b c' })
+    await run(r, PUSH_ENV)
+    expect(r.failures).toEqual([])
+    expect(emulator.requests.map(q => q.rawPath)).toEqual(['/v1/heartbeat/a%2F..%2Fb%20c'])
+    expect(emulator.requests[0].body).toBe('')
+    expect(r.outputs['heartbeat-signal-id']).toBe(emulator.heartbeats.get('a/../b c')?.[0])
+  })
+
+  it('requires heartbeat-id, and sends nothing without it', async () => {
+    const r = runner({ command: 'heartbeat' })
+    await run(r, PUSH_ENV)
+    expect(r.failures[0]).toContain('heartbeat-id')
+    expect(emulator.requests).toEqual([])
+  })
+})
+
+describe('validation first', () => {
+  it.each([
+    ['command', 'deploy'],
+    ['created-at', 'yesterday'],
+    ['custom-metadata', '{"a":'],
+    ['timeout-seconds', '301'],
+    ['max-attempts', '0'],
+    ['dry-run', 'yes'],
+    ['base-url', 'http://localhost:1/']
+  ])('rejects %s=%j before any request', async (input, value) => {
+    const r = runner({ [input]: value })
+    await run(r, PUSH_ENV)
+    expect(r.failures).toHaveLength(1)
+    expect(r.failures[0]).toContain(`"${input}"`)
+    expect(emulator.requests).toEqual([])
+  })
+
+  it('fails on an empty api-key, and masks the key first otherwise', async () => {
+    const empty = runner({ 'api-key': '' })
+    await run(empty, PUSH_ENV)
+    expect(empty.failures[0]).toContain('api-key')
+
+    const given = runner()
+    await run(given, PUSH_ENV)
+    expect(given.secrets).toEqual([emulator.apiKey])
+  })
+})
+
+describe('failure policy', () => {
+  it.each([
+    ['auto', 503, false],
+    ['true', 503, true],
+    ['false', 503, false],
+    ['auto', 401, true],
+    ['true', 401, true],
+    ['false', 401, false]
+  ])('fail-on-error=%s with HTTP %i fails the step: %s', async (policy, status, fails) => {
+    emulator.inject('POST /v2/change', { status, body: '{"error":"nope"}' })
+    const r = runner({ 'fail-on-error': policy })
+    await run(r, PUSH_ENV)
+    const message = fails ? r.failures[0] : r.warnings[0]
+    expect(message).toContain('POST /v2/change')
+    expect(message).toContain(String(status))
+    expect(message).toContain('nope')
+    expect(r.failures).toHaveLength(fails ? 1 : 0)
+    expect(r.outputs['error']).toContain(String(status))
+  })
+})
+
+describe('dry-run', () => {
+  it('prints each request with the key as *** and sends nothing', async () => {
+    const r = runner({ 'dry-run': 'true', 'heartbeat-id': 'hb-1', labels: 'a, b' })
+    await run(r, PUSH_ENV)
+    expect(emulator.requests).toEqual([])
+    expect(r.failures).toEqual([])
+    const printed = r.lines.join('\n')
+    expect(printed).toContain(`[dry-run] POST ${emulator.url}v2/change`)
+    expect(printed).toContain(`[dry-run] POST ${emulator.url}v1/heartbeat/hb-1`)
+    expect(printed).toContain('X-Service-ApiKey: ***')
+    expect(printed).toContain('"labels":"a,b"')
+    expect(r.everything()).not.toContain(emulator.apiKey)
+    expect(r.outputs['change-id']).toBeUndefined()
+  })
+})
+
+describe('redaction', () => {
+  it('keeps the key out of everything when the service echoes it', async () => {
+    emulator.inject('POST /v2/change', {
+      status: 400,
+      body: JSON.stringify({ error: `bad request from key ${emulator.apiKey}` })
+    })
+    const r = runner()
+    await run(r, PUSH_ENV)
+    expect(r.failures[0]).toContain('bad request from key ***')
+    expect(r.everything()).not.toContain(emulator.apiKey)
+  })
+})
+
+describe('ACTION_VERSION', () => {
+  it('matches package.json', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }
+    expect(ACTION_VERSION).toBe(pkg.version)
+  })
+})

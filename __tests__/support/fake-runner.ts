@@ -1,0 +1,57 @@
+import type { Runner } from '../../src/runner.ts'
+
+/** A runner that records everything the action says, for in-process tests. */
+export class FakeRunner implements Runner {
+  readonly inputs: Record<string, string>
+  readonly secrets: string[] = []
+  readonly outputs: Record<string, string> = {}
+  readonly lines: string[] = []
+  readonly notices: string[] = []
+  readonly warnings: string[] = []
+  readonly failures: string[] = []
+  summary = ''
+
+  constructor(inputs: Record<string, string> = {}) {
+    this.inputs = inputs
+  }
+
+  getInput(name: string): string {
+    return (this.inputs[name] ?? '').trim()
+  }
+  setSecret(secret: string): void {
+    this.secrets.push(secret)
+  }
+  setOutput(name: string, value: string): void {
+    this.outputs[name] = value
+  }
+  debug(message: string): void {
+    this.lines.push(`::debug::${message}`)
+  }
+  info(message: string): void {
+    this.lines.push(message)
+  }
+  notice(message: string): void {
+    this.notices.push(message)
+  }
+  warning(message: string): void {
+    this.warnings.push(message)
+  }
+  setFailed(message: string): void {
+    this.failures.push(message)
+  }
+  async appendSummary(markdown: string): Promise<void> {
+    this.summary += markdown
+  }
+
+  /** Everything the action printed, output or summarised, as one text (for leak checks). */
+  everything(): string {
+    return [
+      ...this.lines,
+      ...this.notices,
+      ...this.warnings,
+      ...this.failures,
+      ...Object.values(this.outputs),
+      this.summary
+    ].join('\n')
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * The Git context -> defaults for a change: which service, which commit, who, where, a readable
+ * description and the run's metadata. Pure: it reads only what it is given, and never throws on a
+ * payload of an unexpected shape (the payload file is the runner's, but events evolve).
+ */
+import { readFileSync } from 'node:fs'
+
+export type Env = Record<string, string | undefined>
+
+/** The run's GitHub context, sent in custom_metadata. Fields with no value are omitted. */
+export interface GithubMetadata {
+  repository?: string
+  /** The commit the change is about (the resolved version), not always GITHUB_SHA. */
+  sha?: string
+  ref?: string
+  event_name?: string
+  workflow?: string
+  job?: string
+  run_id?: string
+  run_number?: string
+  run_attempt?: string
+  run_url?: string
+  actor?: string
+  pull_request?: number
+}
+
+/** What the Git context says about a change, before the user's inputs override it. */
+export interface ChangeDefaults {
+  service?: string
+  version?: string
+  user?: string
+  environment?: string
+  /** Never empty. */
+  description: string
+  github: GithubMetadata
+}
+
+/** The description when nothing at all is known about the run. */
+const FALLBACK_DESCRIPTION = 'Change recorded by change-tracking-action'
+const SHORT_SHA_LENGTH = 7
+const DEFAULT_SERVER_URL = 'https://github.com'
+
+const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target'])
+const DEPLOYMENT_EVENTS = new Set(['deployment', 'deployment_status'])
+
+/** The event payload at GITHUB_EVENT_PATH; {} when there is none or it cannot be read or parsed. */
+export function readEventPayload(env: Env): unknown {
+  const path = env['GITHUB_EVENT_PATH']
+  if (!path) return {}
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown
+  } catch {
+    // The payload only improves the defaults; a run without one still records its change.
+    return {}
+  }
+}
+
+export function contextDefaults(eventName: string, payload: unknown, env: Env): ChangeDefaults {
+  const event = eventName.trim()
+  const repository = envValue(env, 'GITHUB_REPOSITORY')
+  const version = resolveVersion(event, payload, env)
+  return definedOnly({
+    service: repository,
+    version,
+    user: envValue(env, 'GITHUB_ACTOR'),
+    environment: deploymentEnvironment(event, payload),
+    description: describe(event, payload, env, version),
+    github: githubMetadata(event, payload, env, version)
+  })
+}
+
+/** The commit the event is about: for a pull request its head, not the merge commit in GITHUB_SHA. */
+function resolveVersion(event: string, payload: unknown, env: Env): string | undefined {
+  let sha: string | undefined
+  if (PULL_REQUEST_EVENTS.has(event)) sha = stringAt(payload, 'pull_request', 'head', 'sha')
+  else if (DEPLOYMENT_EVENTS.has(event)) sha = stringAt(payload, 'deployment', 'sha')
+  else if (event === 'workflow_run') sha = stringAt(payload, 'workflow_run', 'head_sha')
+  return sha ?? envValue(env, 'GITHUB_SHA')
+}
+
+function deploymentEnvironment(event: string, payload: unknown): string | undefined {
+  if (!DEPLOYMENT_EVENTS.has(event)) return undefined
+  return (
+    stringAt(payload, 'deployment', 'environment') ??
+    stringAt(payload, 'deployment_status', 'environment')
+  )
+}
+
+function githubMetadata(
+  event: string,
+  payload: unknown,
+  env: Env,
+  sha: string | undefined
+): GithubMetadata {
+  const repository = envValue(env, 'GITHUB_REPOSITORY')
+  const runId = envValue(env, 'GITHUB_RUN_ID')
+  const runAttempt = envValue(env, 'GITHUB_RUN_ATTEMPT')
+  return definedOnly({
+    repository,
+    sha,
+    ref: envValue(env, 'GITHUB_REF'),
+    event_name: event || undefined,
+    workflow: envValue(env, 'GITHUB_WORKFLOW'),
+    job: envValue(env, 'GITHUB_JOB'),
+    run_id: runId,
+    run_number: envValue(env, 'GITHUB_RUN_NUMBER'),
+    run_attempt: runAttempt,
+    run_url: runUrl(env, repository, runId, runAttempt),
+    actor: envValue(env, 'GITHUB_ACTOR'),
+    pull_request: pullRequestNumber(event, payload)
+  })
+}
+
+/** The run's page, on the server the run is on (GITHUB_SERVER_URL, so GHES works too). */
+function runUrl(
+  env: Env,
+  repository: string | undefined,
+  runId: string | undefined,
+  runAttempt: string | undefined
+): string | undefined {
+  if (!repository || !runId) return undefined
+  const server = (envValue(env, 'GITHUB_SERVER_URL') ?? DEFAULT_SERVER_URL).replace(/\/+$/, '')
+  const run = `${server}/${repository}/actions/runs/${runId}`
+  return runAttempt ? `${run}/attempts/${runAttempt}` : run
+}
+
+function pullRequestNumber(event: string, payload: unknown): number | undefined {
+  // Any event whose payload carries a pull request (pull_request*, pull_request_review*) names it.
+  const number = numberAt(payload, 'pull_request', 'number')
+  if (number !== undefined) return number
+  if (event === 'workflow_run')
+    return numberAt(payload, 'workflow_run', 'pull_requests', 0, 'number')
+  return undefined
+}
+
+// ---- The description ------------------------------------------------------------------------
+
+function describe(event: string, payload: unknown, env: Env, sha: string | undefined): string {
+  const described = describeEvent(event, payload, env, sha)
+  return (described && oneLine(described)) || FALLBACK_DESCRIPTION
+}
+
+/** A sentence naming what happened; undefined when nothing about it is known. */
+function describeEvent(
+  event: string,
+  payload: unknown,
+  env: Env,
+  sha: string | undefined
+): string | undefined {
+  const repository = envValue(env, 'GITHUB_REPOSITORY')
+  const commit = sha && shortSha(sha)
+  const at = commit && `at ${commit}`
+  const of = repository && `of ${repository}`
+  const workflow = envValue(env, 'GITHUB_WORKFLOW')
+
+  switch (event) {
+    case 'push': {
+      const ref = pushedRef(env, payload)
+      if (ref?.type === 'tag') return sentence('Deploy tag', ref.name, at, of)
+      return sentence('Deploy', commit, ref && `on ${ref.name}`, of)
+    }
+    case 'release': {
+      const release =
+        stringAt(payload, 'release', 'tag_name') ?? stringAt(payload, 'release', 'name')
+      return sentence('Release', release, of)
+    }
+    case 'pull_request':
+    case 'pull_request_target': {
+      const number = numberAt(payload, 'pull_request', 'number')
+      const title = stringAt(payload, 'pull_request', 'title')
+      return sentence('Pull request', number && `#${number}`, title && `"${title}"`, at, of)
+    }
+    case 'deployment':
+    case 'deployment_status': {
+      const environment = deploymentEnvironment(event, payload)
+      const state = event === 'deployment_status' && stringAt(payload, 'deployment_status', 'state')
+      return sentence(
+        'Deploy',
+        commit,
+        of,
+        environment && `to ${environment}`,
+        state && `(${state})`
+      )
+    }
+    case 'workflow_run': {
+      const name =
+        stringAt(payload, 'workflow_run', 'name') ?? stringAt(payload, 'workflow', 'name')
+      const branch = stringAt(payload, 'workflow_run', 'head_branch')
+      const head = name ? `Workflow "${name}" run` : 'Workflow run'
+      return sentence(head, at, branch && `on ${branch}`, of) ?? (name && head)
+    }
+    case 'schedule':
+      return sentence('Scheduled run', workflow && `of ${workflow}`, at, of)
+    default:
+      return sentence(event ? `${event} run` : 'Run', workflow && `of ${workflow}`, at, of)
+  }
+}
+
+/** The head followed by the details that are known; undefined when none is. */
+function sentence(
+  head: string,
+  ...details: Array<string | false | 0 | undefined>
+): string | undefined {
+  const known = details.filter((detail): detail is string => Boolean(detail))
+  return known.length > 0 ? [head, ...known].join(' ') : undefined
+}
+
+/** The branch or tag a push was to: from GITHUB_REF_NAME/GITHUB_REF_TYPE, else from the full ref. */
+function pushedRef(
+  env: Env,
+  payload: unknown
+): { type: 'branch' | 'tag'; name: string } | undefined {
+  const name = envValue(env, 'GITHUB_REF_NAME')
+  const type = envValue(env, 'GITHUB_REF_TYPE')
+  if (name && (type === 'branch' || type === 'tag')) return { type, name }
+  const ref = envValue(env, 'GITHUB_REF') ?? stringAt(payload, 'ref')
+  if (ref?.startsWith('refs/heads/'))
+    return { type: 'branch', name: ref.slice('refs/heads/'.length) }
+  if (ref?.startsWith('refs/tags/')) return { type: 'tag', name: ref.slice('refs/tags/'.length) }
+  return name ? { type: 'branch', name } : undefined
+}
+
+/** A commit hash cut to its usual short form; anything else (an image tag, say) as it is. */
+function shortSha(sha: string): string {
+  return /^[0-9a-f]{8,}$/i.test(sha) ? sha.slice(0, SHORT_SHA_LENGTH) : sha
+}
+
+/** One line: control characters and line separators (from PR titles, say) become one space. */
+function oneLine(text: string): string {
+  return text
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+/** The record without its undefined fields: absent, not present as undefined. */
+function definedOnly<T extends object>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T
+}
+
+// ---- Reading values defensively -------------------------------------------------------------
+
+function envValue(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim()
+  return value ? value : undefined
+}
+
+/** The value at a path of keys and indexes, or undefined when any step is missing. */
+function valueAt(root: unknown, path: Array<string | number>): unknown {
+  let current = root
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined
+    if (typeof key === 'number' && !Array.isArray(current)) return undefined
+    if (!Object.hasOwn(current, key)) return undefined
+    current = (current as Record<string | number, unknown>)[key]
+  }
+  return current
+}
+
+/** A non-blank string at the path, as one trimmed line. */
+function stringAt(root: unknown, ...path: Array<string | number>): string | undefined {
+  const value = valueAt(root, path)
+  if (typeof value !== 'string') return undefined
+  const line = oneLine(value)
+  return line ? line : undefined
+}
+
+/** A positive integer at the path (pull request numbers). */
+function numberAt(root: unknown, ...path: Array<string | number>): number | undefined {
+  const value = valueAt(root, path)
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined
+}
