@@ -115,7 +115,7 @@ function describeCharacter(raw: string, index: number): string {
   return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')} at character ${position}`
 }
 
-/** `true` or `false`, in any letter case (as YAML 1.2's core schema reads them). */
+/** `true` or `false`, in any letter case (a superset of YAML 1.2 core schema: True, TRUE). */
 export function parseBoolean(name: string, raw: string): boolean {
   const value = raw.trim().toLowerCase()
   if (value === 'true') return true
@@ -350,7 +350,7 @@ export function parseJson(name: string, raw: string): unknown {
  */
 function describeJsonError(raw: string, error: unknown): string {
   const message = error instanceof Error ? error.message : ''
-  const located = /^(.+?) in JSON at position (\d+)/.exec(message)
+  const located = /^([^"]+?)(?: in JSON)? at position (\d+)/.exec(message)
   if (located) {
     const position = Number(located[2])
     const before = raw.slice(0, position).split('\n')
@@ -458,39 +458,38 @@ function parseApiKey(raw: string): string {
 export function readSettings(getInput: GetInput, options: { now?: number } = {}): Settings {
   const now = options.now ?? Date.now()
   const apiKey = parseApiKey(getInput(Inputs.ApiKey))
-  const raw = (name: InputName): string => {
-    const value = getInput(name)
-    // Refused outright: any other input may be logged, or sent to the service in clear.
-    if (name !== Inputs.ApiKey && value.includes(apiKey)) {
+  // Refused before anything is parsed or quoted: any other input may be logged, or sent to the
+  // service in clear.
+  for (const name of Object.values(Inputs)) {
+    if (name !== Inputs.ApiKey && getInput(name).includes(apiKey)) {
       throw new InputError(
         name,
         `Input "${name}" contains the value of input "${Inputs.ApiKey}". Give the key only in "${Inputs.ApiKey}": other inputs may be logged or sent to the service in clear.`
       )
     }
-    return value
   }
   const withDefault = (name: keyof typeof INPUT_DEFAULTS): string =>
-    raw(name).trim() || INPUT_DEFAULTS[name]
+    getInput(name).trim() || INPUT_DEFAULTS[name]
 
-  const events = raw(Inputs.Events)
+  const events = getInput(Inputs.Events)
   const settings: Settings = {
     apiKey,
-    baseUrl: parseBaseUrl(raw(Inputs.BaseUrl), apiKey),
+    baseUrl: parseBaseUrl(getInput(Inputs.BaseUrl), apiKey),
     command: parseCommand(withDefault(Inputs.Command)),
     change: {
-      description: parseText(Inputs.Description, raw(Inputs.Description), true),
-      environment: parseText(Inputs.Environment, raw(Inputs.Environment), false),
-      service: parseText(Inputs.Service, raw(Inputs.Service), false),
-      version: parseText(Inputs.Version, raw(Inputs.Version), false),
-      user: parseText(Inputs.User, raw(Inputs.User), false),
-      comment: parseText(Inputs.Comment, raw(Inputs.Comment), true),
-      team: parseText(Inputs.Team, raw(Inputs.Team), false),
-      labels: parseLabels(raw(Inputs.Labels)),
-      customMetadata: parseJson(Inputs.CustomMetadata, raw(Inputs.CustomMetadata)),
-      createdAt: parseCreatedAt(raw(Inputs.CreatedAt), now)
+      description: parseText(Inputs.Description, getInput(Inputs.Description), true),
+      environment: parseText(Inputs.Environment, getInput(Inputs.Environment), false),
+      service: parseText(Inputs.Service, getInput(Inputs.Service), false),
+      version: parseText(Inputs.Version, getInput(Inputs.Version), false),
+      user: parseText(Inputs.User, getInput(Inputs.User), false),
+      comment: parseText(Inputs.Comment, getInput(Inputs.Comment), true),
+      team: parseText(Inputs.Team, getInput(Inputs.Team), false),
+      labels: parseLabels(getInput(Inputs.Labels)),
+      customMetadata: parseJson(Inputs.CustomMetadata, getInput(Inputs.CustomMetadata)),
+      createdAt: parseCreatedAt(getInput(Inputs.CreatedAt), now)
     },
     githubMetadata: parseBoolean(Inputs.GithubMetadata, withDefault(Inputs.GithubMetadata)),
-    heartbeatId: parseId(Inputs.HeartbeatId, raw(Inputs.HeartbeatId)),
+    heartbeatId: parseId(Inputs.HeartbeatId, getInput(Inputs.HeartbeatId)),
     failOnError: parseFailOnError(withDefault(Inputs.FailOnError)),
     dryRun: parseBoolean(Inputs.DryRun, withDefault(Inputs.DryRun)),
     timeoutSeconds: parseWholeNumber(
@@ -507,9 +506,9 @@ export function readSettings(getInput: GetInput, options: { now?: number } = {})
     ),
     jobSummary: parseBoolean(Inputs.JobSummary, withDefault(Inputs.JobSummary)),
     events: events.trim() === '' ? undefined : events,
-    eventsFile: parseText(Inputs.EventsFile, raw(Inputs.EventsFile).trim(), false),
-    eventIds: parseEventIds(raw(Inputs.EventIds)),
-    changeId: parseId(Inputs.ChangeId, raw(Inputs.ChangeId))
+    eventsFile: parseText(Inputs.EventsFile, getInput(Inputs.EventsFile).trim(), false),
+    eventIds: parseEventIds(getInput(Inputs.EventIds)),
+    changeId: parseId(Inputs.ChangeId, getInput(Inputs.ChangeId))
   }
   checkCommandRequirements(settings)
   return settings

@@ -104,8 +104,8 @@ export function parseRetryAfterMs(header: string | undefined, now: number): numb
   if (value === '') return undefined
   // delay-seconds is 1*DIGIT (RFC 9110); anything else numeric-looking ("1.5", "-3") is invalid.
   if (/^\d+$/.test(value)) return Number(value) * 1000
-  // An HTTP-date always names a weekday and a month; Date.parse alone accepts too much ("5").
-  if (!/^[A-Za-z]{3},? /.test(value)) return undefined
+  // An HTTP-date starts with a weekday name; Date.parse alone accepts too much ("5", "-3").
+  if (!/^[A-Za-z]{3,9},? /.test(value)) return undefined
   const date = Date.parse(value)
   return Number.isNaN(date) ? undefined : date - now
 }

@@ -1,0 +1,559 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { Buffer } from 'node:buffer'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
+import {
+  CONCURRENT_BATCHES,
+  Inputs,
+  MAX_EVENTS_PER_REQUEST,
+  MAX_REQUEST_BYTES
+} from '../src/constants.ts'
+import { InputError, ServiceError } from '../src/errors.ts'
+import {
+  batchLines,
+  describePartialFailure,
+  describePositions,
+  eventBatches,
+  streamEvents,
+  validateEvents,
+  type EventBatch,
+  type EventSource
+} from '../src/service/events.ts'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+let dir: string
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'events-test-'))
+})
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function inline(text: string): EventSource {
+  return { kind: 'inline', text }
+}
+
+function file(name: string, text: string): EventSource {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return { kind: 'file', path }
+}
+
+function ndjson(events: readonly unknown[]): string {
+  return events.map(event => JSON.stringify(event)).join('\n')
+}
+
+/** Events with ids e1, e2, … so that the expected ids are known. */
+function numberedEvents(count: number): Array<{ id: string; name: string; data: number }> {
+  return Array.from({ length: count }, (_, index) => ({
+    id: `e${index + 1}`,
+    name: 'deploy',
+    data: index
+  }))
+}
+
+/** An event whose NDJSON line, newline included, is exactly `bytes` UTF-8 bytes. */
+function eventOfBytes(bytes: number, id: string): { id: string; name: string; data: string } {
+  const empty = Buffer.byteLength(`${JSON.stringify({ id, name: 'big', data: '' })}\n`)
+  return { id, name: 'big', data: 'x'.repeat(bytes - empty) }
+}
+
+function idsInBody(body: string): string[] {
+  expect(body.endsWith('\n')).toBe(true)
+  return body
+    .slice(0, -1)
+    .split('\n')
+    .map(line => (JSON.parse(line) as { id: string }).id)
+}
+
+/** A fake service: answers the ids it finds in the body, like POST /v2/stream does. */
+async function echoIds(batch: EventBatch): Promise<string[]> {
+  return idsInBody(batch.body)
+}
+
+async function collectBatches(source: EventSource): Promise<EventBatch[]> {
+  const batches: EventBatch[] = []
+  for await (const batch of eventBatches(source)) batches.push(batch)
+  return batches
+}
+
+/** Runs streamEvents and expects it to refuse the input before sending anything. */
+async function expectRefused(source: EventSource): Promise<InputError> {
+  let sent = 0
+  const error = await streamEvents(source, async batch => {
+    sent++
+    return batch.ids
+  }).then(
+    () => undefined,
+    (thrown: unknown) => thrown
+  )
+  expect(sent).toBe(0)
+  expect(error).toBeInstanceOf(InputError)
+  return error as InputError
+}
+
+describe('reading the events and events-file inputs', () => {
+  it('reads NDJSON with a BOM, CRLF line ends, blank lines and a trailing newline', async () => {
+    const source = inline(
+      '\uFEFF{"id":"a","name":"n","data":1}\r\n\r\n  \r\n{"id":"b","name":"n","data":2}\r\n'
+    )
+    expect(await validateEvents(source)).toBe(2)
+    const [batch] = await collectBatches(source)
+    expect(batch.body).toBe('{"id":"a","name":"n","data":1}\n{"id":"b","name":"n","data":2}\n')
+  })
+
+  it('reads the same NDJSON from a file', async () => {
+    const source = file(
+      'crlf.ndjson',
+      '\uFEFF{"id":"a","name":"n","data":1}\r\n\r\n{"id":"b","name":"n","data":2}\r\n'
+    )
+    expect(await validateEvents(source)).toBe(2)
+    expect((await collectBatches(source))[0].ids).toEqual(['a', 'b'])
+  })
+
+  it('reads a single inline event object, on one line or pretty-printed', async () => {
+    for (const text of [
+      '{"id":"a","name":"n","data":{"k":1}}',
+      '{\n  "id": "a",\n  "name": "n",\n  "data": {"k": 1}\n}'
+    ]) {
+      expect(await validateEvents(inline(text))).toBe(1)
+      const [batch] = await collectBatches(inline(text))
+      expect(JSON.parse(batch.body)).toEqual({ id: 'a', name: 'n', data: { k: 1 } })
+    }
+  })
+
+  it('reads a JSON array on a single line as one document', async () => {
+    const source = inline(`${JSON.stringify(numberedEvents(3))}\n`)
+    expect(await validateEvents(source)).toBe(3)
+    expect((await collectBatches(source))[0].ids).toEqual(['e1', 'e2', 'e3'])
+  })
+
+  it('reads a pretty-printed JSON array file and a pretty-printed event object file', async () => {
+    const array = file('array.json', `\uFEFF${JSON.stringify(numberedEvents(3), null, 2)}\n`)
+    expect(await validateEvents(array)).toBe(3)
+    expect((await collectBatches(array))[0].ids).toEqual(['e1', 'e2', 'e3'])
+
+    const object = file(
+      'object.json',
+      JSON.stringify({ id: 'x', name: 'n', data: [1, 2] }, null, 2)
+    )
+    expect(await validateEvents(object)).toBe(1)
+    expect((await collectBatches(object))[0].body).toBe('{"id":"x","name":"n","data":[1,2]}\n')
+  })
+
+  it('sends NDJSON lines as written, so numbers JavaScript would round keep every digit', async () => {
+    const line = '{"name": "n",  "data": {"big": 12345678901234567890, "f": 1.0}}'
+    const [batch] = await collectBatches(inline(`${line}\n`))
+    expect(batch.body).toBe(`{"id":"${batch.ids[0]}",${line.slice(1)}\n`)
+  })
+
+  it('keeps numbers as written in a JSON document too', async () => {
+    const [batch] = await collectBatches(
+      inline(
+        '[\n  {"id": "a", "name": "n", "data": {"big": 12345678901234567890, "f": 1.0, "small": 2}}\n]'
+      )
+    )
+    expect(batch.body).toBe(
+      '{"id":"a","name":"n","data":{"big":12345678901234567890,"f":1.0,"small":2}}\n'
+    )
+  })
+
+  it('passes fields other than id, name and data through unchanged', async () => {
+    const event = { name: 'n', data: { a: [1, { b: null }] }, extra: 'kept', timestamp: 12 }
+    const [batch] = await collectBatches(inline(JSON.stringify([event])))
+    expect(JSON.parse(batch.body)).toEqual({ id: batch.ids[0], ...event })
+  })
+})
+
+describe('validation: nothing is sent when any event is invalid', () => {
+  const valid = '{"name":"ok","data":1}'
+  it.each([
+    ['no name', '{"data":1}', 'line 3', 'it has no "name"'],
+    ['an empty name', '{"name":"","data":1}', 'line 3', '"name" is empty'],
+    ['a numeric name', '{"name":5,"data":1}', 'line 3', '"name" is a number'],
+    ['no data', '{"name":"n"}', 'line 3', 'it has no "data"'],
+    ['null data', '{"name":"n","data":null}', 'line 3', '"data" is null'],
+    ['a numeric id', '{"id":7,"name":"n","data":1}', 'line 3', '"id" is a number'],
+    ['an empty id', '{"id":"","name":"n","data":1}', 'line 3', '"id" is empty'],
+    ['an array instead of an object', '[1,2]', 'line 3', 'it is an array, not an event object'],
+    ['a string instead of an object', '"deploy"', 'line 3', 'it is a string, not an event object'],
+    ['bad JSON', '{"name":"n",', 'line 3', 'it is not valid JSON']
+  ])(
+    'names an NDJSON event with %s by its line number, counting blank lines',
+    async (_, bad, label, problem) => {
+      const error = await expectRefused(inline(`${valid}\n\n${bad}\n${valid}`))
+      expect(error.input).toBe(Inputs.Events)
+      expect(error.message).toContain(`Input ${Inputs.Events}, ${label}: ${problem}`)
+      expect(error.message).toContain('Nothing was sent')
+    }
+  )
+
+  it('names an event of a JSON array by its 1-based index', async () => {
+    const error = await expectRefused(
+      inline(JSON.stringify([{ name: 'a', data: 1 }, { name: 'b', data: 2 }, { name: 'c' }]))
+    )
+    expect(error.message).toContain('event 3: it has no "data"')
+  })
+
+  it('names the file of events-file', async () => {
+    const source = file('bad.ndjson', `${valid}\n${valid}\n{"name":"","data":1}\n`)
+    const error = await expectRefused(source)
+    expect(error.input).toBe(Inputs.EventsFile)
+    expect(error.message).toContain(
+      `Input ${Inputs.EventsFile} ("${join(dir, 'bad.ndjson')}"), line 3:`
+    )
+  })
+
+  it('lists the first few invalid events and counts the rest', async () => {
+    const lines = Array.from({ length: 8 }, (_, index) => `{"name":"n${index}"}`)
+    const error = await expectRefused(inline([valid, ...lines].join('\n')))
+    expect(error.message).toContain('has 8 invalid events; nothing was sent.')
+    expect(error.message).toContain('line 2: it has no "data"')
+    expect(error.message).toContain('line 6: it has no "data"')
+    expect(error.message).not.toContain('line 7')
+    expect(error.message).toContain('and 3 more')
+  })
+
+  it('refuses a document that is neither NDJSON nor valid JSON, with where it breaks', async () => {
+    const error = await expectRefused(inline('{\n  "name": "n"\n  "data": 1\n}'))
+    expect(error.message).toMatch(/^Input events is not valid JSON: .*line 3/)
+    expect(error.message).toContain('NDJSON (one event object per line)')
+  })
+
+  it('refuses input with no events: empty, blank lines, an empty array', async () => {
+    for (const text of ['', '\n\n  \r\n', '[]', '[\n]']) {
+      const error = await expectRefused(inline(text))
+      expect(error.message).toContain('has no events')
+    }
+    expect((await expectRefused(file('empty.ndjson', '\uFEFF\n'))).input).toBe(Inputs.EventsFile)
+  })
+
+  it('refuses a missing file and a directory, naming events-file', async () => {
+    const missing = await expectRefused({ kind: 'file', path: join(dir, 'nope.ndjson') })
+    expect(missing.input).toBe(Inputs.EventsFile)
+    expect(missing.message).toContain('cannot be read: there is no such file')
+    const directory = await expectRefused({ kind: 'file', path: dir })
+    expect(directory.message).toContain('is not a file')
+  })
+
+  it('refuses an event larger than a request, before sending anything', async () => {
+    const tooBig = eventOfBytes(MAX_REQUEST_BYTES + 1, 'big')
+    const error = await expectRefused(inline(ndjson([{ name: 'a', data: 1 }, tooBig])))
+    expect(error.message).toContain(`line 2: it is ${MAX_REQUEST_BYTES + 1} bytes`)
+  })
+
+  it('counts the generated id in the size of an event that has none', async () => {
+    const fits = eventOfBytes(MAX_REQUEST_BYTES, 'x'.repeat(36))
+    const withoutId = { name: fits.name, data: fits.data }
+    // With a 36-character generated id the event is exactly at the limit…
+    expect(await validateEvents(inline(JSON.stringify(withoutId)))).toBe(1)
+    // …and one byte more does not fit.
+    const error = await expectRefused(
+      inline(JSON.stringify({ ...withoutId, data: `${fits.data}x` }))
+    )
+    expect(error.message).toContain('with its generated id')
+  })
+
+  it('accepts an event of exactly the request size limit, alone in its batch', async () => {
+    const batches = await collectBatches(
+      inline(ndjson([eventOfBytes(MAX_REQUEST_BYTES, 'a'), { id: 'b', name: 'n', data: 1 }]))
+    )
+    expect(batches.map(batch => batch.ids)).toEqual([['a'], ['b']])
+    expect(batches[0].bytes).toBe(MAX_REQUEST_BYTES)
+  })
+})
+
+describe('batching within the limits', () => {
+  it(`puts exactly ${MAX_EVENTS_PER_REQUEST} events in one batch, and one more in a second`, async () => {
+    const exact = await collectBatches(inline(ndjson(numberedEvents(MAX_EVENTS_PER_REQUEST))))
+    expect(exact.map(batch => batch.ids.length)).toEqual([MAX_EVENTS_PER_REQUEST])
+
+    const oneMore = await collectBatches(inline(ndjson(numberedEvents(MAX_EVENTS_PER_REQUEST + 1))))
+    expect(oneMore.map(batch => [batch.firstPosition, batch.ids.length])).toEqual([
+      [0, MAX_EVENTS_PER_REQUEST],
+      [MAX_EVENTS_PER_REQUEST, 1]
+    ])
+    expect(oneMore[1].ids).toEqual([`e${MAX_EVENTS_PER_REQUEST + 1}`])
+  })
+
+  it('fills a batch to exactly the byte limit, and starts a new one for an event that would pass it', async () => {
+    const quarter = MAX_REQUEST_BYTES / 4
+    const exact = await collectBatches(
+      inline(ndjson(['a', 'b', 'c', 'd'].map(id => eventOfBytes(quarter, id))))
+    )
+    expect(exact.map(batch => batch.bytes)).toEqual([MAX_REQUEST_BYTES])
+
+    const over = [
+      eventOfBytes(quarter, 'a'),
+      eventOfBytes(quarter, 'b'),
+      eventOfBytes(quarter, 'c'),
+      eventOfBytes(quarter + 1, 'd')
+    ]
+    const batches = await collectBatches(inline(ndjson(over)))
+    expect(batches.map(batch => batch.ids)).toEqual([['a', 'b', 'c'], ['d']])
+  })
+
+  it.each([
+    ['€ (3 bytes, 1 character)', '€', 100_000, 4, [3, 1]],
+    ['an emoji (4 bytes, 2 characters)', '😀', 200_000, 2, [1, 1]]
+  ])('counts %s in bytes, not characters', async (_, character, repeat, count, sizes) => {
+    const events = Array.from({ length: count }, (__, index) => ({
+      id: `m${index}`,
+      name: 'n',
+      data: character.repeat(repeat)
+    }))
+    const text = ndjson(events)
+    expect(text.length).toBeLessThanOrEqual(MAX_REQUEST_BYTES)
+    expect(Buffer.byteLength(text)).toBeGreaterThan(MAX_REQUEST_BYTES)
+
+    const batches = await collectBatches(inline(text))
+    expect(batches.map(batch => batch.ids.length)).toEqual(sizes)
+    for (const batch of batches) {
+      expect(batch.bytes).toBe(Buffer.byteLength(batch.body))
+      expect(batch.bytes).toBeLessThanOrEqual(MAX_REQUEST_BYTES)
+    }
+  })
+
+  it('refuses, in the batching core, a line that cannot fit in any request', async () => {
+    const lines = [{ id: 'a', text: 'x\n', bytes: MAX_REQUEST_BYTES + 1 }]
+    await expect(batchLines(lines).next()).rejects.toThrow(
+      `An event of ${MAX_REQUEST_BYTES + 1} bytes cannot fit`
+    )
+  })
+})
+
+describe('event ids', () => {
+  it('gives each event without an id a UUID, and keeps the ids clients chose', async () => {
+    const [batch] = await collectBatches(
+      inline(
+        ndjson([
+          { name: 'a', data: 1 },
+          { id: 'mine', name: 'b', data: 2 },
+          { name: 'c', data: 3 }
+        ])
+      )
+    )
+    expect(batch.ids[0]).toMatch(UUID)
+    expect(batch.ids[1]).toBe('mine')
+    expect(batch.ids[2]).toMatch(UUID)
+    expect(batch.ids[0]).not.toBe(batch.ids[2])
+    expect(idsInBody(batch.body)).toEqual(batch.ids)
+  })
+
+  it('carries the same ids when a batch is sent again (a retry)', async () => {
+    const attempts: string[][] = []
+    const result = await streamEvents(
+      inline(
+        ndjson([
+          { name: 'a', data: 1 },
+          { name: 'b', data: 2 }
+        ])
+      ),
+      async batch => {
+        // Like the transport: the first attempt gets a 5XX, the second goes through.
+        attempts.push(idsInBody(batch.body))
+        attempts.push(idsInBody(batch.body))
+        return batch.ids
+      }
+    )
+    expect(attempts).toHaveLength(2)
+    expect(attempts[1]).toEqual(attempts[0])
+    expect(result.acceptedIds).toEqual(attempts[0])
+  })
+})
+
+describe('streamEvents', () => {
+  it(`keeps at most ${CONCURRENT_BATCHES} batches in flight, and more than one`, async () => {
+    let inFlight = 0
+    let maxInFlight = 0
+    const result = await streamEvents(
+      inline(ndjson(numberedEvents(20 * MAX_EVENTS_PER_REQUEST))),
+      async batch => {
+        inFlight++
+        maxInFlight = Math.max(maxInFlight, inFlight)
+        await delay(20)
+        inFlight--
+        return batch.ids
+      }
+    )
+    expect(result.acceptedIds).toHaveLength(20 * MAX_EVENTS_PER_REQUEST)
+    expect(maxInFlight).toBeLessThanOrEqual(CONCURRENT_BATCHES)
+    expect(maxInFlight).toBeGreaterThan(1)
+  })
+
+  it('honours a smaller concurrency', async () => {
+    let inFlight = 0
+    let maxInFlight = 0
+    await streamEvents(
+      inline(ndjson(numberedEvents(5 * MAX_EVENTS_PER_REQUEST))),
+      async batch => {
+        inFlight++
+        maxInFlight = Math.max(maxInFlight, inFlight)
+        await delay(5)
+        inFlight--
+        return batch.ids
+      },
+      { concurrency: 1 }
+    )
+    expect(maxInFlight).toBe(1)
+  })
+
+  it('returns the ids in input order when batches complete out of order', async () => {
+    const completed: number[] = []
+    const seen: Array<[number, number]> = []
+    const events = numberedEvents(12 * MAX_EVENTS_PER_REQUEST + 7)
+    const result = await streamEvents(
+      inline(ndjson(events)),
+      async batch => {
+        await delay(Math.random() * 30)
+        completed.push(batch.firstPosition)
+        return echoIds(batch)
+      },
+      { onBatch: (batch, ids) => seen.push([batch.firstPosition, ids.length]) }
+    )
+    expect(result).toEqual({ total: events.length, acceptedIds: events.map(event => event.id) })
+    expect(seen).toHaveLength(13)
+    expect(describePartialFailure(result)).toBe(`Sent all ${events.length} events.`)
+  })
+
+  it('on a failed batch, starts no new batch, lets the ones in flight finish and says what was not accepted', async () => {
+    const failure = new ServiceError('POST /v2/stream failed with status 503 after 3 attempts.', {
+      call: 'POST /v2/stream',
+      kind: 'outage',
+      status: 503
+    })
+    const started: number[] = []
+    let fourthStarted: () => void = () => undefined
+    const allFourStarted = new Promise<void>(resolve => (fourthStarted = resolve))
+    const result = await streamEvents(
+      inline(ndjson(numberedEvents(10 * MAX_EVENTS_PER_REQUEST))),
+      async batch => {
+        started.push(batch.firstPosition)
+        if (started.length === CONCURRENT_BATCHES) fourthStarted()
+        await allFourStarted
+        if (batch.firstPosition === 2 * MAX_EVENTS_PER_REQUEST) throw failure
+        await delay(20)
+        return batch.ids
+      }
+    )
+
+    expect(started).toEqual([0, 1000, 2000, 3000])
+    expect(result.total).toBe(10_000)
+    const expectedIds = [
+      ...numberedEvents(2000).map(event => event.id),
+      ...numberedEvents(4000)
+        .slice(3000)
+        .map(event => event.id)
+    ]
+    expect(result.acceptedIds).toEqual(expectedIds)
+    expect(result.failure).toEqual({
+      error: failure,
+      notSent: 'events 2001–3000, 4001–10000',
+      acceptedCount: 3000
+    })
+    expect(describePartialFailure(result)).toBe(
+      'Sent 3000 of 10000 events; events 2001–3000, 4001–10000 were not accepted: POST /v2/stream failed with status 503 after 3 attempts.'
+    )
+  })
+
+  it('does not start a batch that was being read when another failed', async () => {
+    const started: number[] = []
+    const result = await streamEvents(
+      inline(ndjson(numberedEvents(8 * MAX_EVENTS_PER_REQUEST))),
+      async batch => {
+        started.push(batch.firstPosition)
+        throw new Error('refused')
+      }
+    )
+    expect(started).toEqual([0])
+    expect(result.failure?.notSent).toBe('events 1–8000')
+  })
+
+  it('treats an answer with the wrong number of ids as that batch failing', async () => {
+    const result = await streamEvents(inline(ndjson(numberedEvents(1500))), async batch =>
+      batch.firstPosition === 0 ? batch.ids : batch.ids.slice(1)
+    )
+    expect(result.acceptedIds).toHaveLength(1000)
+    expect(result.failure?.notSent).toBe('events 1001–1500')
+    expect(result.failure?.error).toBeInstanceOf(ServiceError)
+    expect(describePartialFailure(result)).toBe(
+      'Sent 1000 of 1500 events; events 1001–1500 were not accepted: POST /v2/stream answered 499 ids for a batch of 500 events (events 1001–1500), so which of them were accepted is unknown.'
+    )
+  })
+
+  it('says "event" and "was" for a single event not accepted', async () => {
+    const result = await streamEvents(inline('{"name":"n","data":1}'), async () => {
+      throw new Error('timed out')
+    })
+    expect(result.acceptedIds).toEqual([])
+    expect(describePartialFailure(result)).toBe(
+      'Sent 0 of 1 events; event 1 was not accepted: timed out'
+    )
+  })
+})
+
+describe('describePositions', () => {
+  it('writes 1-based compact ranges', () => {
+    expect(
+      describePositions([
+        [1000, 2000],
+        [3000, 3500]
+      ])
+    ).toBe('events 1001–2000, 3001–3500')
+    expect(describePositions([[4, 5]])).toBe('event 5')
+    expect(
+      describePositions([
+        [4, 5],
+        [6, 9]
+      ])
+    ).toBe('events 5, 7–9')
+    expect(describePositions([])).toBe('no events')
+  })
+})
+
+describe('large NDJSON files', () => {
+  const COUNT = 100_000
+  /** ~300-byte events with ids l1, l2, …, one per line. */
+  function largeNdjson(count: number): string {
+    const padding = 'p'.repeat(240)
+    const lines: string[] = []
+    for (let index = 1; index <= count; index++) {
+      lines.push(`{"id":"l${index}","name":"load","data":{"n":${index},"padding":"${padding}"}}`)
+    }
+    return `${lines.join('\n')}\n`
+  }
+
+  it(`streams ${COUNT} events in batches of ${MAX_EVENTS_PER_REQUEST}, ids in order`, async () => {
+    const source = file('large.ndjson', largeNdjson(COUNT))
+    const started = Date.now()
+    let batches = 0
+    const result = await streamEvents(source, async batch => {
+      batches++
+      expect(batch.ids).toHaveLength(MAX_EVENTS_PER_REQUEST)
+      return batch.ids
+    })
+    expect(batches).toBe(COUNT / MAX_EVENTS_PER_REQUEST)
+    expect(result.acceptedIds).toHaveLength(COUNT)
+    expect(result.acceptedIds[0]).toBe('l1')
+    expect(result.acceptedIds[COUNT - 1]).toBe(`l${COUNT}`)
+    expect(result.acceptedIds.every((id, index) => id === `l${index + 1}`)).toBe(true)
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+
+  it('yields the first batch before reading the rest of the file', async () => {
+    // The last line is invalid: a reader that loaded the file whole would fail before any batch.
+    const source = file('lazy.ndjson', `${largeNdjson(20 * MAX_EVENTS_PER_REQUEST)}{"name":""}\n`)
+    const batches = eventBatches(source)
+    const first = await batches.next()
+    expect(first.done).toBe(false)
+    expect((first.value as EventBatch).ids[0]).toBe('l1')
+    await batches.return(undefined)
+
+    await expect(validateEvents(source)).rejects.toThrow(
+      `line ${20 * MAX_EVENTS_PER_REQUEST + 1}: "name" is empty`
+    )
+  })
+})
