@@ -56,10 +56,21 @@ describe('README examples', () => {
 
   it('include a workflow for each use', () => {
     const workflows = blocks.filter(block => /^on:/m.test(block)).join('\n')
-    for (const trigger of ['push:', 'deployment_status', 'release:', 'schedule:', 'workflow_dispatch']) {
+    for (const trigger of [
+      'push:',
+      'deployment_status',
+      'release:',
+      'schedule:',
+      'workflow_dispatch'
+    ]) {
       expect(workflows).toContain(trigger)
     }
-    for (const command of ['command: heartbeat', 'events-file:', 'command: hello', 'command: get-change']) {
+    for (const command of [
+      'command: heartbeat',
+      'events-file:',
+      'command: hello',
+      'command: get-change'
+    ]) {
       expect(workflows).toContain(command)
     }
   })
@@ -79,7 +90,8 @@ describe('README examples', () => {
     const ours = uses.filter(step => step.uses?.includes('change-tracking-action'))
     expect(ours.length).toBeGreaterThanOrEqual(8)
     for (const step of ours) {
-      for (const input of Object.keys(step.with ?? {})) expect(Object.keys(action.inputs)).toContain(input)
+      for (const input of Object.keys(step.with ?? {}))
+        expect(Object.keys(action.inputs)).toContain(input)
     }
   })
 })
@@ -104,7 +116,9 @@ describe('repository YAML', () => {
   })
 
   it('action.yml describes every input and output', () => {
-    for (const input of Object.values(action.inputs)) expect(input.description.length).toBeGreaterThan(20)
-    for (const output of Object.values(action.outputs)) expect(output.description.length).toBeGreaterThan(20)
+    for (const input of Object.values(action.inputs))
+      expect(input.description.length).toBeGreaterThan(20)
+    for (const output of Object.values(action.outputs))
+      expect(output.description.length).toBeGreaterThan(20)
   })
 })

@@ -1,33 +1,34 @@
 import { describe, expect, it } from '@jest/globals'
+import { Buffer } from 'node:buffer'
 import fc from 'fast-check'
-import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../src/constants.ts'
 import { batchLines, type EventBatch, type EventLine } from '../src/service/events.ts'
+
+// Small limits, so that random inputs reach both of them often.
+const limits = { maxEvents: 5, maxBytes: 60 }
 
 async function batchesOf(lines: EventLine[]): Promise<EventBatch[]> {
   const batches: EventBatch[] = []
-  for await (const batch of batchLines(lines)) batches.push(batch)
+  for await (const batch of batchLines(lines, limits)) batches.push(batch)
   return batches
 }
 
-/** Lines whose byte sizes are chosen freely; the batching core trusts `bytes`. */
-const lineSizes = fc.array(
-  fc.oneof(
-    fc.integer({ min: 1, max: 300 }),
-    fc.integer({ min: 1, max: MAX_REQUEST_BYTES }),
-    fc.constant(MAX_REQUEST_BYTES)
-  ),
-  { maxLength: 3 * MAX_EVENTS_PER_REQUEST }
+/** Lines of 1 to maxBytes bytes, some with multi-byte characters. */
+const lineTexts = fc.array(
+  fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀'), minLength: 0, maxLength: 20 }),
+  { maxLength: 40 }
 )
 
-function linesOf(sizes: number[]): EventLine[] {
-  return sizes.map((bytes, index) => ({ id: `e${index}`, text: `${index}\n`, bytes }))
+function linesOf(texts: string[]): EventLine[] {
+  return texts
+    .map((text, index) => ({ id: `e${index}`, parts: [text], bytes: Buffer.byteLength(text) + 1 }))
+    .filter(line => line.bytes <= limits.maxBytes)
 }
 
 describe('batchLines (property)', () => {
   it('keeps every event, in order, in batches within both limits, each as full as allowed', async () => {
     await fc.assert(
-      fc.asyncProperty(lineSizes, async sizes => {
-        const lines = linesOf(sizes)
+      fc.asyncProperty(lineTexts, async texts => {
+        const lines = linesOf(texts)
         const batches = await batchesOf(lines)
 
         expect(batches.flatMap(batch => batch.ids)).toEqual(lines.map(line => line.id))
@@ -36,23 +37,24 @@ describe('batchLines (property)', () => {
           const members = lines.slice(position, position + batch.ids.length)
           expect(batch.firstPosition).toBe(position)
           expect(batch.ids.length).toBeGreaterThan(0)
-          expect(batch.ids.length).toBeLessThanOrEqual(MAX_EVENTS_PER_REQUEST)
-          expect(batch.bytes).toBe(members.reduce((sum, line) => sum + line.bytes, 0))
-          expect(batch.bytes).toBeLessThanOrEqual(MAX_REQUEST_BYTES)
-          expect(batch.body).toBe(members.map(line => line.text).join(''))
+          expect(batch.ids.length).toBeLessThanOrEqual(limits.maxEvents)
+          expect(batch.body.toString('utf8')).toBe(
+            members.map(line => `${line.parts.join('')}\n`).join('')
+          )
+          expect(batch.bytes).toBe(batch.body.length)
+          expect(batch.bytes).toBeLessThanOrEqual(limits.maxBytes)
           position += batch.ids.length
           // Greedy: the next event would have broken a limit.
-          const next = lines[position]
           if (index < batches.length - 1) {
             expect(
-              batch.ids.length === MAX_EVENTS_PER_REQUEST ||
-                batch.bytes + next.bytes > MAX_REQUEST_BYTES
+              batch.ids.length === limits.maxEvents ||
+                batch.bytes + lines[position].bytes > limits.maxBytes
             ).toBe(true)
           }
         }
         expect(position).toBe(lines.length)
       }),
-      { numRuns: 200 }
+      { numRuns: 500 }
     )
   })
 })

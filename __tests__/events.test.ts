@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { Buffer } from 'node:buffer'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -61,7 +61,8 @@ function eventOfBytes(bytes: number, id: string): { id: string; name: string; da
   return { id, name: 'big', data: 'x'.repeat(bytes - empty) }
 }
 
-function idsInBody(body: string): string[] {
+function idsInBody(bytes: Buffer): string[] {
+  const body = bytes.toString('utf8')
   expect(body.endsWith('\n')).toBe(true)
   return body
     .slice(0, -1)
@@ -74,10 +75,19 @@ async function echoIds(batch: EventBatch): Promise<string[]> {
   return idsInBody(batch.body)
 }
 
+function bodyText(batch: EventBatch): string {
+  return batch.body.toString('utf8')
+}
+
 async function collectBatches(source: EventSource): Promise<EventBatch[]> {
   const batches: EventBatch[] = []
-  for await (const batch of eventBatches(source)) batches.push(batch)
+  for await (const batch of eventBatches(await validateEvents(source))) batches.push(batch)
   return batches
+}
+
+/** How many events pass 1 finds. */
+async function countEvents(source: EventSource): Promise<number> {
+  return (await validateEvents(source)).total
 }
 
 /** Runs streamEvents and expects it to refuse the input before sending anything. */
@@ -100,9 +110,9 @@ describe('reading the events and events-file inputs', () => {
     const source = inline(
       '\uFEFF{"id":"a","name":"n","data":1}\r\n\r\n  \r\n{"id":"b","name":"n","data":2}\r\n'
     )
-    expect(await validateEvents(source)).toBe(2)
+    expect(await countEvents(source)).toBe(2)
     const [batch] = await collectBatches(source)
-    expect(batch.body).toBe('{"id":"a","name":"n","data":1}\n{"id":"b","name":"n","data":2}\n')
+    expect(bodyText(batch)).toBe('{"id":"a","name":"n","data":1}\n{"id":"b","name":"n","data":2}\n')
   })
 
   it('reads the same NDJSON from a file', async () => {
@@ -110,7 +120,7 @@ describe('reading the events and events-file inputs', () => {
       'crlf.ndjson',
       '\uFEFF{"id":"a","name":"n","data":1}\r\n\r\n{"id":"b","name":"n","data":2}\r\n'
     )
-    expect(await validateEvents(source)).toBe(2)
+    expect(await countEvents(source)).toBe(2)
     expect((await collectBatches(source))[0].ids).toEqual(['a', 'b'])
   })
 
@@ -119,35 +129,35 @@ describe('reading the events and events-file inputs', () => {
       '{"id":"a","name":"n","data":{"k":1}}',
       '{\n  "id": "a",\n  "name": "n",\n  "data": {"k": 1}\n}'
     ]) {
-      expect(await validateEvents(inline(text))).toBe(1)
+      expect(await countEvents(inline(text))).toBe(1)
       const [batch] = await collectBatches(inline(text))
-      expect(JSON.parse(batch.body)).toEqual({ id: 'a', name: 'n', data: { k: 1 } })
+      expect(JSON.parse(bodyText(batch))).toEqual({ id: 'a', name: 'n', data: { k: 1 } })
     }
   })
 
   it('reads a JSON array on a single line as one document', async () => {
     const source = inline(`${JSON.stringify(numberedEvents(3))}\n`)
-    expect(await validateEvents(source)).toBe(3)
+    expect(await countEvents(source)).toBe(3)
     expect((await collectBatches(source))[0].ids).toEqual(['e1', 'e2', 'e3'])
   })
 
   it('reads a pretty-printed JSON array file and a pretty-printed event object file', async () => {
     const array = file('array.json', `\uFEFF${JSON.stringify(numberedEvents(3), null, 2)}\n`)
-    expect(await validateEvents(array)).toBe(3)
+    expect(await countEvents(array)).toBe(3)
     expect((await collectBatches(array))[0].ids).toEqual(['e1', 'e2', 'e3'])
 
     const object = file(
       'object.json',
       JSON.stringify({ id: 'x', name: 'n', data: [1, 2] }, null, 2)
     )
-    expect(await validateEvents(object)).toBe(1)
-    expect((await collectBatches(object))[0].body).toBe('{"id":"x","name":"n","data":[1,2]}\n')
+    expect(await countEvents(object)).toBe(1)
+    expect(bodyText((await collectBatches(object))[0])).toBe('{"id":"x","name":"n","data":[1,2]}\n')
   })
 
   it('sends NDJSON lines as written, so numbers JavaScript would round keep every digit', async () => {
     const line = '{"name": "n",  "data": {"big": 12345678901234567890, "f": 1.0}}'
     const [batch] = await collectBatches(inline(`${line}\n`))
-    expect(batch.body).toBe(`{"id":"${batch.ids[0]}",${line.slice(1)}\n`)
+    expect(bodyText(batch)).toBe(`{"id":"${batch.ids[0]}",${line.slice(1)}\n`)
   })
 
   it('keeps numbers as written in a JSON document too', async () => {
@@ -156,15 +166,32 @@ describe('reading the events and events-file inputs', () => {
         '[\n  {"id": "a", "name": "n", "data": {"big": 12345678901234567890, "f": 1.0, "small": 2}}\n]'
       )
     )
-    expect(batch.body).toBe(
+    expect(bodyText(batch)).toBe(
       '{"id":"a","name":"n","data":{"big":12345678901234567890,"f":1.0,"small":2}}\n'
     )
   })
 
-  it('passes fields other than id, name and data through unchanged', async () => {
+  it('refuses fields other than id, name and data, which the service does not accept', async () => {
     const event = { name: 'n', data: { a: [1, { b: null }] }, extra: 'kept', timestamp: 12 }
-    const [batch] = await collectBatches(inline(JSON.stringify([event])))
-    expect(JSON.parse(batch.body)).toEqual({ id: batch.ids[0], ...event })
+    await expect(collectBatches(inline(JSON.stringify([event])))).rejects.toThrow(
+      /event 1: it has "extra", "timestamp": an event has only "id", "name" and "data"/
+    )
+  })
+
+  it('reads lines longer than a read chunk, and a last line without a newline', async () => {
+    const events = ['a', 'b', 'c', 'd', 'e'].map(id => eventOfBytes(200_000, id))
+    const source = file(
+      'long-lines.ndjson',
+      events.map(event => JSON.stringify(event)).join('\r\n')
+    )
+    const batches = await collectBatches(source)
+    expect(batches.map(batch => batch.ids)).toEqual([['a', 'b', 'c', 'd', 'e']])
+    expect(bodyText(batches[0])).toBe(events.map(event => `${JSON.stringify(event)}\n`).join(''))
+  })
+
+  it('reads a first line that is an array as the start of one JSON document', async () => {
+    const error = await expectRefused(inline('[{"name":"a","data":1}]\n{"name":"b","data":2}'))
+    expect(error.message).toMatch(/^Input events is not valid JSON: .*line 2/)
   })
 })
 
@@ -249,7 +276,7 @@ describe('validation: nothing is sent when any event is invalid', () => {
     const fits = eventOfBytes(MAX_REQUEST_BYTES, 'x'.repeat(36))
     const withoutId = { name: fits.name, data: fits.data }
     // With a 36-character generated id the event is exactly at the limit…
-    expect(await validateEvents(inline(JSON.stringify(withoutId)))).toBe(1)
+    expect(await countEvents(inline(JSON.stringify(withoutId)))).toBe(1)
     // …and one byte more does not fit.
     const error = await expectRefused(
       inline(JSON.stringify({ ...withoutId, data: `${fits.data}x` }))
@@ -312,13 +339,16 @@ describe('batching within the limits', () => {
     const batches = await collectBatches(inline(text))
     expect(batches.map(batch => batch.ids.length)).toEqual(sizes)
     for (const batch of batches) {
-      expect(batch.bytes).toBe(Buffer.byteLength(batch.body))
+      expect(batch.bytes).toBe(batch.body.length)
+      expect(Buffer.byteLength(bodyText(batch))).toBe(batch.bytes)
       expect(batch.bytes).toBeLessThanOrEqual(MAX_REQUEST_BYTES)
     }
   })
 
   it('refuses, in the batching core, a line that cannot fit in any request', async () => {
-    const lines = [{ id: 'a', text: 'x\n', bytes: MAX_REQUEST_BYTES + 1 }]
+    const lines = [
+      { id: 'a', parts: ['x'.repeat(MAX_REQUEST_BYTES)], bytes: MAX_REQUEST_BYTES + 1 }
+    ]
     await expect(batchLines(lines).next()).rejects.toThrow(
       `An event of ${MAX_REQUEST_BYTES + 1} bytes cannot fit`
     )
@@ -382,6 +412,13 @@ describe('streamEvents', () => {
     expect(result.acceptedIds).toHaveLength(20 * MAX_EVENTS_PER_REQUEST)
     expect(maxInFlight).toBeLessThanOrEqual(CONCURRENT_BATCHES)
     expect(maxInFlight).toBeGreaterThan(1)
+  })
+
+  it('sends what validateEvents returned without validating again', async () => {
+    const validated = await validateEvents(inline(ndjson(numberedEvents(3))))
+    expect(validated.total).toBe(3)
+    const result = await streamEvents(validated, echoIds)
+    expect(result).toEqual({ total: 3, acceptedIds: ['e1', 'e2', 'e3'] })
   })
 
   it('honours a smaller concurrency', async () => {
@@ -543,17 +580,40 @@ describe('large NDJSON files', () => {
     expect(Date.now() - started).toBeLessThan(10_000)
   })
 
-  it('yields the first batch before reading the rest of the file', async () => {
-    // The last line is invalid: a reader that loaded the file whole would fail before any batch.
-    const source = file('lazy.ndjson', `${largeNdjson(20 * MAX_EVENTS_PER_REQUEST)}{"name":""}\n`)
-    const batches = eventBatches(source)
+  it('reads the file as batches are pulled, not before', async () => {
+    const count = 20 * MAX_EVENTS_PER_REQUEST
+    const content = largeNdjson(count)
+    const path = join(dir, 'lazy.ndjson')
+    writeFileSync(path, content)
+    const batches = eventBatches(await validateEvents({ kind: 'file', path }))
     const first = await batches.next()
-    expect(first.done).toBe(false)
     expect((first.value as EventBatch).ids[0]).toBe('l1')
-    await batches.return(undefined)
 
-    await expect(validateEvents(source)).rejects.toThrow(
-      `line ${20 * MAX_EVENTS_PER_REQUEST + 1}: "name" is empty`
+    // Cut the file after 5000 events: a reader that had loaded it whole would not notice.
+    const kept = 5 * MAX_EVENTS_PER_REQUEST
+    truncateSync(path, Buffer.byteLength(content.split('\n').slice(0, kept).join('\n')))
+    const firstPositions: number[] = []
+    await expect(async () => {
+      for await (const batch of batches) firstPositions.push(batch.firstPosition)
+    }).rejects.toThrow(`it now holds ${kept} events instead of ${count}`)
+    expect(firstPositions).toEqual([1000, 2000, 3000])
+  })
+
+  it('refuses to send a file that changed after it was validated', async () => {
+    const path = join(dir, 'changed.ndjson')
+    writeFileSync(path, ndjson(numberedEvents(3)))
+    const validated = await validateEvents({ kind: 'file', path })
+    appendFileSync(path, `\n${JSON.stringify({ name: 'late', data: 1 })}`)
+    const error = await eventBatches(validated)
+      .next()
+      .then(
+        () => undefined,
+        (thrown: unknown) => thrown
+      )
+    expect(error).toBeInstanceOf(InputError)
+    expect((error as InputError).input).toBe(Inputs.EventsFile)
+    expect((error as InputError).message).toContain(
+      'it was modified after its events were validated'
     )
   })
 })

@@ -29,7 +29,8 @@ const PUSH_ENV = {
 let emulator: Emulator
 
 beforeAll(async () => {
-  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[name]
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
+    delete process.env[name]
   await trustTestCertificate()
   emulator = await Emulator.start()
 })
@@ -66,7 +67,9 @@ describe('command: change', () => {
     expect(body).not.toHaveProperty('environment')
     expect(body).not.toHaveProperty('created_at')
     expect(String(body['description'])).toContain('a1b2c3d')
-    const metadata = JSON.parse(String(body['custom_metadata'])) as { github: Record<string, unknown> }
+    const metadata = JSON.parse(String(body['custom_metadata'])) as {
+      github: Record<string, unknown>
+    }
     expect(metadata.github).toMatchObject({
       repository: 'octo-org/octo-repo',
       run_id: '9876543210',
@@ -87,9 +90,9 @@ describe('command: change', () => {
     expect(request.headers['content-type']).toBe('application/json')
     expect(request.headers['user-agent']).toBe(`${ACTION_NAME}/${ACTION_VERSION}`)
     const elsewhere = { ...request.headers, 'x-service-apikey': undefined }
-    expect(JSON.stringify(elsewhere) + request.rawPath + request.query + request.body).not.toContain(
-      emulator.apiKey
-    )
+    expect(
+      JSON.stringify(elsewhere) + request.rawPath + request.query + request.body
+    ).not.toContain(emulator.apiKey)
   })
 
   it('uses the pull request head SHA, not the merge commit', async () => {

@@ -15,7 +15,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { Emulator } from '../__tests__/support/emulator.ts'
-import { PROJECT_ROOT, runAction, runnerContext, spawnNode } from '../__tests__/support/run-action.ts'
+import {
+  PROJECT_ROOT,
+  runAction,
+  runnerContext,
+  spawnNode
+} from '../__tests__/support/run-action.ts'
 import { testCertificate } from '../__tests__/support/tls.ts'
 
 const COLD_START_RUNS = 11
@@ -34,7 +39,8 @@ const ms = (value: number): string => `${value.toFixed(0)} ms`
 async function timed(args: string[], env: Record<string, string | undefined>, cwd: string) {
   const started = performance.now()
   const result = await spawnNode(args, env, cwd, 600_000)
-  if (result.exitCode !== 0) throw new Error(`${args.join(' ')} failed:\n${result.stdout}${result.stderr}`)
+  if (result.exitCode !== 0)
+    throw new Error(`${args.join(' ')} failed:\n${result.stdout}${result.stderr}`)
   return performance.now() - started
 }
 

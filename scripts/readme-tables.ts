@@ -28,7 +28,11 @@ export function inputsTable(actionYaml: string): string {
     const fallback = input.default === undefined ? '' : `\`${cell(String(input.default))}\``
     return `| \`${name}\` | ${required} | ${fallback} | ${cell(input.description ?? '')} |`
   })
-  return ['| Input | Required | Default | Description |', '| --- | --- | --- | --- |', ...rows].join('\n')
+  return [
+    '| Input | Required | Default | Description |',
+    '| --- | --- | --- | --- |',
+    ...rows
+  ].join('\n')
 }
 
 export function outputsTable(actionYaml: string): string {
@@ -39,7 +43,11 @@ export function outputsTable(actionYaml: string): string {
   return ['| Output | Description |', '| --- | --- |', ...rows].join('\n')
 }
 
-function replaceBetween(text: string, [start, end]: readonly [string, string], body: string): string {
+function replaceBetween(
+  text: string,
+  [start, end]: readonly [string, string],
+  body: string
+): string {
   const from = text.indexOf(start)
   const to = text.indexOf(end)
   if (from === -1 || to === -1 || to < from) {

@@ -38,7 +38,14 @@ export const Outputs = {
 } as const
 export type OutputName = (typeof Outputs)[keyof typeof Outputs]
 
-export const COMMANDS = ['change', 'heartbeat', 'events', 'event-results', 'get-change', 'hello'] as const
+export const COMMANDS = [
+  'change',
+  'heartbeat',
+  'events',
+  'event-results',
+  'get-change',
+  'hello'
+] as const
 export type Command = (typeof COMMANDS)[number]
 
 export const FAIL_ON_ERROR_MODES = ['auto', 'true', 'false'] as const

@@ -87,7 +87,8 @@ function dryRunPrinter(report: Report): DryRunPrinter {
     const lines = [`[dry-run] ${request.method} ${url.href}`, `  ${API_KEY_HEADER}: ${REDACTED}`]
     if (request.contentType) lines.push(`  Content-Type: ${request.contentType}`)
     if (request.body !== undefined) {
-      const body = typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString()
+      const body =
+        typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString()
       const shown =
         body.length > DRY_RUN_BODY_CHARS
           ? `${body.slice(0, DRY_RUN_BODY_CHARS)}… (${Buffer.byteLength(body)} bytes in all)`

@@ -72,9 +72,11 @@ export class Report {
    * A failure fails the step; any other error becomes a warning. Either way the `error` output
    * carries the message.
    */
-  async finish(
-    options: { error?: unknown; policy: FailOnError; jobSummary: boolean }
-  ): Promise<void> {
+  async finish(options: {
+    error?: unknown
+    policy: FailOnError
+    jobSummary: boolean
+  }): Promise<void> {
     const { error, policy, jobSummary } = options
     if (error !== undefined) {
       const message = this.redactor.redact(errorMessage(error))

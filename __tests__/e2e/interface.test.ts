@@ -66,7 +66,10 @@ describe('command: events', () => {
     expect(Buffer.byteLength(lines[0])).toBeGreaterThanOrEqual(680)
     writeFileSync(path, lines.join('\n') + '\n')
 
-    const result = await action({ command: 'events', 'events-file': 'events.ndjson' }, { env: { GITHUB_WORKSPACE: workspace } })
+    const result = await action(
+      { command: 'events', 'events-file': 'events.ndjson' },
+      { env: { GITHUB_WORKSPACE: workspace } }
+    )
     expect(result.exitCode).toBe(0)
     expect(emulator.events.size).toBe(6000)
     expect(JSON.parse(result.outputs['event-ids'])).toEqual(lines.map((_, i) => `evt-${i}`))
@@ -78,7 +81,9 @@ describe('command: events', () => {
 
   it('loses nothing to a 5XX mid-stream: retried batches carry the same ids', async () => {
     emulator.inject('POST /v2/stream', { status: 503, body: 'busy' }, 2)
-    const events = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ name: 'e', data: { i } }))
+    const events = Array.from({ length: 3000 }, (_, i) =>
+      JSON.stringify({ name: 'e', data: { i } })
+    )
     const result = await action({ command: 'events', events: events.join('\n') })
 
     expect(result.exitCode).toBe(0)
@@ -103,7 +108,11 @@ describe('command: events', () => {
   })
 
   it('reports the accepted ids and the positions not accepted when a batch keeps failing', async () => {
-    emulator.inject('POST /v2/stream', { status: 400, body: '{"error":"quota exceeded"}' }, Infinity)
+    emulator.inject(
+      'POST /v2/stream',
+      { status: 400, body: '{"error":"quota exceeded"}' },
+      Infinity
+    )
     const events = Array.from({ length: 10 }, (_, i) => JSON.stringify({ name: 'e', data: { i } }))
     const result = await action({ command: 'events', events: events.join('\n') })
     expect(result.exitCode).toBe(1)

@@ -154,7 +154,9 @@ describe('answers of the wrong shape', () => {
 
 describe('proxies', () => {
   it('goes through HTTPS_PROXY with a CONNECT tunnel', async () => {
-    const proxy = await startConnectProxy({ route: () => ({ host: '127.0.0.1', port: emulator.port }) })
+    const proxy = await startConnectProxy({
+      route: () => ({ host: '127.0.0.1', port: emulator.port })
+    })
     try {
       const result = await action(
         { 'base-url': `https://${TEST_SERVICE_HOST}:${emulator.port}/` },
@@ -169,7 +171,9 @@ describe('proxies', () => {
   })
 
   it('bypasses the proxy for hosts in NO_PROXY', async () => {
-    const proxy = await startConnectProxy({ route: () => ({ host: '127.0.0.1', port: emulator.port }) })
+    const proxy = await startConnectProxy({
+      route: () => ({ host: '127.0.0.1', port: emulator.port })
+    })
     try {
       const result = await action(
         { 'base-url': `https://${TEST_SERVICE_HOST}:${emulator.port}/`, 'max-attempts': '1' },

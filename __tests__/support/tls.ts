@@ -3,6 +3,7 @@
  * It is valid for localhost, 127.0.0.1 and TEST_SERVICE_HOST (a non-loopback name that only the
  * test proxy knows how to reach).
  */
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,7 +25,10 @@ let pending: Promise<TestCertificate> | undefined
 /** The suite's certificate; made once per process. */
 export function testCertificate(): Promise<TestCertificate> {
   pending ??= (async () => {
-    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    // A unique subject: when one process trusts several of these (jest reuses workers across test
+    // files), certificate verification must not pick another file's certificate as the issuer.
+    const subject = [{ name: 'commonName', value: `change-tracking-action test ${randomUUID()}` }]
+    const pems = await generate(subject, {
       keySize: 2048,
       algorithm: 'sha256',
       extensions: [

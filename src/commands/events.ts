@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path'
 import { MAX_EVENT_IDS_PER_REQUEST, Outputs } from '../constants.ts'
-import { ServiceError } from '../errors.ts'
+import { InputError, ServiceError } from '../errors.ts'
 import {
   describePartialFailure,
   eventBatches,
@@ -13,11 +13,12 @@ import type { CommandContext } from './command.ts'
 /** `events`: validate every event, then stream them to POST /v2/stream in batches. */
 export async function sendEvents({ settings, client, report, env }: CommandContext): Promise<void> {
   const source = eventSource(settings.events, settings.eventsFile, env['GITHUB_WORKSPACE'])
-  const total = await validateEvents(source)
+  const validated = await validateEvents(source)
+  const total = validated.total
 
   if (settings.dryRun) {
     let requests = 0
-    for await (const batch of eventBatches(source)) {
+    for await (const batch of eventBatches(validated)) {
       await client.sendEvents(batch.body, batch.ids.length)
       requests++
     }
@@ -29,7 +30,7 @@ export async function sendEvents({ settings, client, report, env }: CommandConte
   }
 
   let requests = 0
-  const result = await streamEvents(source, async batch => {
+  const result = await streamEvents(validated, async batch => {
     const ids = await client.sendEvents(batch.body, batch.ids.length)
     requests++
     return ids ?? []
@@ -44,11 +45,12 @@ export async function sendEvents({ settings, client, report, env }: CommandConte
   if (result.failure) {
     // The partial failure keeps its cause's kind, so an outage stays an outage for the policy.
     const cause = result.failure.error
-    const known = cause instanceof ServiceError
-    throw new ServiceError(describePartialFailure(result), {
-      kind: known ? cause.kind : 'protocol',
-      call: known ? cause.call : 'POST /v2/stream',
-      status: known ? cause.status : undefined
+    const message = describePartialFailure(result)
+    if (cause instanceof InputError) throw new InputError(cause.input, message)
+    throw new ServiceError(message, {
+      kind: cause instanceof ServiceError ? cause.kind : 'protocol',
+      call: cause instanceof ServiceError ? cause.call : 'POST /v2/stream',
+      status: cause instanceof ServiceError ? cause.status : undefined
     })
   }
   report.info(`Sent ${result.acceptedIds.length} events in ${requests} requests.`)
@@ -59,7 +61,9 @@ export async function getEventResults({ settings, client, report }: CommandConte
   const ids = settings.eventIds ?? []
   const responses: unknown[] = []
   for (let start = 0; start < ids.length; start += MAX_EVENT_IDS_PER_REQUEST) {
-    responses.push(await client.getEventResults(ids.slice(start, start + MAX_EVENT_IDS_PER_REQUEST)))
+    responses.push(
+      await client.getEventResults(ids.slice(start, start + MAX_EVENT_IDS_PER_REQUEST))
+    )
   }
   if (settings.dryRun) {
     report.table('Event results (dry run, not read)', [

@@ -30,7 +30,7 @@ export const serviceRequests = {
     path: `v2/change/${encodeURIComponent(changeId)}`,
     hints: { 404: 'No change has that id: check the change-id input.' }
   }),
-  sendEvents: (ndjson: string): ServiceRequest => ({
+  sendEvents: (ndjson: string | Uint8Array): ServiceRequest => ({
     method: 'POST',
     path: 'v2/stream',
     body: ndjson,
@@ -75,7 +75,7 @@ export class ServiceClient {
   }
 
   /** POST /v2/stream with an NDJSON body of `count` events: their ids, in order. */
-  async sendEvents(ndjson: string, count: number): Promise<string[] | undefined> {
+  async sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[] | undefined> {
     return this.call(serviceRequests.sendEvents(ndjson), body => readIds(body, count))
   }
 

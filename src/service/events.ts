@@ -2,19 +2,20 @@
  * Events for POST /v2/stream: read from the events or events-file input, validated, given ids,
  * cut into NDJSON batches within the service's limits, and sent a few batches at a time.
  *
- * Memory does not grow with the size of an NDJSON file: a first pass validates it line by line,
- * a second reads it again and yields one batch at a time, and at most CONCURRENT_BATCHES batches
- * are in flight. Only the accepted ids are kept. A JSON document (a pretty-printed object or
- * array) is the exception: it cannot be split into events without parsing all of it, so it is
- * loaded whole, once per pass. That is accepted: such files are written by hand or by small
- * scripts, and large exports are NDJSON.
+ * Memory does not grow with the size of an NDJSON file. Pass 1 reads it a chunk at a time,
+ * parses and checks each line, and keeps one bit per event: whether it needs a generated id.
+ * Pass 2 reads it again and copies each line's bytes into the batch being filled, without
+ * parsing it again; at most CONCURRENT_BATCHES batches are in flight. Only the accepted ids are
+ * kept. Little is allocated per line and almost nothing outlives its line, which keeps the
+ * garbage collector's young generation, and so the process's RSS, small.
+ *
+ * A JSON document (a pretty-printed object or array) is the exception: it cannot be split into
+ * events without parsing all of it, so it is loaded whole, once per pass. That is accepted: such
+ * files are written by hand or by small scripts, and large exports are NDJSON.
  */
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
-import { createReadStream } from 'node:fs'
-import { readFile, stat } from 'node:fs/promises'
-import { createInterface } from 'node:readline'
-import { Readable } from 'node:stream'
+import { open, readFile, stat, type FileHandle } from 'node:fs/promises'
 import {
   CONCURRENT_BATCHES,
   Inputs,
@@ -26,25 +27,46 @@ import { InputError, ServiceError, errorMessage } from '../errors.ts'
 /** Where the events come from: the events input's text, or the events-file input's path. */
 export type EventSource = { kind: 'inline'; text: string } | { kind: 'file'; path: string }
 
+/** What pass 1 learned about a source, for pass 2. Made by validateEvents. */
+export interface ValidatedEvents {
+  readonly source: EventSource
+  /** How many events the source holds. */
+  readonly total: number
+  readonly format: 'ndjson' | 'document'
+  /** NDJSON: bit i is set when event i has no id of its own. */
+  readonly needsId: Uint8Array
+  /** A file's size and modification time when it was validated. */
+  readonly fileVersion?: string
+}
+
 /** One request body for POST /v2/stream. */
 export interface EventBatch {
   /** 0-based position, in the input, of the batch's first event. */
   firstPosition: number
   /** The events' ids, in order: the client's own or generated ones. */
   ids: string[]
-  /** NDJSON: one event per line, each line ending in "\n". */
-  body: string
-  /** The body's size in UTF-8 bytes. */
+  /**
+   * NDJSON in UTF-8: one event per line, each line ending in "\n". Bytes rather than a string,
+   * so that batches in flight live outside the JavaScript heap.
+   */
+  body: Buffer
+  /** body.length */
   bytes: number
 }
 
-/** One event ready to send. */
+/** One event ready to batch. */
 export interface EventLine {
   id: string
-  /** The event as one line of NDJSON, "\n" included. */
-  text: string
-  /** The line's size in UTF-8 bytes. */
+  /** The event's JSON on one line, without the newline, in pieces that are written in order. */
+  parts: ReadonlyArray<string | Uint8Array>
+  /** The line's size in UTF-8 bytes, newline included. */
   bytes: number
+}
+
+/** The most a batch may hold: the service's limits unless told (tests use small ones). */
+export interface BatchLimits {
+  maxEvents: number
+  maxBytes: number
 }
 
 export interface StreamResult {
@@ -68,12 +90,24 @@ export interface StreamOptions {
   onBatch?: (batch: EventBatch, ids: string[]) => void
 }
 
+const SERVICE_LIMITS: BatchLimits = {
+  maxEvents: MAX_EVENTS_PER_REQUEST,
+  maxBytes: MAX_REQUEST_BYTES
+}
 const ACCEPTED_FORMS =
   'Give one JSON event object, a JSON array of events, or NDJSON (one event object per line).'
 /** Pass 1 sizes an event that has no id with this stand-in: randomUUID() has the same length. */
 const UUID_PLACEHOLDER = '00000000-0000-0000-0000-000000000000'
 /** Invalid events listed in one error message; the rest are only counted. */
 const MAX_LISTED_PROBLEMS = 5
+
+/** How much of a file is read at a time. */
+const READ_CHUNK_BYTES = 64 * 1024
+const NEWLINE = 0x0a
+const OPENING_BRACE = 0x7b
+/** JSON's whitespace other than "\n": space, tab, carriage return. */
+const LINE_PADDING = new Set([0x20, 0x09, 0x0d])
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf])
 
 type EventObject = Record<string, unknown>
 
@@ -83,13 +117,10 @@ type ReadEvent =
       /** "line 7" (NDJSON) or "event 3" (JSON document), for messages. */
       label: string
       value: unknown
-      /** The event's JSON text as given (NDJSON), sent verbatim; absent for JSON documents. */
-      json?: string
+      /** NDJSON: the line as written, sent verbatim (without its surrounding whitespace). */
+      line?: Buffer
     }
   | { label: string; problem: string }
-
-/** A valid event ready to batch, or what is wrong with it. */
-type CheckedEvent = { label: string; line: EventLine } | { label: string; problem: string }
 
 // JSON.rawJSON and JSON.isRawJSON (Node 21+) are not in TypeScript's lib yet.
 const rawJson = JSON as JSON & {
@@ -98,51 +129,75 @@ const rawJson = JSON as JSON & {
 }
 
 /**
- * Pass 1: checks every event without keeping any. Returns how many there are, or throws an
- * InputError that names the input and the invalid events' positions.
+ * Pass 1: checks every event. Returns what pass 2 needs, or throws an InputError that names the
+ * input and the invalid events' positions; then nothing may be sent.
  */
-export async function validateEvents(source: EventSource): Promise<number> {
-  let count = 0
+export async function validateEvents(source: EventSource): Promise<ValidatedEvents> {
+  const fileVersion = source.kind === 'file' ? await fileVersionOf(source) : undefined
+  const needsId = new BitList()
+  let total = 0
   let invalid = 0
   const listed: string[] = []
-  for await (const item of checkedEvents(source, () => UUID_PLACEHOLDER)) {
-    if ('line' in item) {
-      count++
-      continue
+  const reader = new EventReader(source)
+  for await (const group of reader.events()) {
+    for (const item of group) {
+      const checked = checkEvent(item)
+      if (checked.problem === undefined) {
+        needsId.set(total, checked.needsId)
+        total++
+        continue
+      }
+      invalid++
+      if (listed.length < MAX_LISTED_PROBLEMS) listed.push(`${item.label}: ${checked.problem}`)
     }
-    invalid++
-    if (listed.length < MAX_LISTED_PROBLEMS) listed.push(`${item.label}: ${item.problem}`)
   }
+  const where = describeSource(source)
   if (invalid === 1) {
-    throw new InputError(
-      inputOf(source),
-      `${describeSource(source)}, ${listed[0]}. Nothing was sent.`
-    )
+    throw new InputError(inputOf(source), `${where}, ${listed[0]}. Nothing was sent.`)
   }
   if (invalid > 1) {
     const more = invalid > listed.length ? `; and ${invalid - listed.length} more` : ''
     throw new InputError(
       inputOf(source),
-      `${describeSource(source)} has ${invalid} invalid events; nothing was sent. ${listed.join('; ')}${more}.`
+      `${where} has ${invalid} invalid events; nothing was sent. ${listed.join('; ')}${more}.`
     )
   }
-  if (count === 0) {
-    throw new InputError(
-      inputOf(source),
-      `${describeSource(source)} has no events. ${ACCEPTED_FORMS}`
-    )
+  if (total === 0) {
+    throw new InputError(inputOf(source), `${where} has no events. ${ACCEPTED_FORMS}`)
   }
-  return count
+  const format = reader.isNdjson ? 'ndjson' : 'document'
+  return { source, total, format, needsId: needsId.bytes(), fileVersion }
 }
 
 /**
  * Pass 2: reads the source again and yields its batches lazily, one at a time. Each event
  * without an id gets a random UUID here, before any attempt, so a retried batch carries the same
- * ids. Throws on the first invalid event: validateEvents should have run first, but the file
- * may have changed since.
+ * ids. Throws an InputError if the file changed since it was validated.
  */
-export async function* eventBatches(source: EventSource): AsyncGenerator<EventBatch> {
-  yield* batchLines(validLines(source))
+export async function* eventBatches(
+  validated: ValidatedEvents,
+  limits: BatchLimits = SERVICE_LIMITS
+): AsyncGenerator<EventBatch> {
+  const { source } = validated
+  if (source.kind === 'file' && (await fileVersionOf(source)) !== validated.fileVersion) {
+    throw changedError(source, 'it was modified after its events were validated')
+  }
+  const builder = new BatchBuilder(limits)
+  let position = 0
+  const lines =
+    validated.format === 'ndjson' ? ndjsonLines(validated) : documentLines(validated.source)
+  for await (const group of lines) {
+    for (const line of group) {
+      position++
+      const full = builder.add(line)
+      if (full !== undefined) yield full
+    }
+  }
+  if (position !== validated.total) {
+    throw changedError(source, `it now holds ${position} events instead of ${validated.total}`)
+  }
+  const last = builder.finish()
+  if (last !== undefined) yield last
 }
 
 /**
@@ -150,46 +205,34 @@ export async function* eventBatches(source: EventSource): AsyncGenerator<EventBa
  * MAX_EVENTS_PER_REQUEST events and MAX_REQUEST_BYTES bytes per body.
  */
 export async function* batchLines(
-  lines: Iterable<EventLine> | AsyncIterable<EventLine>
+  lines: Iterable<EventLine> | AsyncIterable<EventLine>,
+  limits: BatchLimits = SERVICE_LIMITS
 ): AsyncGenerator<EventBatch> {
-  let texts: string[] = []
-  let ids: string[] = []
-  let bytes = 0
-  let firstPosition = 0
+  const builder = new BatchBuilder(limits)
   for await (const line of lines) {
-    if (line.bytes > MAX_REQUEST_BYTES) {
-      throw new Error(
-        `An event of ${line.bytes} bytes cannot fit in a request of at most ${MAX_REQUEST_BYTES} bytes.`
-      )
-    }
-    if (ids.length === MAX_EVENTS_PER_REQUEST || bytes + line.bytes > MAX_REQUEST_BYTES) {
-      yield { firstPosition, ids, body: texts.join(''), bytes }
-      firstPosition += ids.length
-      texts = []
-      ids = []
-      bytes = 0
-    }
-    texts.push(line.text)
-    ids.push(line.id)
-    bytes += line.bytes
+    const full = builder.add(line)
+    if (full !== undefined) yield full
   }
-  if (ids.length > 0) yield { firstPosition, ids, body: texts.join(''), bytes }
+  const last = builder.finish()
+  if (last !== undefined) yield last
 }
 
 /**
- * Validates the whole source, then sends its batches with at most `concurrency` in flight,
- * pulling each from the source only when a slot is free. Throws only when the input is invalid
- * (nothing sent); a batch that fails ends the stream: no batch is started after it, the ones in
- * flight finish, and the result says which events were accepted and which were not.
+ * Validates the whole source (unless given what validateEvents returned), then sends its batches
+ * with at most `concurrency` in flight, pulling each from the source only when a slot is free.
+ * Throws only when the input is invalid (nothing sent); a batch that fails ends the stream: no
+ * batch is started after it, the ones in flight finish, and the result says which events were
+ * accepted and which were not.
  */
 export async function streamEvents(
-  source: EventSource,
+  events: EventSource | ValidatedEvents,
   sendBatch: (batch: EventBatch) => Promise<string[]>,
   options: StreamOptions = {}
 ): Promise<StreamResult> {
-  const total = await validateEvents(source)
+  const validated = 'total' in events ? events : await validateEvents(events)
+  const { total } = validated
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? CONCURRENT_BATCHES))
-  const batches = eventBatches(source)
+  const batches = eventBatches(validated)
   const accepted: Array<{ firstPosition: number; ids: string[] }> = []
   let failure: { error: unknown } | undefined
 
@@ -261,8 +304,11 @@ export function describePositions(ranges: ReadonlyArray<readonly [number, number
   return `${count === 1 ? 'event' : 'events'} ${parts.join(', ')}`
 }
 
+/** The fields of an event in the service's interface; the service refuses others. */
+const EVENT_FIELDS = new Set(['id', 'name', 'data'])
+
 /** What is wrong with one event, or undefined when it can be sent. */
-export function eventProblem(value: unknown): string | undefined {
+function eventProblem(value: unknown): string | undefined {
   if (!isEventObject(value)) return `it is ${describeJsonType(value)}, not an event object`
   if (!Object.hasOwn(value, 'name')) return 'it has no "name" (a non-empty string is required)'
   if (typeof value.name !== 'string') {
@@ -273,6 +319,10 @@ export function eventProblem(value: unknown): string | undefined {
     return 'it has no "data" (a JSON value other than null is required)'
   }
   if (value.data === null) return '"data" is null; it must be a JSON value other than null'
+  const unknown = Object.keys(value).filter(field => !EVENT_FIELDS.has(field))
+  if (unknown.length > 0) {
+    return `it has ${unknown.map(field => JSON.stringify(field).slice(0, 40)).join(', ')}: an event has only "id", "name" and "data" (put anything else inside "data")`
+  }
   if (Object.hasOwn(value, 'id')) {
     if (typeof value.id !== 'string') {
       return `"id" is ${describeJsonType(value.id)}; give a non-empty string, or leave it out to get a generated id`
@@ -284,97 +334,218 @@ export function eventProblem(value: unknown): string | undefined {
   return undefined
 }
 
-/** Pass 2's events: throws on the first invalid one, else yields ready lines. */
-async function* validLines(source: EventSource): AsyncGenerator<EventLine> {
-  for await (const item of checkedEvents(source, randomUUID)) {
-    if ('problem' in item) {
-      throw new InputError(
-        inputOf(source),
-        `${describeSource(source)}, ${item.label}: ${item.problem}.`
-      )
+/** Pass 1's verdict on one event: what is wrong with it, or whether it needs an id. */
+function checkEvent(
+  item: ReadEvent
+): { problem: string } | { problem?: undefined; needsId: boolean } {
+  if ('problem' in item) return item
+  const problem = eventProblem(item.value)
+  if (problem !== undefined) return { problem }
+  const event = item.value as EventObject
+  const needsId = typeof event.id !== 'string'
+  const line =
+    item.line === undefined
+      ? documentLine(event, needsId ? UUID_PLACEHOLDER : undefined)
+      : ndjsonLine(item.line, needsId ? UUID_PLACEHOLDER : (event.id as string), needsId)
+  if (line.bytes > MAX_REQUEST_BYTES) {
+    const withId = needsId ? ' with its generated id' : ''
+    return {
+      problem: `it is ${line.bytes} bytes as an NDJSON line${withId}, over the service's limit of ${MAX_REQUEST_BYTES} bytes per request`
     }
-    yield item.line
   }
+  return { needsId }
 }
 
-/** Every event of the source, checked and, when valid, turned into its NDJSON line. */
-async function* checkedEvents(
-  source: EventSource,
-  newId: () => string
-): AsyncGenerator<CheckedEvent> {
-  for await (const item of readEvents(source)) {
-    if ('problem' in item) {
-      yield item
-      continue
+/**
+ * An NDJSON line as it will be sent: as written, so that every value reaches the service exactly
+ * as the user wrote it, with the id first when it is a generated one.
+ */
+function ndjsonLine(line: Buffer, id: string, idIsGenerated: boolean): EventLine {
+  if (!idIsGenerated) return { id, parts: [line], bytes: line.length + 1 }
+  // A valid event is an object with a name, so its text is "{" followed by at least one member.
+  const prefix = `{"id":${JSON.stringify(id)},`
+  const rest = line.subarray(1)
+  return { id, parts: [prefix, rest], bytes: Buffer.byteLength(prefix) + rest.length + 1 }
+}
+
+/** An event of a JSON document as a line, with `generatedId` first when given. */
+function documentLine(event: EventObject, generatedId?: string): EventLine {
+  const json = JSON.stringify(generatedId === undefined ? event : { id: generatedId, ...event })
+  const id = generatedId ?? (event.id as string)
+  return { id, parts: [json], bytes: Buffer.byteLength(json) + 1 }
+}
+
+/**
+ * Pass 2's NDJSON lines, from bytes: an event with its own id is parsed for that id, and any
+ * other is not parsed at all, only given a generated id.
+ */
+async function* ndjsonLines(validated: ValidatedEvents): AsyncGenerator<Iterable<EventLine>> {
+  const { source, needsId, total } = validated
+  let lineNumber = 0
+  let position = 0
+  function* linesOf(group: Iterable<Buffer>): Generator<EventLine> {
+    for (const line of group) {
+      lineNumber++
+      if (line.length === 0) continue
+      if (position >= total) {
+        throw changedError(source, `it now holds more than the ${total} events validated`)
+      }
+      if (!BitList.get(needsId, position++)) {
+        const event: unknown = parseOrUndefined(line.toString('utf8'))
+        if (!isEventObject(event) || typeof event.id !== 'string') {
+          throw changedError(source, `line ${lineNumber} is no longer what was validated`)
+        }
+        yield ndjsonLine(line, event.id, false)
+      } else if (line[0] === OPENING_BRACE) {
+        yield ndjsonLine(line, newEventId(), true)
+      } else {
+        throw changedError(source, `line ${lineNumber} is no longer what was validated`)
+      }
     }
-    const problem = eventProblem(item.value)
-    if (problem !== undefined) {
-      yield { label: item.label, problem }
-      continue
+  }
+  for await (const group of readLines(source)) yield linesOf(group)
+}
+
+/** Pass 2's events of a JSON document: parsed again and serialized. */
+async function* documentLines(source: EventSource): AsyncGenerator<Iterable<EventLine>> {
+  const lines: EventLine[] = []
+  for (const item of documentEvents(source, await readWhole(source))) {
+    if ('problem' in item || eventProblem(item.value) !== undefined) {
+      throw changedError(source, `${item.label} is no longer what was validated`)
     }
     const event = item.value as EventObject
-    const ownId = typeof event.id === 'string' ? event.id : undefined
-    const id = ownId ?? newId()
-    const text = `${eventJson(event, item.json, ownId === undefined ? id : undefined)}\n`
-    const bytes = Buffer.byteLength(text)
-    if (bytes > MAX_REQUEST_BYTES) {
-      yield {
-        label: item.label,
-        problem: `it is ${bytes} bytes as an NDJSON line${ownId === undefined ? ' with its generated id' : ''}, over the service's limit of ${MAX_REQUEST_BYTES} bytes per request`
-      }
-      continue
+    lines.push(documentLine(event, typeof event.id === 'string' ? undefined : newEventId()))
+  }
+  yield lines
+}
+
+/**
+ * A random UUID, as a flat string. randomUUID() builds its result by concatenating pieces, and
+ * V8 keeps such a string as a tree of ~500 bytes instead of ~70: too much for ids that are held
+ * until their batch is sent, and that the garbage collector must copy meanwhile.
+ */
+function newEventId(): string {
+  return Buffer.from(randomUUID(), 'latin1').toString('latin1')
+}
+
+/**
+ * Builds batches line by line. Each line is copied into one reused buffer as it comes, and the
+ * body is copied out once per batch: a batch being filled holds no per-line objects.
+ */
+class BatchBuilder {
+  private readonly limits: BatchLimits
+  private readonly buffer: Buffer
+  private ids: string[] = []
+  private bytes = 0
+  private firstPosition = 0
+
+  constructor(limits: BatchLimits) {
+    this.limits = limits
+    this.buffer = Buffer.allocUnsafe(limits.maxBytes)
+  }
+
+  /** Adds a line; returns the batch it completed when the line did not fit in that one. */
+  add(line: EventLine): EventBatch | undefined {
+    if (line.bytes > this.limits.maxBytes) {
+      throw new Error(
+        `An event of ${line.bytes} bytes cannot fit in a request of at most ${this.limits.maxBytes} bytes.`
+      )
     }
-    yield { label: item.label, line: { id, text, bytes } }
+    const full =
+      this.ids.length === this.limits.maxEvents || this.bytes + line.bytes > this.limits.maxBytes
+        ? this.finish()
+        : undefined
+    let end = this.bytes
+    for (const part of line.parts) {
+      if (typeof part === 'string') {
+        end += this.buffer.write(part, end)
+      } else {
+        this.buffer.set(part, end)
+        end += part.length
+      }
+    }
+    if (end + 1 - this.bytes !== line.bytes) {
+      throw new Error(
+        `An event line said it was ${line.bytes} bytes but is ${end + 1 - this.bytes}.`
+      )
+    }
+    this.buffer[end] = NEWLINE
+    this.bytes = end + 1
+    this.ids.push(line.id)
+    return full
+  }
+
+  /** The batch being filled, if it holds any event; the next one starts after it. */
+  finish(): EventBatch | undefined {
+    if (this.ids.length === 0) return undefined
+    const batch: EventBatch = {
+      firstPosition: this.firstPosition,
+      ids: this.ids,
+      body: Buffer.copyBytesFrom(this.buffer, 0, this.bytes),
+      bytes: this.bytes
+    }
+    this.firstPosition += this.ids.length
+    this.ids = []
+    this.bytes = 0
+    return batch
   }
 }
 
 /**
- * The event's JSON, with `addedId` first when given. NDJSON lines are kept as written, so that
- * every value reaches the service exactly as the user wrote it.
+ * Reads a source's events for pass 1, in groups (one per chunk of the file), each read lazily: a
+ * group must be iterated to its end before the next is pulled.
+ *
+ * The format is told by content: when the first non-blank line is a complete JSON value other
+ * than an array, the source is NDJSON (one event per line; blank lines skipped but counted);
+ * otherwise it is one JSON document, an event object or an array of them.
  */
-function eventJson(event: EventObject, json: string | undefined, addedId: string | undefined) {
-  if (json === undefined)
-    return JSON.stringify(addedId === undefined ? event : { id: addedId, ...event })
-  if (addedId === undefined) return json
-  // A valid event is an object with a name, so its text is "{" followed by at least one member.
-  return `{"id":${JSON.stringify(addedId)},${json.slice(1)}`
-}
+class EventReader {
+  /** Undefined until the first non-blank line has told the format. */
+  isNdjson?: boolean
+  private readonly source: EventSource
+  private lineNumber = 0
 
-/**
- * The source's events in order. The format is told by content: when the first non-blank line
- * is a complete JSON value other than an array, the source is NDJSON (one event per line, blank
- * lines skipped but counted); otherwise it is one JSON document, an event object or an array.
- */
-async function* readEvents(source: EventSource): AsyncGenerator<ReadEvent> {
-  let lineNumber = 0
-  let isNdjson: boolean | undefined
-  for await (const rawLine of readLines(source)) {
-    lineNumber++
-    const line = (lineNumber === 1 ? stripBom(rawLine) : rawLine).trim()
-    if (line === '') continue
-    const label = `line ${lineNumber}`
-    let value: unknown
-    try {
-      value = JSON.parse(line)
-    } catch (error) {
-      if (isNdjson === undefined) {
-        isNdjson = false
-        break
-      }
-      yield { label, problem: `it is not valid JSON (${errorMessage(error)})` }
-      continue
-    }
-    if (isNdjson === undefined) {
-      isNdjson = !Array.isArray(value)
-      if (!isNdjson) break
-    }
-    yield { label, value, json: line }
+  constructor(source: EventSource) {
+    this.source = source
   }
-  if (isNdjson === false) yield* documentEvents(source, await readWhole(source))
+
+  async *events(): AsyncGenerator<Iterable<ReadEvent>> {
+    for await (const lines of readLines(this.source)) {
+      yield this.ndjsonEvents(lines)
+      if (this.isNdjson === false) break
+    }
+    if (this.isNdjson === false) {
+      yield documentEvents(this.source, await readWhole(this.source))
+    }
+  }
+
+  private *ndjsonEvents(lines: Iterable<Buffer>): Generator<ReadEvent> {
+    for (const line of lines) {
+      this.lineNumber++
+      if (line.length === 0) continue
+      const label = `line ${this.lineNumber}`
+      let value: unknown
+      try {
+        value = JSON.parse(line.toString('utf8'))
+      } catch (error) {
+        if (this.isNdjson === undefined) {
+          this.isNdjson = false
+          return
+        }
+        yield { label, problem: `it is not valid JSON (${errorMessage(error)})` }
+        continue
+      }
+      if (this.isNdjson === undefined) {
+        this.isNdjson = !Array.isArray(value)
+        if (!this.isNdjson) return
+      }
+      yield { label, value, line }
+    }
+  }
 }
 
 /** The events of one JSON document: an event object or an array of them. */
-function* documentEvents(source: EventSource, text: string): Generator<ReadEvent> {
+function documentEvents(source: EventSource, text: string): ReadEvent[] {
   let document: unknown
   try {
     document = JSON.parse(stripBom(text), keepNumbersAsWritten)
@@ -385,15 +556,13 @@ function* documentEvents(source: EventSource, text: string): Generator<ReadEvent
     )
   }
   if (Array.isArray(document)) {
-    for (const [index, value] of document.entries()) yield { label: `event ${index + 1}`, value }
-  } else if (isEventObject(document)) {
-    yield { label: 'event 1', value: document }
-  } else {
-    throw new InputError(
-      inputOf(source),
-      `${describeSource(source)} is ${describeJsonType(document)}. ${ACCEPTED_FORMS}`
-    )
+    return document.map((value: unknown, index) => ({ label: `event ${index + 1}`, value }))
   }
+  if (isEventObject(document)) return [{ label: 'event 1', value: document }]
+  throw new InputError(
+    inputOf(source),
+    `${describeSource(source)} is ${describeJsonType(document)}. ${ACCEPTED_FORMS}`
+  )
 }
 
 /**
@@ -408,21 +577,121 @@ function keepNumbersAsWritten(_key: string, value: unknown, context?: { source?:
   return String(value) === source ? value : rawJson.rawJSON(source)
 }
 
-/** The source's lines, streamed: a file is never held whole. CRLF, LF and a missing last EOL. */
-async function* readLines(source: EventSource): AsyncGenerator<string> {
-  if (source.kind === 'file') await assertReadableFile(source.path)
-  const input =
-    source.kind === 'file'
-      ? createReadStream(source.path, { encoding: 'utf8' })
-      : Readable.from([source.text])
-  const lines = createInterface({ input, crlfDelay: Infinity })
+/**
+ * The source's lines as bytes, split on "\n" and stripped of surrounding JSON whitespace (so of
+ * the "\r" of CRLF) and, on the first line, of a byte order mark. They come in groups, one per
+ * chunk of a file, each split lazily: a group must be iterated to its end before the next is
+ * pulled. Only the chunk being read and a line that spans chunks are held.
+ */
+async function* readLines(source: EventSource): AsyncGenerator<Iterable<Buffer>> {
+  const splitter = new LineSplitter()
+  if (source.kind === 'inline') {
+    yield splitter.linesOf(Buffer.from(source.text, 'utf8'))
+    yield splitter.rest()
+    return
+  }
+  let file: FileHandle
   try {
-    yield* lines
+    file = await open(source.path, 'r')
   } catch (error) {
     throw readError(source, error)
+  }
+  // One buffer, reused for every chunk: its lines are used up before the next read.
+  const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
+  try {
+    for (;;) {
+      const bytesRead = await readChunk(file, chunk, source)
+      if (bytesRead === 0) break
+      yield splitter.linesOf(chunk.subarray(0, bytesRead))
+    }
   } finally {
-    lines.close()
-    input.destroy()
+    await file.close()
+  }
+  yield splitter.rest()
+}
+
+async function readChunk(file: FileHandle, chunk: Buffer, source: EventSource): Promise<number> {
+  try {
+    return (await file.read(chunk, 0, chunk.length, null)).bytesRead
+  } catch (error) {
+    throw readError(source, error)
+  }
+}
+
+class LineSplitter {
+  /** The start of a line that continues in later chunks, in pieces: joined once, when it ends. */
+  private pending: Buffer[]
+  private isFirstLine: boolean
+
+  constructor() {
+    this.pending = []
+    this.isFirstLine = true
+  }
+
+  *linesOf(chunk: Buffer): Generator<Buffer> {
+    let start = 0
+    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      if (this.pending.length === 0) {
+        yield this.trim(chunk.subarray(start, end))
+      } else {
+        this.pending.push(chunk.subarray(start, end))
+        const line = Buffer.concat(this.pending)
+        this.pending = []
+        yield this.trim(line)
+      }
+      start = end + 1
+    }
+    // Copied: the chunk's buffer is reused for the next read.
+    if (start < chunk.length) this.pending.push(Buffer.from(chunk.subarray(start)))
+  }
+
+  /** The last line, when the source does not end with a newline. */
+  *rest(): Generator<Buffer> {
+    if (this.pending.length > 0) yield this.trim(Buffer.concat(this.pending))
+    this.pending = []
+  }
+
+  private trim(line: Buffer): Buffer {
+    let start = 0
+    if (this.isFirstLine) {
+      this.isFirstLine = false
+      if (line.subarray(0, UTF8_BOM.length).equals(UTF8_BOM)) start = UTF8_BOM.length
+    }
+    let end = line.length
+    while (start < end && LINE_PADDING.has(line[start])) start++
+    while (end > start && LINE_PADDING.has(line[end - 1])) end--
+    return start === 0 && end === line.length ? line : line.subarray(start, end)
+  }
+}
+
+/** A growable list of bits, one per event. */
+class BitList {
+  private data = new Uint8Array(64)
+
+  set(index: number, value: boolean): void {
+    const byte = index >> 3
+    if (byte >= this.data.length) {
+      const grown = new Uint8Array(Math.max(this.data.length * 2, byte + 1))
+      grown.set(this.data)
+      this.data = grown
+    }
+    if (value) this.data[byte] |= 1 << (index & 7)
+  }
+
+  bytes(): Uint8Array {
+    return this.data
+  }
+
+  static get(bits: Uint8Array, index: number): boolean {
+    return ((bits[index >> 3] ?? 0) & (1 << (index & 7))) !== 0
+  }
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
   }
 }
 
@@ -435,15 +704,18 @@ async function readWhole(source: EventSource): Promise<string> {
   }
 }
 
-async function assertReadableFile(path: string): Promise<void> {
-  const source: EventSource = { kind: 'file', path }
-  let isFile: boolean
+/** Size and modification time: enough to notice that the file changed between the passes. */
+async function fileVersionOf(source: EventSource & { kind: 'file' }): Promise<string> {
+  let stats: Awaited<ReturnType<typeof stat>>
   try {
-    isFile = (await stat(path)).isFile()
+    stats = await stat(source.path)
   } catch (error) {
     throw readError(source, error)
   }
-  if (!isFile) throw new InputError(Inputs.EventsFile, `${describeSource(source)} is not a file.`)
+  if (!stats.isFile()) {
+    throw new InputError(Inputs.EventsFile, `${describeSource(source)} is not a file.`)
+  }
+  return `${stats.size}:${stats.mtimeMs}`
 }
 
 function readError(source: EventSource, error: unknown): InputError {
@@ -457,6 +729,13 @@ function readError(source: EventSource, error: unknown): InputError {
           ? 'it is a directory'
           : errorMessage(error)
   return new InputError(inputOf(source), `${describeSource(source)} cannot be read: ${reason}.`)
+}
+
+function changedError(source: EventSource, what: string): InputError {
+  return new InputError(
+    inputOf(source),
+    `${describeSource(source)} changed while its events were being sent: ${what}. Make sure nothing writes to it during this step.`
+  )
 }
 
 function idCountMismatch(batch: EventBatch, received: number): ServiceError {

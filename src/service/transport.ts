@@ -260,7 +260,8 @@ export class Transport {
         ? undefined
         : typeof request.body === 'string'
           ? Buffer.from(request.body, 'utf8')
-          : Buffer.from(request.body)
+          : // A view, not a copy: event batches are up to 1 MB each.
+            Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength)
 
     for (let attempt = 1; ; attempt++) {
       let failure: Failure
