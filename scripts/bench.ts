@@ -26,7 +26,7 @@ import { testCertificate } from '../__tests__/support/tls.ts'
 const COLD_START_RUNS = 11
 const STREAM_EVENTS = 100_000
 const SMALL_STREAM_EVENTS = 10_000
-const STREAM_RUNS = 3
+const STREAM_RUNS = 5
 const EVENT_BYTES = 300
 
 const median = (values: number[]): number => {

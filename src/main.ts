@@ -3,7 +3,6 @@
  */
 import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandHandler } from './commands/command.ts'
-import { getEventResults, sendEvents } from './commands/events.ts'
 import { getChange, hello } from './commands/read.ts'
 import {
   ACTION_NAME,
@@ -24,8 +23,10 @@ import { parseFailOnError, readSettings } from './settings.ts'
 const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   change: recordChange,
   heartbeat: sendHeartbeat,
-  events: sendEvents,
-  'event-results': getEventResults,
+  // Loaded only for these commands: reading event files brings in fs/promises, which a plain
+  // `change` run should not pay for at start-up.
+  events: async context => (await import('./commands/events.ts')).sendEvents(context),
+  'event-results': async context => (await import('./commands/events.ts')).getEventResults(context),
   'get-change': getChange,
   hello
 }

@@ -36,6 +36,17 @@ export class Report {
     this.runner.setOutput(name, this.redactor.redact(value))
   }
 
+  /** An output written line by line; see Runner.setOutputLines. */
+  outputLines(name: OutputName, lines: Iterable<string>): void {
+    const redactor = this.redactor
+    this.runner.setOutputLines(
+      name,
+      (function* () {
+        for (const line of lines) yield redactor.redact(line)
+      })()
+    )
+  }
+
   info(message: string): void {
     this.runner.info(this.redactor.redact(message))
   }

@@ -24,6 +24,9 @@ export class FakeRunner implements Runner {
   setOutput(name: string, value: string): void {
     this.outputs[name] = value
   }
+  setOutputLines(name: string, lines: Iterable<string>): void {
+    this.outputs[name] = [...lines].join('\n')
+  }
   debug(message: string): void {
     this.lines.push(`::debug::${message}`)
   }

@@ -20,6 +20,7 @@ export async function sendEvents({ settings, client, report, env }: CommandConte
     let requests = 0
     for await (const batch of eventBatches(validated)) {
       await client.sendEvents(batch.body, batch.ids.length)
+      batch.release()
       requests++
     }
     report.table('Events (dry run, not sent)', [
@@ -36,7 +37,7 @@ export async function sendEvents({ settings, client, report, env }: CommandConte
     return ids ?? []
   })
   // Accepted ids are reported even when a later batch failed: nothing accepted is lost.
-  report.output(Outputs.EventIds, JSON.stringify(result.acceptedIds))
+  report.outputLines(Outputs.EventIds, jsonArrayLines(result.acceptedIds))
   report.table('Events sent', [
     ['Events', total],
     ['Accepted', result.acceptedIds.length],
@@ -80,6 +81,25 @@ export async function getEventResults({ settings, client, report }: CommandConte
     ['Requests', responses.length],
     ['Results', results.length]
   ])
+}
+
+/** Ids per line of the event-ids output. */
+const IDS_PER_OUTPUT_LINE = 1000
+
+/**
+ * A JSON array of strings as lines of up to IDS_PER_OUTPUT_LINE elements: still one JSON value
+ * (JSON allows a newline between elements), but never built whole.
+ */
+export function* jsonArrayLines(items: readonly string[]): Generator<string> {
+  if (items.length === 0) {
+    yield '[]'
+    return
+  }
+  for (let start = 0; start < items.length; start += IDS_PER_OUTPUT_LINE) {
+    const end = Math.min(start + IDS_PER_OUTPUT_LINE, items.length)
+    const elements = items.slice(start, end).map(item => JSON.stringify(item))
+    yield `${start === 0 ? '[' : ''}${elements.join(',')}${end === items.length ? ']' : ','}`
+  }
 }
 
 /**

@@ -13,7 +13,6 @@
 import { STATUS_CODES, type Agent, type ClientRequest, type IncomingHttpHeaders } from 'node:http'
 import * as https from 'node:https'
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
-import tunnel from 'tunnel'
 import {
   API_KEY_HEADER,
   BACKOFF_BASE_MS,
@@ -175,7 +174,11 @@ export class Transport {
   private readonly sleep: (ms: number) => Promise<void>
   private readonly delayPolicy: RetryDelayPolicy
   private readonly maxResponseBytes: number
-  private readonly agent: Agent
+  /** The agent for direct connections, or the tunnel agent once loaded. */
+  private agent?: Agent
+  /** How to make the tunnel agent, when a proxy is in use; made once, on the first send. */
+  private readonly makeTunnelAgent?: () => Promise<Agent>
+  private tunnelAgent?: Promise<Agent>
   /** "host:port" of the proxy in use, for messages; undefined when connecting directly. */
   private readonly proxy?: string
 
@@ -224,10 +227,14 @@ export class Transport {
       }
       this.proxy = `${proxyUrl.hostname}:${proxyOptions.port}`
       // The tunnel agent closes each socket once its request is done, so nothing lingers.
-      this.agent =
-        proxyUrl.protocol === 'https:'
+      // `tunnel` (and the assert module it loads) is imported only when a proxy is in use: most
+      // runs connect directly, and every run pays for what it loads at start-up.
+      this.makeTunnelAgent = async () => {
+        const { default: tunnel } = await import('tunnel')
+        return proxyUrl.protocol === 'https:'
           ? tunnel.httpsOverHttps({ proxy: proxyOptions })
           : tunnel.httpsOverHttp({ proxy: proxyOptions })
+      }
     } else {
       // Idle keep-alive sockets are unref'd by Node, so they never hold the process open;
       // close() destroys them anyway.
@@ -263,6 +270,7 @@ export class Transport {
           : // A view, not a copy: event batches are up to 1 MB each.
             Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength)
 
+    if (this.makeTunnelAgent) this.agent ??= await (this.tunnelAgent ??= this.makeTunnelAgent())
     for (let attempt = 1; ; attempt++) {
       let failure: Failure
       try {
@@ -295,8 +303,8 @@ export class Transport {
   /** Destroys idle keep-alive sockets. The transport must not be used afterwards. */
   close(): void {
     // The tunnel agent has no destroy(): it closes each socket when its request is done.
-    const agent = this.agent as Partial<Pick<Agent, 'destroy'>>
-    agent.destroy?.()
+    const agent = this.agent as Partial<Pick<Agent, 'destroy'>> | undefined
+    agent?.destroy?.()
   }
 
   /** One attempt, bounded as a whole by timeoutMs. Resolves with any HTTP answer. */
