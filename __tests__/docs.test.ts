@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { inputsTable, renderReadme } from '../scripts/readme-tables.ts'
+import { INPUT_DEFAULTS } from '../src/settings.ts'
 
 const readme = readFileSync('README.md', 'utf8')
 const actionYaml = readFileSync('action.yml', 'utf8')
@@ -113,6 +114,15 @@ describe('repository YAML', () => {
     // The validator's bundled schema predates node24; everything else is checked against it.
     const asKnownRuntime = actionYaml.replace('using: node24', 'using: node20')
     expect(validateAction(asKnownRuntime).errors).toEqual([])
+  })
+
+  it("action.yml's defaults are the ones the settings apply to empty inputs", () => {
+    const declared = Object.fromEntries(
+      Object.entries(action.inputs)
+        .filter(([, input]) => input.default !== undefined)
+        .map(([name, input]) => [name, String(input.default)])
+    )
+    expect(declared).toEqual({ ...INPUT_DEFAULTS })
   })
 
   it('action.yml describes every input and output', () => {

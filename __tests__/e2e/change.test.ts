@@ -134,4 +134,26 @@ describe('bundled action: change', () => {
       emulator.apiKey
     )
   })
+
+  it('delivers a 20 KB unicode description and deeply nested metadata byte for byte', async () => {
+    const unit = 'Déploiement 🚀 发布 — עברית ✓ '
+    const description = unit
+      .repeat(Math.ceil(20_000 / unit.length))
+      .slice(0, 20_000)
+      .trim()
+    let nested: unknown = { leaf: ['ü', 1.5, null, true, '🚀'] }
+    for (let depth = 0; depth < 200; depth++) nested = { [`level${depth}`]: nested }
+    const nestedJson = JSON.stringify(nested)
+    const result = await action({
+      description,
+      'custom-metadata': JSON.stringify({ deploy: nested })
+    })
+    expect(result.exitCode).toBe(0)
+    const stored = emulator.changes.get(result.outputs['change-id'])
+    expect(stored?.['description']).toBe(description)
+    expect(Buffer.from(String(stored?.['description']))).toEqual(Buffer.from(description))
+    const metadata = String(stored?.['custom_metadata'])
+    expect(metadata).toContain(`"deploy":${nestedJson}`)
+    expect(JSON.parse(metadata)).toMatchObject({ deploy: nested, github: { actor: 'octocat' } })
+  })
 })

@@ -1,0 +1,143 @@
+/**
+ * The service client's requests and its reading of answers, with nock standing in for the
+ * service: one test per endpoint's shape, encoding and documented answer.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import nock from 'nock'
+import { Redactor } from '../src/redact.ts'
+import { ServiceClient, serviceRequests } from '../src/service/client.ts'
+import { Transport } from '../src/service/transport.ts'
+
+const BASE = 'https://service.example.com'
+const KEY = 'client-test-key-0123'
+
+function client(): ServiceClient {
+  const redactor = new Redactor()
+  const transport = new Transport({
+    baseUrl: new URL(`${BASE}/api/`),
+    apiKey: KEY,
+    timeoutMs: 2000,
+    maxAttempts: 1,
+    userAgent: 'test-agent/1',
+    redactor
+  })
+  return new ServiceClient(transport, redactor)
+}
+
+beforeAll(() => {
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
+    delete process.env[name]
+  nock.disableNetConnect()
+})
+afterEach(() => nock.cleanAll())
+afterAll(() => {
+  nock.enableNetConnect()
+  nock.restore()
+})
+
+describe('createChange', () => {
+  it('POSTs the change as JSON below the base path, with the key header', async () => {
+    const scope = nock(BASE, {
+      reqheaders: { 'x-service-apikey': KEY, 'user-agent': 'test-agent/1' }
+    })
+      .post('/api/v2/change', { description: 'Deploy', labels: 'a,b' })
+      .matchHeader('content-type', 'application/json')
+      .reply(201, { id: 'chg-1' })
+    await expect(client().createChange({ description: 'Deploy', labels: 'a,b' })).resolves.toBe(
+      'chg-1'
+    )
+    scope.done()
+  })
+
+  it.each([['{"id":42}'], ['[]'], ['null'], [''], ['<html>ok</html>']])(
+    'refuses a 2XX body of the wrong shape: %s',
+    async body => {
+      nock(BASE).post('/api/v2/change').reply(200, body)
+      await expect(client().createChange({ description: 'x' })).rejects.toMatchObject({
+        kind: 'protocol',
+        message: expect.stringContaining('POST /v2/change answered HTTP 200')
+      })
+    }
+  )
+})
+
+describe('sendHeartbeat', () => {
+  it('encodes the monitor id as one path segment and sends no body', async () => {
+    const scope = nock(BASE)
+      .post('/api/v1/heartbeat/a%2F..%2Fb%20c', body => body === '' || body === undefined)
+      .reply(200, { id: 'sig-1' })
+    await expect(client().sendHeartbeat('a/../b c')).resolves.toBe('sig-1')
+    scope.done()
+  })
+})
+
+describe('sendEvents', () => {
+  it('POSTs NDJSON and returns the ids in order', async () => {
+    const body = '{"id":"e1","name":"a","data":1}\n{"id":"e2","name":"b","data":2}\n'
+    const scope = nock(BASE)
+      .post('/api/v2/stream', body)
+      .matchHeader('content-type', 'application/x-ndjson')
+      .reply(202, ['e1', 'e2'])
+    await expect(client().sendEvents(body, 2)).resolves.toEqual(['e1', 'e2'])
+    scope.done()
+  })
+
+  it('refuses an answer with the wrong number of ids', async () => {
+    nock(BASE).post('/api/v2/stream').reply(202, ['e1'])
+    await expect(client().sendEvents('{}\n{}\n', 2)).rejects.toThrow(/2 event id strings/)
+  })
+})
+
+describe('getEventResults', () => {
+  it('keeps separating commas literal and encodes commas inside ids', () => {
+    expect(serviceRequests.getEventResults(['a', 'b,c', 'd e']).query).toBe('ids=a,b%2Cc,d%20e')
+  })
+
+  it('returns whatever JSON the service sends, and text as text', async () => {
+    nock(BASE)
+      .get('/api/v2/event_results')
+      .query(true)
+      .reply(200, [{ id: 'a' }])
+    await expect(client().getEventResults(['a'])).resolves.toEqual([{ id: 'a' }])
+    nock(BASE).get('/api/v2/event_results').query(true).reply(200, 'pending')
+    await expect(client().getEventResults(['a'])).resolves.toBe('pending')
+    nock(BASE).get('/api/v2/event_results').query(true).reply(204)
+    await expect(client().getEventResults(['a'])).resolves.toBeNull()
+  })
+})
+
+describe('getChange', () => {
+  it('GETs the encoded id and returns the change object', async () => {
+    nock(BASE).get('/api/v2/change/id%20with%20space').reply(200, { id: 'id with space' })
+    await expect(client().getChange('id with space')).resolves.toEqual({ id: 'id with space' })
+  })
+
+  it('explains a 404 with the change-id hint', async () => {
+    nock(BASE).get('/api/v2/change/nope').reply(404, { error: 'change not found' })
+    await expect(client().getChange('nope')).rejects.toThrow(
+      /GET \/v2\/change\/nope was rejected with HTTP 404 Not Found: change not found\. .*change-id/
+    )
+  })
+})
+
+describe('hello', () => {
+  it.each([
+    ['text', 'OK'],
+    ['a JSON string', '"OK"']
+  ])('accepts OK as %s', async (_form, body) => {
+    nock(BASE).get('/api/v2/hello').reply(200, body)
+    await expect(client().hello()).resolves.toBe('OK')
+  })
+
+  it('says plainly that a rejected key was rejected, without the key', async () => {
+    nock(BASE)
+      .get('/api/v2/hello')
+      .reply(401, { message: `bad key ${KEY}` })
+    const error = await client()
+      .hello()
+      .catch((e: unknown) => e as Error)
+    expect(error.message).toContain('rejected the API key')
+    expect(error.message).toContain('bad key ***')
+    expect(error.message).not.toContain(KEY)
+  })
+})
