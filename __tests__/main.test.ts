@@ -229,3 +229,23 @@ describe('ACTION_VERSION', () => {
     expect(ACTION_VERSION).toBe(pkg.version)
   })
 })
+
+describe('when reporting itself fails', () => {
+  it('still fails the step with a plain, redacted message', async () => {
+    const r = runner()
+    r.setOutput = () => {
+      throw new Error(`Missing file at path: /tmp/out-${emulator.apiKey}`)
+    }
+    await run(r, PUSH_ENV)
+    expect(r.failures).toHaveLength(1)
+    expect(r.failures[0]).toContain('could not report its result')
+    expect(r.failures[0]).not.toContain(emulator.apiKey)
+  })
+
+  it('writes no summary when job-summary is false, even if another input is invalid', async () => {
+    const r = runner({ 'job-summary': 'false', 'timeout-seconds': 'soon' })
+    await run(r, PUSH_ENV)
+    expect(r.failures[0]).toContain('timeout-seconds')
+    expect(r.summary).toBe('')
+  })
+})

@@ -13,12 +13,13 @@ import {
   type FailOnError
 } from './constants.ts'
 import type { Env } from './context.ts'
+import { errorMessage } from './errors.ts'
 import { REDACTED, Redactor } from './redact.ts'
 import { Report } from './report.ts'
 import { githubRunner, type Runner } from './runner.ts'
 import { ServiceClient, type DryRunPrinter } from './service/client.ts'
 import { Transport } from './service/transport.ts'
-import { parseFailOnError, readSettings } from './settings.ts'
+import { parseBoolean, parseFailOnError, readSettings } from './settings.ts'
 
 const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   change: recordChange,
@@ -43,10 +44,30 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
     redactor.add(apiKey)
   }
   const report = new Report(runner, redactor)
-  // Until the inputs are read, the failure policy is as given, or `auto` if that input is invalid too.
-  let policy: FailOnError = fallbackPolicy(runner)
-  let jobSummary = true
+  const outcome = await execute(runner, env, redactor, report)
+  try {
+    await report.finish(outcome)
+  } catch (error) {
+    // Reporting itself failed (an output file that cannot be written, say): still say why.
+    runner.setFailed(
+      redactor.redact(`The action could not report its result: ${errorMessage(error)}`)
+    )
+  }
+}
 
+/** Reads the settings and runs the command; any error is returned for the failure policy. */
+async function execute(
+  runner: Runner,
+  env: Env,
+  redactor: Redactor,
+  report: Report
+): Promise<{ error?: unknown; policy: FailOnError; jobSummary: boolean }> {
+  // Until every input is read, these two are taken as given, or as their defaults if invalid.
+  let policy = bestEffort(() => parseFailOnError(runner.getInput(Inputs.FailOnError)), 'auto')
+  let jobSummary = bestEffort(
+    () => parseBoolean(Inputs.JobSummary, runner.getInput(Inputs.JobSummary) || 'true'),
+    true
+  )
   try {
     const settings = readSettings(name => runner.getInput(name))
     policy = settings.failOnError
@@ -69,17 +90,17 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
       transport.close()
     }
     if (settings.dryRun) report.info('Dry run: nothing was sent.')
-    await report.finish({ policy, jobSummary })
+    return { policy, jobSummary }
   } catch (error) {
-    await report.finish({ error, policy, jobSummary })
+    return { error, policy, jobSummary }
   }
 }
 
-function fallbackPolicy(runner: Runner): FailOnError {
+function bestEffort<T>(read: () => T, fallback: T): T {
   try {
-    return parseFailOnError(runner.getInput(Inputs.FailOnError))
+    return read()
   } catch {
-    return 'auto'
+    return fallback
   }
 }
 
