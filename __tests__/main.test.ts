@@ -9,22 +9,10 @@ import { ACTION_NAME, ACTION_VERSION } from '../src/constants.ts'
 import { run } from '../src/main.ts'
 import { Emulator } from './support/emulator.ts'
 import { FakeRunner } from './support/fake-runner.ts'
+import { runnerContext } from './support/run-action.ts'
 import { trustTestCertificate } from './support/tls.ts'
 
-const PUSH_ENV = {
-  GITHUB_EVENT_NAME: 'push',
-  GITHUB_REPOSITORY: 'octo-org/octo-repo',
-  GITHUB_SHA: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
-  GITHUB_REF: 'refs/heads/main',
-  GITHUB_REF_NAME: 'main',
-  GITHUB_ACTOR: 'octocat',
-  GITHUB_WORKFLOW: 'Deploy',
-  GITHUB_JOB: 'deploy',
-  GITHUB_RUN_ID: '9876543210',
-  GITHUB_RUN_NUMBER: '42',
-  GITHUB_RUN_ATTEMPT: '1',
-  GITHUB_SERVER_URL: 'https://github.com'
-}
+const PUSH_ENV: Record<string, string> = { ...runnerContext(tmpdir()), GITHUB_EVENT_NAME: 'push' }
 
 let emulator: Emulator
 

@@ -4,28 +4,22 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { Emulator } from '../support/emulator.ts'
-import { runAction, type RunOptions } from '../support/run-action.ts'
+import { actionAgainst } from '../support/run-action.ts'
 import { testCertificate } from '../support/tls.ts'
 
 let emulator: Emulator
 let certPath: string
+let action: ReturnType<typeof actionAgainst>
 
 beforeAll(async () => {
   certPath = (await testCertificate()).certPath
   emulator = await Emulator.start()
+  action = actionAgainst(emulator, certPath)
 })
 afterAll(async () => {
   await emulator.close()
 })
 beforeEach(() => emulator.reset())
-
-function action(inputs: Record<string, string>, options: Partial<RunOptions> = {}) {
-  return runAction({
-    inputs: { 'api-key': emulator.apiKey, 'base-url': emulator.url, ...inputs },
-    caCertPath: certPath,
-    ...options
-  })
-}
 
 const PUSH_PAYLOAD = {
   ref: 'refs/heads/main',

@@ -7,16 +7,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Emulator } from '../support/emulator.ts'
-import { runAction, type RunOptions } from '../support/run-action.ts'
+import { actionAgainst } from '../support/run-action.ts'
 import { testCertificate } from '../support/tls.ts'
 
 let emulator: Emulator
 let certPath: string
+let action: ReturnType<typeof actionAgainst>
 let workspace: string
 
 beforeAll(async () => {
   certPath = (await testCertificate()).certPath
   emulator = await Emulator.start()
+  action = actionAgainst(emulator, certPath)
   workspace = mkdtempSync(join(tmpdir(), 'cta-events-'))
 })
 afterAll(async () => {
@@ -24,14 +26,6 @@ afterAll(async () => {
   rmSync(workspace, { recursive: true, force: true })
 })
 beforeEach(() => emulator.reset())
-
-function action(inputs: Record<string, string>, options: Partial<RunOptions> = {}) {
-  return runAction({
-    inputs: { 'api-key': emulator.apiKey, 'base-url': emulator.url, ...inputs },
-    caCertPath: certPath,
-    ...options
-  })
-}
 
 function idsInBody(body: string): string[] {
   return body

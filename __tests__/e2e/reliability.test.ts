@@ -6,16 +6,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { createServer, type Server } from 'node:net'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { Emulator } from '../support/emulator.ts'
-import { runAction, type RunOptions } from '../support/run-action.ts'
+import { actionAgainst } from '../support/run-action.ts'
 import { TEST_SERVICE_HOST, testCertificate } from '../support/tls.ts'
 
 let emulator: Emulator
 let otherOrigin: Emulator
 let certPath: string
+let action: ReturnType<typeof actionAgainst>
 
 beforeAll(async () => {
   certPath = (await testCertificate()).certPath
   emulator = await Emulator.start()
+  action = actionAgainst(emulator, certPath)
   otherOrigin = await Emulator.start()
 })
 afterAll(async () => {
@@ -26,14 +28,6 @@ beforeEach(() => {
   emulator.reset()
   otherOrigin.reset()
 })
-
-function action(inputs: Record<string, string>, options: Partial<RunOptions> = {}) {
-  return runAction({
-    inputs: { 'api-key': emulator.apiKey, 'base-url': emulator.url, ...inputs },
-    caCertPath: certPath,
-    ...options
-  })
-}
 
 const changes = () => emulator.requestsTo('POST /v2/change')
 

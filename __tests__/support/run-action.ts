@@ -143,6 +143,19 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
   }
 }
 
+/** A runAction bound to a service: its key and address are given, other inputs per call. */
+export function actionAgainst(
+  service: { apiKey: string; url: string },
+  caCertPath: string
+): (inputs: Record<string, string>, options?: Partial<RunOptions>) => Promise<ActionRun> {
+  return (inputs, options = {}) =>
+    runAction({
+      inputs: { 'api-key': service.apiKey, 'base-url': service.url, ...inputs },
+      caCertPath,
+      ...options
+    })
+}
+
 /** Runs the project's Node 24 with these arguments; resolves when it exits. */
 export function spawnNode(
   args: string[],
