@@ -53,11 +53,12 @@ describe('command: events', () => {
 
   it('streams a 6000-event NDJSON file of 700-byte events', async () => {
     const path = join(workspace, 'events.ndjson')
-    const padding = 'x'.repeat(640)
-    const lines = Array.from({ length: 6000 }, (_, i) =>
-      JSON.stringify({ id: `evt-${i}`, name: 'audit', data: { i, padding } })
-    )
-    expect(Buffer.byteLength(lines[0])).toBeGreaterThanOrEqual(680)
+    // Each event is exactly 700 bytes on its line: its padding makes up the difference.
+    const lines = Array.from({ length: 6000 }, (_, i) => {
+      const bare = JSON.stringify({ id: `evt-${i}`, name: 'audit', data: { i, padding: '' } })
+      return bare.replace('"padding":""', `"padding":"${'x'.repeat(700 - bare.length)}"`)
+    })
+    expect(lines.every(line => Buffer.byteLength(line) === 700)).toBe(true)
     writeFileSync(path, lines.join('\n') + '\n')
 
     const result = await action(
