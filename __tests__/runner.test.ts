@@ -2,8 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { jsonArrayLines } from '../src/commands/events.ts'
-import { newEventId } from '../src/service/events.ts'
+import { AcceptedIds, newEventId } from '../src/service/events.ts'
 import { githubRunner } from '../src/runner.ts'
 import { parseOutputFile } from './support/run-action.ts'
 
@@ -38,7 +37,11 @@ describe('githubRunner', () => {
 
   it('writes a large JSON array output line by line, and it still parses as one array', () => {
     const ids = Array.from({ length: 2500 }, (_, i) => `evt-${i}`)
-    githubRunner.setOutputLines('event-ids', jsonArrayLines(ids))
+    const accepted = new AcceptedIds()
+    for (let start = 0; start < ids.length; start += 1000) {
+      accepted.add(start, ids.slice(start, start + 1000))
+    }
+    githubRunner.setOutputLines('event-ids', accepted.jsonLines())
     const text = readFileSync(process.env['GITHUB_OUTPUT'] ?? '', 'utf8')
     const outputs = parseOutputFile(text)
     expect(JSON.parse(outputs['event-ids'])).toEqual(ids)
@@ -67,12 +70,17 @@ describe('githubRunner', () => {
   })
 })
 
-describe('jsonArrayLines', () => {
-  it('writes an empty array as []', () => {
-    expect([...jsonArrayLines([])]).toEqual(['[]'])
+describe('AcceptedIds', () => {
+  it('writes no ids as []', () => {
+    expect([...new AcceptedIds().jsonLines()]).toEqual(['[]'])
   })
-  it('escapes ids as JSON strings', () => {
-    expect(JSON.parse([...jsonArrayLines(['a"b', 'c,d'])].join('\n'))).toEqual(['a"b', 'c,d'])
+  it('keeps input order when batches are accepted out of order, and escapes ids', () => {
+    const accepted = new AcceptedIds()
+    accepted.add(2, ['c,d'])
+    accepted.add(0, ['a"b', 'x'])
+    expect(accepted.count).toBe(3)
+    expect(accepted.toArray()).toEqual(['a"b', 'x', 'c,d'])
+    expect(accepted.batches().map(batch => batch.firstPosition)).toEqual([0, 2])
   })
 })
 

@@ -37,10 +37,10 @@ export async function sendEvents({ settings, client, report, env }: CommandConte
     return ids ?? []
   })
   // Accepted ids are reported even when a later batch failed: nothing accepted is lost.
-  report.outputLines(Outputs.EventIds, jsonArrayLines(result.acceptedIds))
+  report.outputLines(Outputs.EventIds, result.accepted.jsonLines())
   report.table('Events sent', [
     ['Events', total],
-    ['Accepted', result.acceptedIds.length],
+    ['Accepted', result.accepted.count],
     ['Requests', requests]
   ])
   if (result.failure) {
@@ -54,7 +54,7 @@ export async function sendEvents({ settings, client, report, env }: CommandConte
       status: cause instanceof ServiceError ? cause.status : undefined
     })
   }
-  report.info(`Sent ${result.acceptedIds.length} events in ${requests} requests.`)
+  report.info(`Sent ${result.accepted.count} events in ${requests} requests.`)
 }
 
 /** `event-results`: read results for the ids, at most MAX_EVENT_IDS_PER_REQUEST per request. */
@@ -81,25 +81,6 @@ export async function getEventResults({ settings, client, report }: CommandConte
     ['Requests', responses.length],
     ['Results', results.length]
   ])
-}
-
-/** Ids per line of the event-ids output. */
-const IDS_PER_OUTPUT_LINE = 1000
-
-/**
- * A JSON array of strings as lines of up to IDS_PER_OUTPUT_LINE elements: still one JSON value
- * (JSON allows a newline between elements), but never built whole.
- */
-export function* jsonArrayLines(items: readonly string[]): Generator<string> {
-  if (items.length === 0) {
-    yield '[]'
-    return
-  }
-  for (let start = 0; start < items.length; start += IDS_PER_OUTPUT_LINE) {
-    const end = Math.min(start + IDS_PER_OUTPUT_LINE, items.length)
-    const elements = items.slice(start, end).map(item => JSON.stringify(item))
-    yield `${start === 0 ? '[' : ''}${elements.join(',')}${end === items.length ? ']' : ','}`
-  }
 }
 
 /**
