@@ -12,6 +12,7 @@ import {
 } from '../src/constants.ts'
 import type { InputName } from '../src/constants.ts'
 import { InputError } from '../src/errors.ts'
+import { inputError } from './support/input-error.ts'
 import {
   parseBaseUrl,
   parseBoolean,
@@ -161,7 +162,7 @@ describe('readSettings with hostile input', () => {
             [Inputs.ApiKey]: apiKey,
             [name]: `${around}${apiKey}${around}`.trim()
           }
-          const error = captureInputError(() =>
+          const error = inputError(() =>
             readSettings(input => inputs[input] ?? '', { now: NOW_MS })
           )
           expect(error.message).not.toContain(apiKey.slice(0, 12))
@@ -171,16 +172,6 @@ describe('readSettings with hostile input', () => {
     )
   })
 })
-
-function captureInputError(fn: () => unknown): InputError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof InputError) return error
-    throw error
-  }
-  throw new Error('expected an InputError, but nothing was thrown')
-}
 
 /** Runs a parser: its result, or undefined after checking that it threw an InputError for `name`. */
 function resultOrInputError<T>(name: string, parse: () => T): { value: T } | undefined {

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import { COMMANDS, Inputs, MAX_CREATED_AT_FUTURE_SECONDS } from '../src/constants.ts'
 import type { InputName } from '../src/constants.ts'
 import { InputError } from '../src/errors.ts'
+import { inputError } from './support/input-error.ts'
 import {
   INPUT_DEFAULTS,
   parseBaseUrl,
@@ -33,17 +34,6 @@ function getInputFrom(given: Partial<Record<InputName, string>>): GetInput {
 
 function read(given: Partial<Record<InputName, string>> = {}): Settings {
   return readSettings(getInputFrom(given), { now: NOW_MS })
-}
-
-/** The InputError that `fn` throws; fails the test when it throws nothing or something else. */
-function inputError(fn: () => unknown): InputError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof InputError) return error
-    throw error
-  }
-  throw new Error('expected an InputError, but nothing was thrown')
 }
 
 /** The ChangeFields key of a text input: "custom-metadata" → "customMetadata". */
