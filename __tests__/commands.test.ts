@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { combineResults } from '../src/commands/events.ts'
 import { run } from '../src/main.ts'
-import { Emulator } from './support/emulator.ts'
+import { Emulator } from '../emulator/emulator.ts'
 import { FakeRunner } from './support/fake-runner.ts'
-import { trustTestCertificate } from './support/tls.ts'
+import { trustTestCertificate } from '../emulator/tls.ts'
 
 let emulator: Emulator
 let workspace: string

@@ -7,9 +7,9 @@ import type { IncomingHttpHeaders } from 'node:http'
 import * as https from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../src/constants.ts'
-import { Emulator } from './support/emulator.ts'
-import { trustTestCertificate } from './support/tls.ts'
+import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../src/service/client.ts'
+import { Emulator } from '../emulator/emulator.ts'
+import { trustTestCertificate } from '../emulator/tls.ts'
 
 interface Answer {
   status: number
@@ -779,7 +779,7 @@ describe('reset()', () => {
   })
 })
 
-describe('scripts/emulator.ts', () => {
+describe('emulator/cli.ts', () => {
   it('starts, reports where it listens, serves, and stops on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cta-emulator-'))
     const certOut = join(dir, 'ca.pem')
@@ -789,7 +789,7 @@ describe('scripts/emulator.ts', () => {
     const child = spawn(
       process.execPath,
       [
-        'scripts/emulator.ts',
+        'emulator/cli.ts',
         '--port',
         '0',
         '--api-key',

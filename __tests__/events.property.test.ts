@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { Buffer } from 'node:buffer'
 import fc from 'fast-check'
-import { batchLines, type EventBatch, type EventLine } from '../src/service/events.ts'
+import { batchLines, type EventBatch, type EventLine } from '../src/events/events.ts'
 
 // Small limits, so that random inputs reach both of them often.
 const limits = { maxEvents: 5, maxBytes: 60 }

@@ -4,14 +4,11 @@ import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import {
-  CONCURRENT_BATCHES,
-  Inputs,
-  MAX_EVENTS_PER_REQUEST,
-  MAX_REQUEST_BYTES
-} from '../src/constants.ts'
+import { Inputs } from '../src/action/names.ts'
+import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../src/service/client.ts'
 import { InputError, ServiceError } from '../src/errors.ts'
 import {
+  CONCURRENT_BATCHES,
   batchLines,
   describePartialFailure,
   describePositions,
@@ -20,7 +17,7 @@ import {
   validateEvents,
   type EventBatch,
   type EventSource
-} from '../src/service/events.ts'
+} from '../src/events/events.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 

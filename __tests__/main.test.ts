@@ -5,12 +5,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ACTION_NAME, ACTION_VERSION } from '../src/constants.ts'
+import { ACTION_NAME, ACTION_VERSION } from '../src/action/names.ts'
 import { run } from '../src/main.ts'
-import { Emulator } from './support/emulator.ts'
+import { Emulator } from '../emulator/emulator.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 import { runnerContext } from './support/run-action.ts'
-import { trustTestCertificate } from './support/tls.ts'
+import { trustTestCertificate } from '../emulator/tls.ts'
 
 const PUSH_ENV: Record<string, string> = { ...runnerContext(tmpdir()), GITHUB_EVENT_NAME: 'push' }
 

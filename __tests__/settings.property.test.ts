@@ -9,8 +9,8 @@ import {
   MAX_CREATED_AT_FUTURE_SECONDS,
   TIMEOUT_SECONDS_MAX,
   TIMEOUT_SECONDS_MIN
-} from '../src/constants.ts'
-import type { InputName } from '../src/constants.ts'
+} from '../src/action/names.ts'
+import type { InputName } from '../src/action/names.ts'
 import { InputError } from '../src/errors.ts'
 import { inputError } from './support/input-error.ts'
 import {
@@ -21,8 +21,8 @@ import {
   parseLabels,
   parseWholeNumber,
   readSettings
-} from '../src/settings.ts'
-import type { Settings } from '../src/settings.ts'
+} from '../src/action/settings.ts'
+import type { Settings } from '../src/action/settings.ts'
 
 const NUM_RUNS = 200
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
-import { COMMANDS, Inputs, MAX_CREATED_AT_FUTURE_SECONDS } from '../src/constants.ts'
-import type { InputName } from '../src/constants.ts'
+import { COMMANDS, Inputs, MAX_CREATED_AT_FUTURE_SECONDS } from '../src/action/names.ts'
+import type { InputName } from '../src/action/names.ts'
 import { InputError } from '../src/errors.ts'
 import { inputError } from './support/input-error.ts'
 import {
@@ -15,8 +15,8 @@ import {
   parseLabels,
   parseWholeNumber,
   readSettings
-} from '../src/settings.ts'
-import type { ChangeFields, GetInput, Settings } from '../src/settings.ts'
+} from '../src/action/settings.ts'
+import type { ChangeFields, GetInput, Settings } from '../src/action/settings.ts'
 
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)
 const NOW_S = NOW_MS / 1000

@@ -3,7 +3,7 @@ import { createServer, type Server, type ServerOptions as HttpsServerOptions } f
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import { generate } from 'selfsigned'
-import { API_KEY_HEADER } from '../src/constants.ts'
+import { API_KEY_HEADER } from '../src/service/transport.ts'
 import { ServiceError } from '../src/errors.ts'
 import { Redactor } from '../src/redact.ts'
 import {
@@ -18,7 +18,7 @@ import {
   type TransportOptions
 } from '../src/service/transport.ts'
 import { startConnectProxy, type ConnectProxy } from './support/connect-proxy.ts'
-import { TEST_SERVICE_HOST, trustTestCertificate, type TestCertificate } from './support/tls.ts'
+import { TEST_SERVICE_HOST, trustTestCertificate, type TestCertificate } from '../emulator/tls.ts'
 
 const API_KEY = 'k3y-S3cr3t/value'
 const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'] as const

@@ -14,14 +14,14 @@ import { createWriteStream } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { Emulator } from '../__tests__/support/emulator.ts'
+import { Emulator } from '../emulator/emulator.ts'
 import {
   PROJECT_ROOT,
   runAction,
   runnerContext,
   spawnNode
 } from '../__tests__/support/run-action.ts'
-import { testCertificate } from '../__tests__/support/tls.ts'
+import { testCertificate } from '../emulator/tls.ts'
 
 const COLD_START_RUNS = 11
 const STREAM_EVENTS = 100_000

@@ -3,9 +3,9 @@
  * runs the bundled action as the runner would on a push to main, and shows what happened: the
  * outputs, the job summary, and the change read back from the emulator by the action itself.
  */
-import { Emulator } from '../__tests__/support/emulator.ts'
+import { Emulator } from '../emulator/emulator.ts'
 import { runAction, type ActionRun } from '../__tests__/support/run-action.ts'
-import { testCertificate } from '../__tests__/support/tls.ts'
+import { testCertificate } from '../emulator/tls.ts'
 
 const PUSH_EVENT = {
   ref: 'refs/heads/main',

@@ -4,22 +4,15 @@
 import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandHandler } from './commands/command.ts'
 import { getChange, hello } from './commands/read.ts'
-import {
-  ACTION_NAME,
-  ACTION_VERSION,
-  API_KEY_HEADER,
-  Inputs,
-  type Command,
-  type FailOnError
-} from './constants.ts'
+import { ACTION_NAME, ACTION_VERSION, Inputs, type Command, type FailOnError } from './action/names.ts'
 import type { Env } from './context.ts'
 import { errorMessage } from './errors.ts'
 import { REDACTED, Redactor } from './redact.ts'
 import { Report } from './report.ts'
-import { githubRunner, type Runner } from './runner.ts'
+import { githubRunner, type Runner } from './action/runner.ts'
 import { ServiceClient, type DryRunPrinter } from './service/client.ts'
-import { Transport } from './service/transport.ts'
-import { parseBoolean, parseFailOnError, readSettings } from './settings.ts'
+import { API_KEY_HEADER, Transport } from './service/transport.ts'
+import { parseBoolean, parseFailOnError, readSettings } from './action/settings.ts'
 
 const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   change: recordChange,

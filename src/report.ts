@@ -2,10 +2,10 @@
  * Everything the action tells the user: outputs, log lines, annotations, the job summary, and the
  * failure policy. Every word passes through the redactor first.
  */
-import { Outputs, type FailOnError, type OutputName } from './constants.ts'
+import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
 import { errorMessage, failureKind, type FailureKind } from './errors.ts'
 import type { Redactor } from './redact.ts'
-import type { Runner } from './runner.ts'
+import type { Runner } from './action/runner.ts'
 
 /** Cells longer than this are cut in the job summary (the service still gets the whole value). */
 const MAX_SUMMARY_CELL_CHARS = 500

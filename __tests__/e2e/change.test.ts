@@ -3,9 +3,9 @@
  * commands `change` and `heartbeat`, dry-run, the failure policy and redaction.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
-import { Emulator } from '../support/emulator.ts'
+import { Emulator } from '../../emulator/emulator.ts'
 import { actionAgainst } from '../support/run-action.ts'
-import { testCertificate } from '../support/tls.ts'
+import { testCertificate } from '../../emulator/tls.ts'
 
 let emulator: Emulator
 let certPath: string

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Emulator } from '../support/emulator.ts'
+import { Emulator } from '../../emulator/emulator.ts'
 import { actionAgainst } from '../support/run-action.ts'
-import { testCertificate } from '../support/tls.ts'
+import { testCertificate } from '../../emulator/tls.ts'
 
 let emulator: Emulator
 let certPath: string

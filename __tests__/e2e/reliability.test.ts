@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { createServer, type Server } from 'node:net'
 import { startConnectProxy } from '../support/connect-proxy.ts'
-import { Emulator } from '../support/emulator.ts'
+import { Emulator } from '../../emulator/emulator.ts'
 import { actionAgainst } from '../support/run-action.ts'
-import { TEST_SERVICE_HOST, testCertificate } from '../support/tls.ts'
+import { TEST_SERVICE_HOST, testCertificate } from '../../emulator/tls.ts'
 
 let emulator: Emulator
 let otherOrigin: Emulator

@@ -1,4 +1,4 @@
-import type { Runner } from '../../src/runner.ts'
+import type { Runner } from '../../src/action/runner.ts'
 
 /** A runner that records everything the action says, for in-process tests. */
 export class FakeRunner implements Runner {

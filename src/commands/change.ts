@@ -1,5 +1,5 @@
-import { buildChangeRequest } from '../change-request.ts'
-import { Outputs } from '../constants.ts'
+import { buildChangeRequest } from '../change.ts'
+import { Outputs } from '../action/names.ts'
 import { contextDefaults, readEventPayload } from '../context.ts'
 import type { CommandContext } from './command.ts'
 

@@ -1,7 +1,7 @@
 import type { Env } from '../context.ts'
 import type { Report } from '../report.ts'
 import type { ServiceClient } from '../service/client.ts'
-import type { Settings } from '../settings.ts'
+import type { Settings } from '../action/settings.ts'
 
 /** What every command gets: validated settings, the service, the report and the environment. */
 export interface CommandContext {

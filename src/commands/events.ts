@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path'
-import { MAX_EVENT_IDS_PER_REQUEST, Outputs } from '../constants.ts'
+import { Outputs } from '../action/names.ts'
+import { MAX_EVENT_IDS_PER_REQUEST } from '../service/client.ts'
 import { InputError, ServiceError } from '../errors.ts'
 import {
   describePartialFailure,
@@ -7,7 +8,7 @@ import {
   streamEvents,
   validateEvents,
   type EventSource
-} from '../service/events.ts'
+} from '../events/events.ts'
 import type { CommandContext } from './command.ts'
 
 /** `events`: validate every event, then stream them to POST /v2/stream in batches. */

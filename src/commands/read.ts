@@ -1,4 +1,4 @@
-import { Outputs } from '../constants.ts'
+import { Outputs } from '../action/names.ts'
 import type { SummaryRow } from '../report.ts'
 import type { CommandContext } from './command.ts'
 

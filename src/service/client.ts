@@ -2,7 +2,7 @@
  * The service's interface: one method per endpoint, typed requests and responses.
  * HTTPS, retries, timeouts and error wording belong to the transport underneath.
  */
-import type { ChangeRequest } from '../change-request.ts'
+import type { ChangeRequest } from '../change.ts'
 import type { Redactor } from '../redact.ts'
 import {
   unexpectedResponse,
@@ -10,6 +10,11 @@ import {
   type ServiceResponse,
   type Transport
 } from './transport.ts'
+
+// Limits from the service interface. "1 MB" is read as the safe decimal bound.
+export const MAX_EVENTS_PER_REQUEST = 1000
+export const MAX_REQUEST_BYTES = 1_000_000
+export const MAX_EVENT_IDS_PER_REQUEST = 1000
 
 /** A change as the service returns it (the fields of the interface's change table). */
 export type ChangeRecord = Record<string, unknown>

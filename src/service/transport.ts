@@ -13,16 +13,15 @@
 import { STATUS_CODES, type Agent, type ClientRequest, type IncomingHttpHeaders } from 'node:http'
 import * as https from 'node:https'
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
-import {
-  API_KEY_HEADER,
-  BACKOFF_BASE_MS,
-  BACKOFF_MAX_MS,
-  Inputs,
-  MAX_RESPONSE_BYTES,
-  RETRY_AFTER_MAX_MS
-} from '../constants.ts'
+import { Inputs } from '../action/names.ts'
+import { BACKOFF_BASE_MS, BACKOFF_MAX_MS, RETRY_AFTER_MAX_MS } from './retry.ts'
 import { InputError, ServiceError, type ServiceErrorDetails } from '../errors.ts'
 import type { Redactor } from '../redact.ts'
+
+/** The header that carries the API key; the key goes nowhere else. */
+export const API_KEY_HEADER = 'X-Service-ApiKey'
+/** A response body larger than this is cut off: the service never needs to send more. */
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
 export type HttpMethod = 'GET' | 'POST'
 

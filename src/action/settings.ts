@@ -14,9 +14,9 @@ import {
   MAX_CREATED_AT_FUTURE_SECONDS,
   TIMEOUT_SECONDS_MAX,
   TIMEOUT_SECONDS_MIN
-} from './constants.ts'
-import type { Command, FailOnError, InputName } from './constants.ts'
-import { InputError } from './errors.ts'
+} from './names.ts'
+import type { Command, FailOnError, InputName } from './names.ts'
+import { InputError } from '../errors.ts'
 
 /** The change fields the user gave. Each is undefined when its input is empty. */
 export interface ChangeFields {

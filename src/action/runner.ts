@@ -8,11 +8,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import { appendFileSync } from 'node:fs'
-import { issueCommand } from '../node_modules/@actions/core/lib/command.js'
+import { issueCommand } from '../../node_modules/@actions/core/lib/command.js'
 import {
   issueFileCommand,
   prepareKeyValueMessage
-} from '../node_modules/@actions/core/lib/file-command.js'
+} from '../../node_modules/@actions/core/lib/file-command.js'
 
 /** Everything the action says to the runner goes through one of these. */
 export interface Runner {

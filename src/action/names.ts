@@ -51,16 +51,6 @@ export type Command = (typeof COMMANDS)[number]
 export const FAIL_ON_ERROR_MODES = ['auto', 'true', 'false'] as const
 export type FailOnError = (typeof FAIL_ON_ERROR_MODES)[number]
 
-/** The header that carries the API key; the key goes nowhere else. */
-export const API_KEY_HEADER = 'X-Service-ApiKey'
-
-// Limits from the service interface. "1 MB" is read as the safe decimal bound.
-export const MAX_EVENTS_PER_REQUEST = 1000
-export const MAX_REQUEST_BYTES = 1_000_000
-export const MAX_EVENT_IDS_PER_REQUEST = 1000
-/** Event batches in flight at once. */
-export const CONCURRENT_BATCHES = 4
-
 // Bounds of the numeric inputs.
 export const TIMEOUT_SECONDS_MIN = 1
 export const TIMEOUT_SECONDS_MAX = 300
@@ -69,13 +59,6 @@ export const MAX_ATTEMPTS_MAX = 10
 
 /** created-at may lie at most this far in the future (clock skew between runner and service). */
 export const MAX_CREATED_AT_FUTURE_SECONDS = 24 * 60 * 60
-
-// Retry policy: exponential backoff with full jitter, and a cap on what Retry-After may ask for.
-export const BACKOFF_BASE_MS = 500
-export const BACKOFF_MAX_MS = 8_000
-export const RETRY_AFTER_MAX_MS = 30_000
-/** A response body larger than this is cut off: the service never needs to send more. */
-export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
 /** Named in the User-Agent; kept equal to package.json's version by a test. */
 export const ACTION_NAME = 'change-tracking-action'

@@ -13,11 +13,11 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { createServer, type Server } from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 import {
-  API_KEY_HEADER,
   MAX_EVENT_IDS_PER_REQUEST,
   MAX_EVENTS_PER_REQUEST,
   MAX_REQUEST_BYTES
-} from '../../src/constants.ts'
+} from '../src/service/client.ts'
+import { API_KEY_HEADER } from '../src/service/transport.ts'
 import { testCertificate, type TestCertificate } from './tls.ts'
 
 export interface RecordedRequest {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { buildChangeRequest } from '../src/change-request.ts'
+import { buildChangeRequest } from '../src/change.ts'
 import type { ChangeDefaults } from '../src/context.ts'
 
 const GITHUB = {

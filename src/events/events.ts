@@ -16,13 +16,12 @@
 import { Buffer } from 'node:buffer'
 import { randomFillSync } from 'node:crypto'
 import { open, readFile, stat, type FileHandle } from 'node:fs/promises'
-import {
-  CONCURRENT_BATCHES,
-  Inputs,
-  MAX_EVENTS_PER_REQUEST,
-  MAX_REQUEST_BYTES
-} from '../constants.ts'
+import { Inputs } from '../action/names.ts'
 import { InputError, ServiceError, errorMessage } from '../errors.ts'
+import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../service/client.ts'
+
+/** Event batches in flight at once. */
+export const CONCURRENT_BATCHES = 4
 
 /** Where the events come from: the events input's text, or the events-file input's path. */
 export type EventSource = { kind: 'inline'; text: string } | { kind: 'file'; path: string }

@@ -1,6 +1,6 @@
 /** The user's change fields and the Git context's defaults -> the body of POST /v2/change. */
 import type { ChangeDefaults } from './context.ts'
-import type { ChangeFields } from './settings.ts'
+import type { ChangeFields } from './action/settings.ts'
 
 /** The body of POST /v2/change, as the service interface defines it. */
 export interface ChangeRequest {

@@ -11,8 +11,8 @@
 import { renameSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { Emulator } from '../__tests__/support/emulator.ts'
-import { testCertificate } from '../__tests__/support/tls.ts'
+import { Emulator } from './emulator.ts'
+import { testCertificate } from './tls.ts'
 
 const USAGE =
   'usage: node scripts/emulator.ts [--port N] [--host H] [--api-key K] [--cert-out path] ' +
