@@ -11,7 +11,7 @@ import { REDACTED, Redactor } from './redact.ts'
 import { Report } from './report.ts'
 import { githubRunner, type Runner } from './action/runner.ts'
 import { ServiceClient, type DryRunPrinter } from './service/client.ts'
-import { API_KEY_HEADER, Transport } from './service/transport.ts'
+import { API_KEY_HEADER, Transport, type ServiceRequest } from './service/transport.ts'
 import { parseBoolean, parseFailOnError, readSettings } from './action/settings.ts'
 
 const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
@@ -77,8 +77,10 @@ async function execute(
     })
     const printer = settings.dryRun ? dryRunPrinter(report) : undefined
     const client = new ServiceClient(transport, redactor, printer)
+    const printRequest = (request: ServiceRequest): void =>
+      dryRunPrinter(report)(request, transport.url(request))
     try {
-      await COMMAND_HANDLERS[settings.command]({ settings, client, report, env })
+      await COMMAND_HANDLERS[settings.command]({ settings, client, report, env, printRequest })
     } finally {
       transport.close()
     }

@@ -1,0 +1,38 @@
+/**
+ * How deep JSON may nest in what the user gives (custom-metadata, events, an events file).
+ * Deeper documents are refused before parsing: JSON.parse and JSON.stringify recurse, and a
+ * 20,000-deep document ends in "Maximum call stack size exceeded", naming nothing.
+ */
+export const MAX_JSON_DEPTH = 512
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_BRACE = 0x7b
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACE = 0x7d
+const CLOSE_BRACKET = 0x5d
+
+/**
+ * Whether JSON text (a string or UTF-8 bytes) nests objects and arrays deeper than `max`.
+ * A linear scan that skips strings; it does not validate, so run it before the parser.
+ */
+export function exceedsJsonDepth(text: string | Uint8Array, max = MAX_JSON_DEPTH): boolean {
+  const isString = typeof text === 'string'
+  const length = text.length
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < length; i++) {
+    const code = isString ? text.charCodeAt(i) : text[i]
+    if (inString) {
+      if (code === BACKSLASH) i++
+      else if (code === QUOTE) inString = false
+    } else if (code === QUOTE) {
+      inString = true
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (++depth > max) return true
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--
+    }
+  }
+  return false
+}

@@ -1,0 +1,73 @@
+/**
+ * Wording helpers shared by every layer, each with one meaning. None of them makes outside text
+ * safe to print: that is `inert`, applied by the report to everything it writes.
+ */
+
+/**
+ * Characters that could start a workflow command or move the terminal when printed: every
+ * control character (line breaks and ESC among them), Unicode line and paragraph separators,
+ * and the bidirectional overrides and isolates that reorder what a reader sees.
+ */
+const UNSAFE_CHARACTERS = /[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
+
+/**
+ * Outside text made inert for one line of a log, an annotation or a table cell: each unsafe
+ * character becomes its visible escape (`\n`, `\u001b`), so nothing can begin a new line, a
+ * workflow command or a terminal sequence, and nothing is silently lost.
+ */
+export function inert(text: string): string {
+  return text.replace(UNSAFE_CHARACTERS, escapeCharacter)
+}
+
+/** Whether the text holds a character that `inert` would escape. */
+export function hasUnsafeCharacter(text: string): boolean {
+  UNSAFE_CHARACTERS.lastIndex = 0
+  const found = UNSAFE_CHARACTERS.test(text)
+  UNSAFE_CHARACTERS.lastIndex = 0
+  return found
+}
+
+const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
+
+function escapeCharacter(character: string): string {
+  return (
+    NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
+  )
+}
+
+/** Whitespace runs (line breaks included) folded to one space, trimmed. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+/**
+ * At most `max` code points, ending in "…" when cut; an emoji or surrogate pair is never cut in
+ * half. Cut only after redaction, so that a cut never leaves part of a secret behind.
+ */
+export function truncateText(text: string, max: number): string {
+  if (text.length <= max) return text
+  const points = Array.from(text)
+  if (points.length <= max) return text
+  return `${points.slice(0, Math.max(0, max - 1)).join('')}…`
+}
+
+/** Ends a text with a full stop unless it already ends a sentence. */
+export function endSentence(text: string): string {
+  const trimmed = text.trim()
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`
+}
+
+/** A text placed mid-sentence: without its own final full stops. */
+export function withoutFinalStop(text: string): string {
+  return text.trim().replace(/\.+$/, '')
+}
+
+/** "1 event", "2 events"; the plural form is given where adding "s" is wrong. */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`
+}
+
+/** "1.3 s", "30 s". */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`
+}
