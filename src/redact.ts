@@ -1,16 +1,23 @@
 export const REDACTED = '***'
 
+/** A secret's base64 forms are looked for only from this length: shorter runs occur by chance. */
+const MIN_BASE64_SECRET_BYTES = 6
+
 /**
  * Removes secrets from text before it is printed, written to an output or a summary, or put in
- * an error. Each secret is also removed in the forms a server might echo it back in.
+ * an error. Each secret is also removed in the forms a server might echo it back in: percent-
+ * encoded (either hex case, or every byte encoded), JSON-escaped (including every character as
+ * \uXXXX) and base64 (standard and URL-safe, at any alignment within a longer encoded text, as
+ * in a Basic authorization header).
  */
 export class Redactor {
   private readonly forms: string[] = []
 
   add(secret: string): void {
     if (!secret) return
-    const variants = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]
-    for (const form of variants) if (form && !this.forms.includes(form)) this.forms.push(form)
+    for (const form of secretForms(secret)) {
+      if (form && !this.forms.includes(form)) this.forms.push(form)
+    }
     // Longest first, so that a secret that contains another is removed whole.
     this.forms.sort((a, b) => b.length - a.length)
   }
@@ -23,4 +30,47 @@ export class Redactor {
     }
     return result
   }
+}
+
+function secretForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8')
+  const percent = encodeURIComponent(secret)
+  const everyBytePercent = [...bytes].map(byte => `%${hex2(byte)}`).join('')
+  const everyCharUnicode = Array.from(
+    { length: secret.length },
+    (_, i) => `\\u${secret.charCodeAt(i).toString(16).padStart(4, '0')}`
+  ).join('')
+  return [
+    secret,
+    percent,
+    lowerPercentHex(percent),
+    everyBytePercent,
+    everyBytePercent.toLowerCase(),
+    JSON.stringify(secret).slice(1, -1),
+    everyCharUnicode,
+    everyCharUnicode.toUpperCase().replace(/\\U/g, '\\u'),
+    ...base64Forms(bytes)
+  ]
+}
+
+/** The base64 characters that depend only on the secret, for each of the 3 byte alignments. */
+function base64Forms(bytes: Buffer): string[] {
+  if (bytes.length < MIN_BASE64_SECRET_BYTES) return []
+  const forms: string[] = []
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64')
+    const start = Math.ceil((offset * 8) / 6)
+    const end = Math.floor(((offset + bytes.length) * 8) / 6)
+    const stable = encoded.slice(start, end)
+    forms.push(stable, stable.replace(/\+/g, '-').replace(/\//g, '_'))
+  }
+  return forms
+}
+
+function hex2(byte: number): string {
+  return byte.toString(16).toUpperCase().padStart(2, '0')
+}
+
+function lowerPercentHex(text: string): string {
+  return text.replace(/%[0-9A-F]{2}/g, escape => escape.toLowerCase())
 }
