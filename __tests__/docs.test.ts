@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { inputsTable, renderReadme } from '../scripts/readme-tables.ts'
-import { INPUT_DEFAULTS } from '../src/action/settings.ts'
+import { INPUT_DEFAULTS } from '../src/action/names.ts'
 
 const readme = readFileSync('README.md', 'utf8')
 const actionYaml = readFileSync('action.yml', 'utf8')

@@ -13,15 +13,15 @@ import {
 import type { InputName } from '../src/action/names.ts'
 import { InputError } from '../src/errors.ts'
 import { inputError } from './support/input-error.ts'
+import { parseBaseUrl } from '../src/action/base-url.ts'
+import { parseCreatedAt } from '../src/action/created-at.ts'
 import {
-  parseBaseUrl,
   parseBoolean,
-  parseCreatedAt,
   parseEventIds,
   parseLabels,
-  parseWholeNumber,
-  readSettings
-} from '../src/action/settings.ts'
+  parseWholeNumber
+} from '../src/action/parsers.ts'
+import { readSettings } from '../src/action/settings.ts'
 import type { Settings } from '../src/action/settings.ts'
 
 const NUM_RUNS = 200

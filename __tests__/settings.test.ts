@@ -3,19 +3,19 @@ import { COMMANDS, Inputs, MAX_CREATED_AT_FUTURE_SECONDS } from '../src/action/n
 import type { InputName } from '../src/action/names.ts'
 import { InputError } from '../src/errors.ts'
 import { inputError } from './support/input-error.ts'
+import { parseBaseUrl } from '../src/action/base-url.ts'
+import { parseCreatedAt } from '../src/action/created-at.ts'
+import { INPUT_DEFAULTS } from '../src/action/names.ts'
 import {
-  INPUT_DEFAULTS,
-  parseBaseUrl,
   parseBoolean,
   parseCommand,
-  parseCreatedAt,
   parseEventIds,
   parseFailOnError,
   parseJson,
   parseLabels,
-  parseWholeNumber,
-  readSettings
-} from '../src/action/settings.ts'
+  parseWholeNumber
+} from '../src/action/parsers.ts'
+import { readSettings } from '../src/action/settings.ts'
 import type { ChangeFields, GetInput, Settings } from '../src/action/settings.ts'
 
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)
@@ -53,19 +53,9 @@ describe('readSettings', () => {
       dryRun: false,
       timeoutSeconds: 30,
       maxAttempts: 4,
-      jobSummary: true
-    })
-  })
-
-  it('keeps the defaults equal to the ones it documents', () => {
-    expect(INPUT_DEFAULTS).toEqual({
-      [Inputs.Command]: 'change',
-      [Inputs.GithubMetadata]: 'true',
-      [Inputs.FailOnError]: 'auto',
-      [Inputs.DryRun]: 'false',
-      [Inputs.TimeoutSeconds]: '30',
-      [Inputs.MaxAttempts]: '4',
-      [Inputs.JobSummary]: 'true'
+      jobSummary: true,
+      githubToken: '',
+      includeCommits: true
     })
   })
 
@@ -91,7 +81,10 @@ describe('readSettings', () => {
       [Inputs.MaxAttempts]: '2',
       [Inputs.JobSummary]: 'false',
       [Inputs.EventIds]: 'e1,e2',
-      [Inputs.ChangeId]: 'chg-9'
+      [Inputs.ChangeId]: 'chg-9',
+      [Inputs.GithubToken]: 'ghs_token123',
+      [Inputs.IncludeCommits]: 'false',
+      [Inputs.PreviousVersion]: 'v1.2.3'
     })
     expect(settings).toEqual({
       apiKey: API_KEY,
@@ -117,7 +110,10 @@ describe('readSettings', () => {
       maxAttempts: 2,
       jobSummary: false,
       eventIds: ['e1', 'e2'],
-      changeId: 'chg-9'
+      changeId: 'chg-9',
+      githubToken: 'ghs_token123',
+      includeCommits: false,
+      previousVersion: 'v1.2.3'
     })
   })
 
@@ -178,12 +174,15 @@ describe('readSettings', () => {
       expect(error.message).not.toContain(API_KEY.slice(0, 12))
     })
 
-    it('refuses a base-url with the URL-encoded key when parsed on its own', () => {
-      const key = 'k/e y+1'
+    it('refuses a base-url with the URL-encoded key', () => {
+      const key = 'k/e+y!1'
       const error = inputError(() =>
-        parseBaseUrl(`https://change-tracking.test/${encodeURIComponent(key)}/`, key)
+        read({
+          [Inputs.ApiKey]: key,
+          [Inputs.BaseUrl]: `https://change-tracking.test/${encodeURIComponent(key)}/`
+        })
       )
-      expect(error.message).toContain('contains the API key')
+      expect(error.message).toContain('contains the value of input "api-key"')
       expect(error.message).not.toContain(encodeURIComponent(key))
     })
 
@@ -460,7 +459,63 @@ describe('parseFailOnError', () => {
   })
 })
 
+describe('the lookup inputs', () => {
+  it.each(['a b', 'main..dev', 'v1~2', 'x'.repeat(256), 'tag\u0007'])(
+    'refuses previous-version %j, which is no SHA, tag or branch',
+    raw => {
+      expect(inputError(() => read({ [Inputs.PreviousVersion]: raw })).input).toBe(
+        Inputs.PreviousVersion
+      )
+    }
+  )
+
+  it('refuses a github-token with spaces without quoting it', () => {
+    const error = inputError(() => read({ [Inputs.GithubToken]: 'ghp_abc def' }))
+    expect(error.input).toBe(Inputs.GithubToken)
+    expect(error.message).not.toContain('ghp_abc')
+  })
+})
+
+describe('custom-metadata nesting', () => {
+  it('refuses JSON nested deeper than the bound, naming the input and the line', () => {
+    const deep = `{"a":\n${'['.repeat(20_000)}${']'.repeat(20_000)}}`
+    const error = inputError(() => read({ [Inputs.CustomMetadata]: deep }))
+    expect(error.input).toBe(Inputs.CustomMetadata)
+    expect(error.message).toMatch(/deeper than 512 levels \(at line 2, column 512\)/)
+  })
+
+  it('accepts JSON nested exactly to the bound', () => {
+    const deep = `${'['.repeat(512)}${']'.repeat(512)}`
+    expect(read({ [Inputs.CustomMetadata]: deep }).change.customMetadata).toBeDefined()
+  })
+})
+
 describe('parseBaseUrl', () => {
+  it.each([
+    ['http with credentials', 'http://alice:hunter2@host.example/', '"http://host.example"'],
+    [
+      'another scheme with credentials',
+      'ftp://alice:hunter2@host.example/x',
+      '"ftp://host.example"'
+    ],
+    [
+      'an unparsable URL with credentials',
+      'https://alice:hunter2@exa mple.com/',
+      '"https://exa mple.com"'
+    ],
+    [
+      'a query holding a token',
+      'https://host.example:8443/?token=s3cr3t#fragsecret',
+      '"https://host.example:8443"'
+    ],
+    ['credentials on https', 'https://alice:hunter2@host.example/', '"https://host.example"']
+  ])('names only the scheme, host and port of %s', (_, raw, shown) => {
+    const message = inputError(() => parseBaseUrl(raw)).message
+    expect(message).toContain(shown)
+    for (const secret of ['alice', 'hunter2', 's3cr3t', 'fragsecret'])
+      expect(message).not.toContain(secret)
+  })
+
   it.each([
     ['https://api.example.com', 'https://api.example.com/'],
     ['https://api.example.com/', 'https://api.example.com/'],

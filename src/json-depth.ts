@@ -12,11 +12,16 @@ const OPEN_BRACKET = 0x5b
 const CLOSE_BRACE = 0x7d
 const CLOSE_BRACKET = 0x5d
 
+/** Whether JSON text (a string or UTF-8 bytes) nests objects and arrays deeper than `max`. */
+export function exceedsJsonDepth(text: string | Uint8Array, max = MAX_JSON_DEPTH): boolean {
+  return jsonDepthExceededAt(text, max) !== -1
+}
+
 /**
- * Whether JSON text (a string or UTF-8 bytes) nests objects and arrays deeper than `max`.
+ * Where JSON text first nests deeper than `max` (an index into the string or bytes), or -1.
  * A linear scan that skips strings; it does not validate, so run it before the parser.
  */
-export function exceedsJsonDepth(text: string | Uint8Array, max = MAX_JSON_DEPTH): boolean {
+export function jsonDepthExceededAt(text: string | Uint8Array, max = MAX_JSON_DEPTH): number {
   const isString = typeof text === 'string'
   const length = text.length
   let depth = 0
@@ -29,10 +34,10 @@ export function exceedsJsonDepth(text: string | Uint8Array, max = MAX_JSON_DEPTH
     } else if (code === QUOTE) {
       inString = true
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      if (++depth > max) return true
+      if (++depth > max) return i
     } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
       depth--
     }
   }
-  return false
+  return -1
 }

@@ -1,18 +1,19 @@
 /**
  * One run of the action: read the inputs, run the command against the service, report.
  */
+import { ACTION_NAME, ACTION_VERSION, Inputs, type Command } from './action/names.ts'
+import { githubRunner, type Runner } from './action/runner.ts'
+import { parseBoolean, parseFailOnError } from './action/parsers.ts'
+import { readSettings } from './action/settings.ts'
 import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandHandler } from './commands/command.ts'
 import { getChange, hello } from './commands/read.ts'
-import { ACTION_NAME, ACTION_VERSION, Inputs, type Command, type FailOnError } from './action/names.ts'
 import type { Env } from './context.ts'
 import { errorMessage } from './errors.ts'
-import { REDACTED, Redactor } from './redact.ts'
+import { Redactor } from './redact.ts'
 import { Report } from './report.ts'
-import { githubRunner, type Runner } from './action/runner.ts'
-import { ServiceClient, type DryRunPrinter } from './service/client.ts'
-import { API_KEY_HEADER, Transport, type ServiceRequest } from './service/transport.ts'
-import { parseBoolean, parseFailOnError, readSettings } from './action/settings.ts'
+import { ServiceClient } from './service/client.ts'
+import { Transport } from './service/transport.ts'
 
 const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   change: recordChange,
@@ -25,47 +26,41 @@ const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   hello
 }
 
-/** A dry run prints at most this much of a request body. */
-const DRY_RUN_BODY_CHARS = 4000
+/** What a cancelled run says was in flight, per client method. */
+const CALLS_IN_FLIGHT: Partial<Record<keyof ServiceClient, string>> = {
+  createChange: 'A change (POST /v2/change)',
+  sendHeartbeat: 'A heartbeat (POST /v1/heartbeat)',
+  sendEvents: 'A batch of events (POST /v2/stream)'
+}
+/** After SIGTERM or SIGINT the process exits within this, whatever reporting still does. */
+const CANCEL_EXIT_MS = 800
+const SIGNAL_EXIT_CODES = { SIGTERM: 143, SIGINT: 130 } as const
 
 export async function run(runner: Runner = githubRunner, env: Env = process.env): Promise<void> {
-  // Mask the key before anything else can print it.
+  // Mask the secrets before anything else can print them.
   const redactor = new Redactor()
-  const apiKey = runner.getInput(Inputs.ApiKey)
-  if (apiKey) {
-    runner.setSecret(apiKey)
-    redactor.add(apiKey)
+  for (const name of [Inputs.ApiKey, Inputs.GithubToken]) {
+    const secret = runner.getInput(name)
+    if (secret) {
+      runner.setSecret(secret)
+      redactor.add(secret)
+    }
   }
   const report = new Report(runner, redactor)
-  const outcome = await execute(runner, env, redactor, report)
-  try {
-    await report.finish(outcome)
-  } catch (error) {
-    // Reporting itself failed (an output file that cannot be written, say): still say why.
-    runner.setFailed(
-      redactor.redact(`The action could not report its result: ${errorMessage(error)}`)
-    )
-  }
-}
-
-/** Reads the settings and runs the command; any error is returned for the failure policy. */
-async function execute(
-  runner: Runner,
-  env: Env,
-  redactor: Redactor,
-  report: Report
-): Promise<{ error?: unknown; policy: FailOnError; jobSummary: boolean }> {
   // Until every input is read, these two are taken as given, or as their defaults if invalid.
   let policy = bestEffort(() => parseFailOnError(runner.getInput(Inputs.FailOnError)), 'auto')
   let jobSummary = bestEffort(
     () => parseBoolean(Inputs.JobSummary, runner.getInput(Inputs.JobSummary) || 'true'),
     true
   )
+  const inFlight = new Set<string>()
+  const stopWatching = watchForCancellation(report, inFlight, () => jobSummary)
+
+  let error: unknown
   try {
     const settings = readSettings(name => runner.getInput(name))
     policy = settings.failOnError
     jobSummary = settings.jobSummary
-
     const transport = new Transport({
       baseUrl: settings.baseUrl,
       apiKey: settings.apiKey,
@@ -75,19 +70,26 @@ async function execute(
       redactor,
       log: message => report.info(message)
     })
-    const printer = settings.dryRun ? dryRunPrinter(report) : undefined
-    const client = new ServiceClient(transport, redactor, printer)
-    const printRequest = (request: ServiceRequest): void =>
-      dryRunPrinter(report)(request, transport.url(request))
+    const client = tracked(new ServiceClient(transport, redactor), inFlight)
+    const printRequest: Parameters<CommandHandler>[0]['printRequest'] = request =>
+      report.printRequest(request, transport.url(request))
     try {
       await COMMAND_HANDLERS[settings.command]({ settings, client, report, env, printRequest })
     } finally {
       transport.close()
     }
     if (settings.dryRun) report.info('Dry run: nothing was sent.')
-    return { policy, jobSummary }
-  } catch (error) {
-    return { error, policy, jobSummary }
+  } catch (caught) {
+    error = caught
+  }
+  stopWatching()
+  try {
+    await report.finish({ error, policy, jobSummary })
+  } catch (reportError) {
+    // Reporting itself failed (an output file that cannot be written, say): still say why.
+    runner.setFailed(
+      report.safe(`The action could not report its result: ${errorMessage(reportError)}`)
+    )
   }
 }
 
@@ -99,19 +101,43 @@ function bestEffort<T>(read: () => T, fallback: T): T {
   }
 }
 
-function dryRunPrinter(report: Report): DryRunPrinter {
-  return (request, url) => {
-    const lines = [`[dry-run] ${request.method} ${url.href}`, `  ${API_KEY_HEADER}: ${REDACTED}`]
-    if (request.contentType) lines.push(`  Content-Type: ${request.contentType}`)
-    if (request.body !== undefined) {
-      const body =
-        typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString()
-      const shown =
-        body.length > DRY_RUN_BODY_CHARS
-          ? `${body.slice(0, DRY_RUN_BODY_CHARS)}… (${Buffer.byteLength(body)} bytes in all)`
-          : body
-      lines.push(`  ${shown.trimEnd().replace(/\n/g, '\n  ')}`)
+/** The client, noting which of its calls are under way, for a cancelled run to report. */
+function tracked(client: ServiceClient, inFlight: Set<string>): ServiceClient {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver)
+      const label = CALLS_IN_FLIGHT[property as keyof ServiceClient]
+      if (typeof value !== 'function' || label === undefined) return value
+      return async (...args: unknown[]) => {
+        inFlight.add(label)
+        try {
+          return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)
+        } finally {
+          inFlight.delete(label)
+        }
+      }
     }
-    report.info(lines.join('\n'))
+  })
+}
+
+/**
+ * On SIGTERM or SIGINT (a cancelled job), report the cancellation and exit promptly instead of
+ * dying silently mid-request. Returns a function that stops watching.
+ */
+function watchForCancellation(
+  report: Report,
+  inFlight: ReadonlySet<string>,
+  jobSummary: () => boolean
+): () => void {
+  const onSignal = (signal: keyof typeof SIGNAL_EXIT_CODES): void => {
+    const code = SIGNAL_EXIT_CODES[signal]
+    setTimeout(() => process.exit(code), CANCEL_EXIT_MS).unref()
+    const what = inFlight.size > 0 ? [...inFlight].join(' and ') : undefined
+    report.cancel(signal, what, jobSummary()).finally(() => process.exit(code))
+  }
+  const signals = Object.keys(SIGNAL_EXIT_CODES) as Array<keyof typeof SIGNAL_EXIT_CODES>
+  for (const signal of signals) process.once(signal, onSignal)
+  return () => {
+    for (const signal of signals) process.removeListener(signal, onSignal)
   }
 }

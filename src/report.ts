@@ -1,14 +1,26 @@
 /**
- * Everything the action tells the user: outputs, log lines, annotations, the job summary, and the
- * failure policy. Every word passes through the redactor first.
+ * Everything the action tells the user: outputs, log lines, annotations, the job summary, the
+ * dry-run printout and the failure policy.
+ *
+ * This is the one way out for text. Whatever came from outside (the service's answers and
+ * errors, the event payload, the inputs, GitHub's API) reaches the runner only through here:
+ * first every secret is redacted, then the text is made inert (no line break or control
+ * character can start a workflow command or move the terminal), and only then escaped for
+ * markdown and cut.
  */
 import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
+import type { Runner } from './action/runner.ts'
 import { errorMessage, failureKind, type FailureKind } from './errors.ts'
 import type { Redactor } from './redact.ts'
-import type { Runner } from './action/runner.ts'
+import type { ServiceRequest } from './service/transport.ts'
+import { collapseWhitespace, inert, truncateText } from './text.ts'
 
 /** Cells longer than this are cut in the job summary (the service still gets the whole value). */
 const MAX_SUMMARY_CELL_CHARS = 500
+/** A dry run prints at most this much of a request body. */
+const DRY_RUN_BODY_CHARS = 4000
+/** The header that carries the API key, as a dry run shows it (the key itself is never shown). */
+const DRY_RUN_KEY_LINE = 'X-Service-ApiKey: ***'
 
 /**
  * Whether an error fails the step. Under `auto`, what the user must fix fails; a service outage
@@ -20,62 +32,100 @@ export function shouldFail(kind: FailureKind, policy: FailOnError): boolean {
   return kind !== 'outage'
 }
 
-export type SummaryRow = readonly [label: string, value: string | number | undefined]
+/** A summary cell: text, a number, or a link (shown only when its URL is http(s)). */
+export type Cell = string | number | { text: string; url?: string } | undefined
+export type SummaryRow = readonly [label: string, value: Cell]
 
 export class Report {
   private readonly runner: Runner
   private readonly redactor: Redactor
   private readonly sections: string[] = []
+  private title = 'Change tracking'
 
   constructor(runner: Runner, redactor: Redactor) {
     this.runner = runner
     this.redactor = redactor
   }
 
+  /** Secrets out, then one inert line: the form every outside text takes on its way out. */
+  safe(text: string): string {
+    return inert(this.redactor.redact(text))
+  }
+
   output(name: OutputName, value: string): void {
-    this.runner.setOutput(name, this.redactor.redact(value))
+    this.runner.setOutput(name, this.safe(value))
   }
 
   /** An output written line by line; see Runner.setOutputLines. */
   outputLines(name: OutputName, lines: Iterable<string>): void {
-    const redactor = this.redactor
+    const safe = (text: string): string => this.safe(text)
     this.runner.setOutputLines(
       name,
       (function* () {
-        for (const line of lines) yield redactor.redact(line)
+        for (const line of lines) yield safe(line)
       })()
     )
   }
 
   info(message: string): void {
-    this.runner.info(this.redactor.redact(message))
-  }
-
-  debug(message: string): void {
-    this.runner.debug(this.redactor.redact(message))
+    this.runner.info(logLine(this.safe(message)))
   }
 
   notice(message: string): void {
-    this.runner.notice(this.redactor.redact(message))
+    this.runner.notice(this.safe(message))
   }
 
   warning(message: string): void {
-    this.runner.warning(this.redactor.redact(message))
+    this.runner.warning(this.safe(message))
+  }
+
+  /** The summary's heading: what happened, e.g. "Change recorded". */
+  setTitle(title: string): void {
+    this.title = title
   }
 
   /** A titled two-column table in the job summary; rows without a value are left out. */
   table(title: string, rows: readonly SummaryRow[]): void {
-    const lines = [`### ${escapeCell(title)}`, '', '| | |', '| --- | --- |']
-    for (const [label, value] of rows) {
-      if (value === undefined || value === '') continue
-      lines.push(`| ${escapeCell(label)} | ${escapeCell(String(value))} |`)
-    }
-    this.sections.push(lines.join('\n'))
+    const shown = rows.filter(([, value]) => value !== undefined && value !== '')
+    if (shown.length === 0) return
+    this.list(
+      title,
+      ['Field', 'Value'],
+      shown.map(([label, value]) => [label, value])
+    )
   }
 
-  /** A paragraph in the job summary (plain text; escaped). */
-  paragraph(text: string): void {
-    this.sections.push(escapeCell(text))
+  /** A titled table with a header row, e.g. the commits a change ships. */
+  list(title: string, headers: readonly string[], rows: ReadonlyArray<readonly Cell[]>): void {
+    const line = (cells: readonly Cell[]): string =>
+      `| ${cells.map(cell => this.cell(cell)).join(' | ')} |`
+    this.sections.push(
+      [
+        `### ${this.cell(title)}`,
+        '',
+        line(headers),
+        `|${headers.map(() => ' --- |').join('')}`,
+        ...rows.map(line)
+      ].join('\n')
+    )
+  }
+
+  /** A line of text in the job summary. */
+  note(text: string): void {
+    this.sections.push(this.cell(text))
+  }
+
+  /** Dry run: the request, as it would be sent, with the key masked. */
+  printRequest(request: ServiceRequest, url: URL): void {
+    this.info(`[dry-run] ${request.method} ${url.href}`)
+    this.info(`  ${DRY_RUN_KEY_LINE}`)
+    if (request.contentType) this.info(`  Content-Type: ${request.contentType}`)
+    if (request.body === undefined) return
+    const body =
+      typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString()
+    const shown = body.length > DRY_RUN_BODY_CHARS ? body.slice(0, DRY_RUN_BODY_CHARS) : body
+    for (const line of shown.trimEnd().split('\n')) this.info(`  ${line}`)
+    if (shown !== body) this.info(`  … (${Buffer.byteLength(body)} bytes in all)`)
   }
 
   /**
@@ -90,43 +140,84 @@ export class Report {
   }): Promise<void> {
     const { error, policy, jobSummary } = options
     if (error !== undefined) {
-      const message = this.redactor.redact(errorMessage(error))
+      const message = this.safe(errorMessage(error))
       this.runner.setOutput(Outputs.Error, message)
-      const kind = failureKind(error)
-      if (shouldFail(kind, policy)) {
+      if (shouldFail(failureKind(error), policy)) {
         this.runner.setFailed(message)
-        this.sections.push(`**Failed:** ${escapeCell(message)}`)
+        this.title = 'Failed'
+        this.sections.unshift(`**Failed:** ${this.cell(message)}`)
       } else {
         const why =
           policy === 'false' ? 'fail-on-error is false' : 'a service outage does not fail the step'
         this.runner.warning(`${message} (Not failing the step: ${why}.)`)
-        this.sections.push(`**Warning:** ${escapeCell(message)} (not failing the step: ${why})`)
+        this.title = `${this.title} (with a warning)`
+        this.sections.unshift(`**Warning:** ${this.cell(message)} (not failing the step: ${why})`)
       }
     }
-    if (!jobSummary || this.sections.length === 0) return
-    const markdown = `## Change tracking\n\n${this.sections.join('\n\n')}\n`
+    if (jobSummary) await this.writeSummary()
+  }
+
+  /**
+   * The run was cancelled (SIGTERM or SIGINT): says so in the `error` output, a warning and the
+   * summary, including whether something may already have been recorded.
+   */
+  async cancel(signal: string, inFlight: string | undefined, jobSummary: boolean): Promise<void> {
+    const maybe = inFlight
+      ? `${inFlight} was in flight, so it may already have been recorded.`
+      : 'No request was in flight.'
+    const message = `The run was cancelled (${signal}) before it finished. ${maybe}`
+    this.runner.setOutput(Outputs.Error, this.safe(message))
+    this.runner.warning(this.safe(message))
+    this.title = 'Cancelled'
+    this.sections.unshift(`**Cancelled:** ${this.cell(message)}`)
+    if (jobSummary) await this.writeSummary()
+  }
+
+  private async writeSummary(): Promise<void> {
+    if (this.sections.length === 0) return
+    const markdown = `## ${this.cell(this.title)}\n\n${this.sections.join('\n\n')}\n`
+    this.sections.length = 0
     try {
       await this.runner.appendSummary(this.redactor.redact(markdown))
     } catch (summaryError) {
       this.runner.warning(
-        this.redactor.redact(`Could not write the job summary: ${errorMessage(summaryError)}`)
+        this.safe(`Could not write the job summary: ${errorMessage(summaryError)}`)
       )
     }
   }
+
+  /** A summary cell: redacted first, then one inert line, cut, and escaped for markdown. */
+  private cell(value: Cell): string {
+    if (value === undefined) return ''
+    if (typeof value === 'object') {
+      const text = escapeCell(this.redactor.redact(value.text))
+      const url = value.url === undefined ? undefined : safeUrl(this.redactor.redact(value.url))
+      return url ? `[${text}](${url})` : text
+    }
+    return escapeCell(this.redactor.redact(String(value)))
+  }
 }
 
-/** Makes text safe inside a markdown table cell: one line, no markup, no table breaks. */
+/** A log line never begins like a workflow command, whatever text it starts with. */
+function logLine(text: string): string {
+  return /^\s*::/.test(text) ? text.replace('::', '\\u003a:') : text
+}
+
+/** Makes (already redacted) text safe inside a markdown table cell: one line, no markup. */
 export function escapeCell(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim()
-  const chars = Array.from(oneLine) // code points, so an emoji is never cut in half
-  const cut =
-    chars.length > MAX_SUMMARY_CELL_CHARS
-      ? `${chars.slice(0, MAX_SUMMARY_CELL_CHARS).join('')}…`
-      : oneLine
-  return cut
-    .replace(/([\\`*_[\]#])/g, '\\$1')
+  return truncateText(inert(collapseWhitespace(text)), MAX_SUMMARY_CELL_CHARS)
+    .replace(/([\\`*_[\]#~!()])/g, '\\$1')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/\|/g, '&#124;')
+}
+
+/** An http(s) URL for a markdown link, with the characters that could end the link encoded. */
+function safeUrl(url: string): string | undefined {
+  if (!/^https?:\/\/[^\s]+$/i.test(url)) return undefined
+  return inert(url).replace(
+    /[()<>"'|\\[\]` ]/g,
+    character => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
+  )
 }

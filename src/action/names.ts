@@ -23,7 +23,11 @@ export const Inputs = {
   Events: 'events',
   EventsFile: 'events-file',
   EventIds: 'event-ids',
-  ChangeId: 'change-id'
+  ChangeId: 'change-id',
+  GithubToken: 'github-token',
+  IncludeCommits: 'include-commits',
+  PreviousVersion: 'previous-version',
+  Services: 'services'
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 
@@ -34,9 +38,31 @@ export const Outputs = {
   Error: 'error',
   EventIds: 'event-ids',
   EventResults: 'event-results',
-  Change: 'change'
+  Change: 'change',
+  PreviousVersion: 'previous-version',
+  CommitCount: 'commit-count',
+  CompareUrl: 'compare-url',
+  Rollback: 'rollback',
+  ChangeIds: 'change-ids',
+  SkippedServices: 'skipped-services'
 } as const
 export type OutputName = (typeof Outputs)[keyof typeof Outputs]
+
+/**
+ * The defaults of the inputs that have one, as action.yml declares them (github-token's default
+ * is an expression the runner evaluates, so it has none here). action.yml applies them in real
+ * runs; readSettings applies them too, so that direct callers get the same behaviour.
+ */
+export const INPUT_DEFAULTS = {
+  [Inputs.Command]: 'change',
+  [Inputs.GithubMetadata]: 'true',
+  [Inputs.FailOnError]: 'auto',
+  [Inputs.DryRun]: 'false',
+  [Inputs.TimeoutSeconds]: '30',
+  [Inputs.MaxAttempts]: '4',
+  [Inputs.JobSummary]: 'true',
+  [Inputs.IncludeCommits]: 'true'
+} as const satisfies Partial<Record<InputName, string>>
 
 export const COMMANDS = [
   'change',

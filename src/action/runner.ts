@@ -1,18 +1,13 @@
 /**
- * The runner's protocol: inputs, outputs, masking, log commands and the job summary.
+ * The runner's protocol, through @actions/core's public API: inputs, outputs, masking, log
+ * lines, annotations and the job summary. `Runner` is the seam the tests replace.
  *
- * These are @actions/core's own modules. We import them directly rather than through the
- * package's entry point because that entry point also loads its OIDC client, and with it undici:
- * ~450 KB of bundle and ~35 ms of cold start on every run, for a feature this action never uses.
- * The job summary is appended to its file directly, as core's summary.write() does in the end.
+ * Nothing here makes text safe: the report does that before it calls a runner.
  */
 import { randomUUID } from 'node:crypto'
 import { appendFileSync } from 'node:fs'
-import { issueCommand } from '../../node_modules/@actions/core/lib/command.js'
-import {
-  issueFileCommand,
-  prepareKeyValueMessage
-} from '../../node_modules/@actions/core/lib/file-command.js'
+import { EOL } from 'node:os'
+import * as core from '@actions/core'
 
 /** Everything the action says to the runner goes through one of these. */
 export interface Runner {
@@ -26,7 +21,6 @@ export interface Runner {
    * a large value (100,000 event ids) is never built whole in memory.
    */
   setOutputLines(name: string, lines: Iterable<string>): void
-  debug(message: string): void
   info(message: string): void
   notice(message: string): void
   warning(message: string): void
@@ -37,38 +31,31 @@ export interface Runner {
 }
 
 export const githubRunner: Runner = {
-  getInput: name => (process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim(),
-  setSecret: secret => issueCommand('add-mask', {}, secret),
-  setOutput: (name, value) => {
-    if (process.env['GITHUB_OUTPUT']) {
-      issueFileCommand('OUTPUT', prepareKeyValueMessage(name, value))
-    } else {
-      process.stdout.write('\n')
-      issueCommand('set-output', { name }, value)
-    }
-  },
+  getInput: name => core.getInput(name),
+  setSecret: secret => core.setSecret(secret),
+  setOutput: (name, value) => core.setOutput(name, value),
   setOutputLines: (name, lines) => {
-    if (!process.env['GITHUB_OUTPUT']) return githubRunner.setOutput(name, [...lines].join('\n'))
-    // The runner's heredoc form, as prepareKeyValueMessage writes it, one line at a time.
+    const file = process.env['GITHUB_OUTPUT']
+    // Without the runner's output file (an older runner, or a local runner standing in for
+    // core), the value is built whole and handed to core.
+    if (!file) return core.setOutput(name, [...lines].join('\n'))
+    // The runner's documented multi-line form (name<<DELIMITER … DELIMITER), which core's own
+    // setOutput writes too, but a line at a time: core takes the value as one string.
     const delimiter = `ghadelimiter_${randomUUID()}`
-    issueFileCommand('OUTPUT', `${name}<<${delimiter}`)
+    appendFileSync(file, `${name}<<${delimiter}${EOL}`)
     for (const line of lines) {
       if (line.includes(delimiter)) throw new Error(`The ${name} output contains its delimiter.`)
-      issueFileCommand('OUTPUT', line)
+      appendFileSync(file, `${line}${EOL}`)
     }
-    issueFileCommand('OUTPUT', delimiter)
+    appendFileSync(file, `${delimiter}${EOL}`)
   },
-  debug: message => issueCommand('debug', {}, message),
-  info: message => process.stdout.write(`${message}\n`),
-  notice: message => issueCommand('notice', {}, message),
-  warning: message => issueCommand('warning', {}, message),
-  setFailed: message => {
-    process.exitCode = 1
-    issueCommand('error', {}, message)
-  },
+  info: message => core.info(message),
+  notice: message => core.notice(message),
+  warning: message => core.warning(message),
+  setFailed: message => core.setFailed(message),
   appendSummary: async markdown => {
-    // What core's summary.write() does in the end, without its module (which loads fs/promises).
-    const path = process.env['GITHUB_STEP_SUMMARY']
-    if (path) appendFileSync(path, `${markdown}\n`)
+    // Without a summary file core.summary.write() throws; a run without one has no summary.
+    if (!process.env['GITHUB_STEP_SUMMARY']) return
+    await core.summary.addRaw(markdown, true).write()
   }
 }

@@ -1,0 +1,227 @@
+/**
+ * One parser per kind of input. Each returns the typed value, or throws an InputError whose
+ * message names the input and the accepted forms; offending values are quoted short and escaped,
+ * and secrets are never quoted.
+ */
+import { InputError } from '../errors.ts'
+import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json-depth.ts'
+import {
+  describeCharacter,
+  describeJsonValue,
+  quote,
+  rejectControlCharacters
+} from './input-checks.ts'
+import { COMMANDS, FAIL_ON_ERROR_MODES, Inputs, type Command, type FailOnError } from './names.ts'
+
+/** `true` or `false`, in any letter case (a superset of YAML 1.2 core schema: True, TRUE). */
+export function parseBoolean(name: string, raw: string): boolean {
+  const value = raw.trim().toLowerCase()
+  if (value === 'true') return true
+  if (value === 'false') return false
+  throw new InputError(name, `Input "${name}" must be true or false; got ${quote(raw)}.`)
+}
+
+/** A whole number in decimal digits, within [min, max]. */
+export function parseWholeNumber(name: string, raw: string, min: number, max: number): number {
+  const value = raw.trim()
+  const number = /^[0-9]+$/.test(value) ? Number(value) : NaN
+  if (number >= min && number <= max) return number
+  throw new InputError(
+    name,
+    `Input "${name}" must be a whole number from ${min} to ${max}; got ${quote(raw)}.`
+  )
+}
+
+/** One of COMMANDS, exactly. */
+export function parseCommand(raw: string): Command {
+  const value = raw.trim()
+  const command = COMMANDS.find(known => known === value)
+  if (command) return command
+  throw new InputError(
+    Inputs.Command,
+    `Input "${Inputs.Command}" must be one of ${COMMANDS.join(', ')}; got ${quote(raw)}.`
+  )
+}
+
+/** `auto`, `true` or `false`, in any letter case. */
+export function parseFailOnError(raw: string): FailOnError {
+  const value = raw.trim().toLowerCase()
+  const mode = FAIL_ON_ERROR_MODES.find(known => known === value)
+  if (mode) return mode
+  throw new InputError(
+    Inputs.FailOnError,
+    `Input "${Inputs.FailOnError}" must be auto, true or false; got ${quote(raw)}.`
+  )
+}
+
+/** The items, trimmed, without empties or duplicates, in first-seen order; undefined when none. */
+function uniqueItems(items: readonly string[]): string[] | undefined {
+  const unique = [...new Set(items.map(item => item.trim()).filter(item => item !== ''))]
+  return unique.length > 0 ? unique : undefined
+}
+
+/** Labels separated by commas or line breaks; undefined when none remain. */
+export function parseLabels(raw: string): string[] | undefined {
+  const labels = uniqueItems(raw.split(/\r\n|[\r\n,]/))
+  for (const label of labels ?? []) {
+    rejectControlCharacters(Inputs.Labels, label)
+  }
+  return labels
+}
+
+/** Any JSON value; undefined when empty. */
+export function parseJson(name: string, raw: string): unknown {
+  if (raw.trim() === '') return undefined
+  const tooDeep = jsonDepthExceededAt(raw, MAX_JSON_DEPTH)
+  if (tooDeep !== -1) {
+    throw new InputError(
+      name,
+      `Input "${name}" nests JSON deeper than ${MAX_JSON_DEPTH} levels (at ${lineAndColumn(raw, tooDeep)}); flatten it.`
+    )
+  }
+  try {
+    return JSON.parse(raw)
+  } catch (error) {
+    throw new InputError(
+      name,
+      `Input "${name}" must be valid JSON, such as {"ticket": "OPS-42"}: ${describeJsonError(raw, error)}; got ${quote(raw)}.`
+    )
+  }
+}
+
+/**
+ * What is wrong with the JSON and where, from the parser's message. The parser's own wording is
+ * used only where it carries no input text (some of its messages quote the input).
+ */
+function describeJsonError(raw: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : ''
+  const located = /^([^"(]+?)(?: in JSON)? at position (\d+)/.exec(message)
+  if (located) {
+    const where = lineAndColumn(raw, Number(located[2]))
+    return `${located[1].charAt(0).toLowerCase()}${located[1].slice(1)} at ${where}`
+  }
+  if (message.startsWith('Unexpected end of JSON input')) return 'it ends early'
+  const token = /^Unexpected token '([\s\S])'/u.exec(message)
+  if (token) return `unexpected character ${quote(token[1])}`
+  return 'it cannot be parsed'
+}
+
+/**
+ * Event ids: a JSON array of strings when the value starts with "["; otherwise one per line when
+ * there is a line break (so ids may contain commas), else separated by commas. Trimmed, without
+ * empties or duplicates, in order; undefined when none remain.
+ */
+export function parseEventIds(raw: string): string[] | undefined {
+  const name = Inputs.EventIds
+  const value = raw.trim()
+  let items: string[]
+  if (value.startsWith('[')) {
+    const accepted = `Input "${name}" starts with "[", so it must be a JSON array of non-empty strings, such as ["id-1", "id-2"]`
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(value)
+    } catch (error) {
+      throw new InputError(
+        name,
+        `${accepted}: ${describeJsonError(value, error)}; got ${quote(raw)}.`
+      )
+    }
+    if (!Array.isArray(parsed)) {
+      throw new InputError(name, `${accepted}; got ${quote(raw)}.`)
+    }
+    const bad = parsed.findIndex(item => typeof item !== 'string' || item.trim() === '')
+    if (bad !== -1) {
+      throw new InputError(
+        name,
+        `${accepted}; element ${bad + 1} is ${describeJsonValue(parsed[bad])}.`
+      )
+    }
+    items = parsed as string[]
+  } else {
+    items = value.split(/[\r\n]/.test(value) ? /\r\n|[\r\n]/ : ',')
+  }
+  const ids = uniqueItems(items)
+  for (const id of ids ?? []) checkId(name, id)
+  return ids
+}
+
+/** Ids end up in URL paths and queries: no control characters, and not "." or "..". */
+function checkId(name: string, id: string): void {
+  rejectControlCharacters(name, id)
+  if (id === '.' || id === '..') {
+    throw new InputError(name, `Input "${name}" must be an id, not ${quote(id)}.`)
+  }
+}
+
+/** Free text: undefined when blank; otherwise kept exactly as given. */
+export function parseText(name: string, raw: string, multiline: boolean): string | undefined {
+  if (raw.trim() === '') return undefined
+  rejectControlCharacters(name, raw, multiline)
+  return raw
+}
+
+export function parseId(name: string, raw: string): string | undefined {
+  const id = raw.trim()
+  if (id === '') return undefined
+  checkId(name, id)
+  return id
+}
+
+/** The key travels in an HTTP header, so only visible ASCII can be sent. Never quoted. */
+export function parseApiKey(raw: string): string {
+  const name = Inputs.ApiKey
+  const key = raw.trim()
+  if (key === '') {
+    throw new InputError(
+      name,
+      `Input "${name}" is required: pass the service's API key from a secret, for example \${{ secrets.CHANGE_TRACKING_API_KEY }}.`
+    )
+  }
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    throw new InputError(
+      name,
+      `Input "${name}" may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; check that the whole key, and only the key, was copied.`
+    )
+  }
+  return key
+}
+
+/**
+ * Reads, validates and types every input. Pure: `getInput` is the only source, and `now`
+ * (milliseconds since the epoch, default Date.now()) bounds created-at.
+ * Throws InputError naming the first bad input.
+
+/** "line 3, column 7" of a 0-based index into the text. */
+function lineAndColumn(text: string, index: number): string {
+  const before = text.slice(0, index).split('\n')
+  return `line ${before.length}, column ${before[before.length - 1].length + 1}`
+}
+
+/** A token sent in an HTTP header (github-token): visible ASCII only. Never quoted. */
+export function parseToken(name: string, raw: string): string {
+  const token = raw.trim()
+  if (token !== '' && !/^[\x21-\x7e]+$/.test(token)) {
+    throw new InputError(
+      name,
+      `Input "${name}" may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; pass \${{ github.token }} or a token from a secret.`
+    )
+  }
+  return token
+}
+
+/** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
+const MAX_REF_CHARS = 255
+
+/** A commit SHA, tag or branch (previous-version): undefined when empty. */
+export function parseRef(name: string, raw: string): string | undefined {
+  const ref = raw.trim()
+  if (ref === '') return undefined
+  if (ref.length > MAX_REF_CHARS || !/^[^\s~^:?*[\\]+$/u.test(ref) || ref.includes('..')) {
+    throw new InputError(
+      name,
+      `Input "${name}" must be a commit SHA, tag or branch name (no spaces, "..", ~ ^ : ? * [ or \\, at most ${MAX_REF_CHARS} characters); got ${quote(raw)}.`
+    )
+  }
+  rejectControlCharacters(name, ref)
+  return ref
+}
