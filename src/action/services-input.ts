@@ -1,0 +1,175 @@
+/**
+ * The `services` input: one service per line, `NAME` or `NAME: PATTERN PATTERN …`.
+ *
+ * Blank lines and lines starting with "#" are ignored; lines may end in LF, CRLF or CR. Every
+ * malformed line is an InputError naming the input and the line number, with the offending value
+ * quoted short and escaped. Every pattern is validated here, before anything is sent.
+ */
+import picomatch from 'picomatch'
+import { GLOB_OPTIONS } from '../affected-services.ts'
+import type { ServiceSpec } from '../affected-services.ts'
+import { InputError } from '../errors.ts'
+import { hasUnsafeCharacter, inert, truncateText } from '../text.ts'
+
+export type { ServiceSpec } from '../affected-services.ts'
+
+// TODO(integrator): replace with Inputs.Services once names.ts has `Services: 'services'`.
+const SERVICES_INPUT = 'services'
+
+/** A monorepo's deploy step rarely names more; the bound keeps one run's changes and summary sane. */
+export const MAX_SERVICES = 100
+/** Longer names are almost surely a pasted mistake, and they crowd every summary line. */
+export const MAX_SERVICE_NAME_CHARS = 100
+/** One line holds one service; a longer one is a paste gone wrong, not a pattern list. */
+export const MAX_SERVICES_LINE_CHARS = 2000
+/** Bounds the matchers compiled per service (each pattern is a regular expression). */
+export const MAX_PATTERNS_PER_SERVICE = 50
+
+/** An offending value is quoted only this far, so that a long line never floods a log. */
+const QUOTED_MAX_CHARS = 40
+
+const SERVICE_NAME = /^[A-Za-z0-9._/@-]+$/
+const NAME_RULE = `letters, digits and . _ - / @ (at most ${MAX_SERVICE_NAME_CHARS} characters)`
+const FORMS = `Each line is NAME or NAME: PATTERN PATTERN … (NAME is ${NAME_RULE}; patterns are globs relative to the repository root, separated by spaces, "!" to exclude).`
+
+/** The services to record, in the order given; undefined when the input lists none. */
+export function parseServices(raw: string): ServiceSpec[] | undefined {
+  const specs: ServiceSpec[] = []
+  const lineOfName = new Map<string, number>()
+  const lines = raw.split(/\r\n|\r|\n/)
+  lines.forEach((text, index) => {
+    const line = index + 1
+    // Tabs are spacing, as in any YAML block; every other control character is refused below.
+    const content = text.replace(/\t/g, ' ').trim()
+    if (content === '' || content.startsWith('#')) return
+    if (specs.length === MAX_SERVICES) {
+      fail(line, `lists more than ${MAX_SERVICES} services; split them over several steps.`)
+    }
+    const spec = parseLine(content, line)
+    const first = lineOfName.get(spec.name)
+    if (first !== undefined) {
+      fail(
+        line,
+        `names the service ${quote(spec.name)} again (first on line ${first}); give each service once, with all its patterns on one line.`
+      )
+    }
+    lineOfName.set(spec.name, line)
+    specs.push(spec)
+  })
+  return specs.length === 0 ? undefined : specs
+}
+
+function parseLine(content: string, line: number): ServiceSpec {
+  if (content.length > MAX_SERVICES_LINE_CHARS) {
+    fail(
+      line,
+      `is ${content.length} characters long; at most ${MAX_SERVICES_LINE_CHARS} are accepted.`
+    )
+  }
+  if (hasUnsafeCharacter(content)) {
+    fail(line, `contains a control, line-separator or bidirectional character: ${quote(content)}.`)
+  }
+  const colon = content.indexOf(':')
+  const name = (colon === -1 ? content : content.slice(0, colon)).trim()
+  const patterns =
+    colon === -1
+      ? []
+      : content
+          .slice(colon + 1)
+          .trim()
+          .split(/\s+/)
+          .filter(Boolean)
+  checkName(name, colon === -1, line)
+  if (colon !== -1 && patterns.length === 0) {
+    fail(
+      line,
+      `has nothing after "${name}:". Write ${name} alone to record it on every deploy, or list its patterns after the colon, as ${name}: services/${name}/**.`
+    )
+  }
+  if (patterns.length > MAX_PATTERNS_PER_SERVICE) {
+    fail(
+      line,
+      `gives ${patterns.length} patterns for ${quote(name)}; at most ${MAX_PATTERNS_PER_SERVICE} are accepted. Use ** and {a,b} to say more with fewer.`
+    )
+  }
+  for (const pattern of patterns) checkPattern(pattern, line)
+  if (patterns.length > 0 && patterns.every(pattern => pattern.startsWith('!'))) {
+    fail(
+      line,
+      `gives only "!" patterns for ${quote(name)}, which exclude but never include a file. Add what to include first, as ${name}: ** ${patterns[0]}.`
+    )
+  }
+  return { name, patterns, line }
+}
+
+function checkName(name: string, withoutColon: boolean, line: number): void {
+  if (name === '') {
+    fail(line, `has no service name before the colon. ${FORMS}`)
+  }
+  if (/\s/.test(name)) {
+    const [first, ...rest] = name.split(/\s+/)
+    const forgotColon = withoutColon
+      ? ` If ${quote(rest.join(' '))} are patterns, put a colon after the name: ${first}: ${rest.join(' ')}.`
+      : ''
+    fail(line, `has a service name with spaces, ${quote(name)}.${forgotColon} ${FORMS}`)
+  }
+  if (name.length > MAX_SERVICE_NAME_CHARS) {
+    fail(
+      line,
+      `has a service name of ${name.length} characters; at most ${MAX_SERVICE_NAME_CHARS} are accepted.`
+    )
+  }
+  if (!SERVICE_NAME.test(name)) {
+    fail(line, `has the service name ${quote(name)}; a service name is ${NAME_RULE}.`)
+  }
+}
+
+/**
+ * A pattern is refused when it could never match a changed path as GitHub lists them, or when it
+ * hides a mistake: an absolute path, a ".", ".." or empty segment (a trailing "/" included), a
+ * backslash (paths use "/"), a lone "!" or "!!", a "#" (comments go on their own line), or an
+ * unbalanced bracket, brace or parenthesis (anything picomatch refuses).
+ */
+function checkPattern(pattern: string, line: number): void {
+  const bad = (why: string): never => fail(line, `has the pattern ${quote(pattern)}, which ${why}`)
+  const glob = pattern.startsWith('!') ? pattern.slice(1) : pattern
+  if (glob === '') bad('excludes nothing: put "!" right before a pattern, as !docs/**.')
+  if (glob.startsWith('!')) bad('starts with more than one "!"; a single "!" excludes.')
+  if (glob.startsWith('#')) bad('starts with "#": comments go on a line of their own.')
+  if (glob.includes('\\')) {
+    bad(
+      'contains a backslash: separate folders with "/", and match a special character literally with brackets, as [*].'
+    )
+  }
+  if (glob.startsWith('/')) {
+    bad(
+      `is absolute: patterns are relative to the repository root, as ${glob.replace(/^\/+/, '')}.`
+    )
+  }
+  const segments = glob.split('/')
+  if (segments.at(-1) === '') {
+    bad(`ends with "/": write ${glob}** to match everything under a folder.`)
+  }
+  if (segments.includes('')) bad('has an empty path segment ("//").')
+  if (segments.some(segment => segment === '.' || segment === '..')) {
+    bad('has a "." or ".." segment: write paths from the repository root, without ./ or ../.')
+  }
+  try {
+    picomatch(glob, GLOB_OPTIONS)
+  } catch (error) {
+    // picomatch suggests escaping with "\", which this input refuses; brackets do the same job.
+    const detail = error instanceof Error ? error.message.replace(/\s+-\s+use .*$/, '') : ''
+    bad(
+      `is not a valid glob (${inert(detail)}); to match [ ] { } ( ) literally, put it in brackets, as [[].`
+    )
+  }
+}
+
+function fail(line: number, problem: string): never {
+  throw new InputError(SERVICES_INPUT, `Input "${SERVICES_INPUT}", line ${line}, ${problem}`)
+}
+
+/** The value as a short, escaped JSON string literal, for an error message. */
+function quote(value: string): string {
+  return inert(JSON.stringify(truncateText(value, QUOTED_MAX_CHARS)))
+}
