@@ -1,24 +1,36 @@
 /**
- * Runs the service emulator on its own, e.g. for a manual or end-to-end run of the bundled action:
- *
- *   node scripts/emulator.ts [--port N] [--host H] [--api-key K] [--cert-out path]
- *                            [--heartbeat-monitor ID ...] [--ready-file path]
- *
- * When it listens it prints one JSON line {"url", "port", "certPath", "apiKey"} to stdout (and
- * writes it to --ready-file). Trust the certificate with NODE_EXTRA_CA_CERTS=<certPath>.
- * It runs until SIGINT or SIGTERM.
+ * npm run emulator: the service emulator on its own, for a manual or end-to-end run of the bundled
+ * action. `npm run emulator -- --help` lists the options.
  */
 import { renameSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { Emulator } from './emulator.ts'
+import { DEFAULT_API_KEY, Emulator } from './emulator.ts'
 import { testCertificate } from './tls.ts'
 
-const USAGE =
-  'usage: node scripts/emulator.ts [--port N] [--host H] [--api-key K] [--cert-out path] ' +
-  '[--heartbeat-monitor ID ...] [--ready-file path]'
+const HELP = `usage: npm run emulator -- [options]   (or: node emulator/cli.ts [options])
+
+Runs an HTTPS emulator of the change-tracking service on this machine, with a test certificate
+made at start, until SIGINT or SIGTERM. When it listens it prints one JSON line
+{"url", "port", "certPath", "apiKey"}. Trust the certificate with NODE_EXTRA_CA_CERTS=<certPath>.
+
+options:
+  --port N                   port to listen on (default 0: any free port)
+  --host H                   address to listen on (default 127.0.0.1)
+  --api-key K                the key the service accepts (default ${DEFAULT_API_KEY})
+  --heartbeat-monitor ID     a heartbeat monitor that accepts signals; repeat for several
+                             (without one, POST /v1/heartbeat/<id> answers 404)
+  --cert-out PATH            also write the certificate (PEM) to PATH
+  --ready-file PATH          also write the JSON line to PATH once listening
+  --help                     print this help and exit
+
+example, with heartbeats:
+  npm run emulator -- --port 8443 --heartbeat-monitor nightly --cert-out /tmp/emulator.pem
+  then run the action with NODE_EXTRA_CA_CERTS=/tmp/emulator.pem, base-url
+  https://localhost:8443/, api-key ${DEFAULT_API_KEY} and heartbeat-id nightly.`
 
 interface LauncherOptions {
+  help: boolean
   port: number
   host?: string
   apiKey?: string
@@ -38,7 +50,8 @@ function parseOptions(args: string[]): LauncherOptions {
       'api-key': { type: 'string' },
       'cert-out': { type: 'string' },
       'heartbeat-monitor': { type: 'string', multiple: true, default: [] },
-      'ready-file': { type: 'string' }
+      'ready-file': { type: 'string' },
+      help: { type: 'boolean', default: false }
     }
   })
   const port = Number(values.port)
@@ -47,6 +60,7 @@ function parseOptions(args: string[]): LauncherOptions {
   }
   if (values['api-key'] === '') throw new Error('--api-key must not be empty')
   return {
+    help: values.help,
     port,
     host: values.host,
     apiKey: values['api-key'],
@@ -61,8 +75,13 @@ async function main(): Promise<void> {
   try {
     options = parseOptions(process.argv.slice(2))
   } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`)
+    const message = error instanceof Error ? error.message : String(error)
+    console.error(`${message}\nRun with --help for the options.`)
     process.exitCode = 2
+    return
+  }
+  if (options.help) {
+    console.log(HELP)
     return
   }
 

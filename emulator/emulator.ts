@@ -1,11 +1,12 @@
 /**
- * An HTTPS emulator of the whole service interface (/work/shared/service-interface.md), for tests
- * and for end-to-end runs of the bundled action (see scripts/emulator.ts).
+ * An HTTPS emulator of the whole service interface (/work/shared/service-interface.md), for tests,
+ * the demo, the benchmark and end-to-end workflows (emulator/cli.ts runs it on its own).
  *
- * It is strict where the interface is: a request the real service could refuse is refused here,
- * with a status and a JSON `{"error": ...}` body that says why. Where the interface does not say
- * (status codes of errors, the result shape), it picks one plausible answer and sticks to it.
- * Faults (error statuses, delays, hangs, resets, redirects) can be queued per route.
+ * It stands for the service, so it imports nothing from the action's sources: the limits and the
+ * key header below are the interface's own. It is strict where the interface is: a request the
+ * real service could refuse is refused here, with a status and a JSON `{"error": ...}` body that
+ * says why. Where the interface does not say (status codes of errors, the result shape), it picks
+ * one plausible answer and sticks to it. Faults (emulator/faults.ts) can be queued per route.
  */
 import { isUtf8 } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
@@ -13,12 +14,27 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { createServer, type Server } from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 import {
-  MAX_EVENT_IDS_PER_REQUEST,
-  MAX_EVENTS_PER_REQUEST,
-  MAX_REQUEST_BYTES
-} from '../src/service/client.ts'
-import { API_KEY_HEADER } from '../src/service/transport.ts'
+  answerFault,
+  FaultQueue,
+  isJson,
+  parseRoute,
+  routeMatches,
+  segmentsMatch,
+  send
+} from './faults.ts'
+import type { Fault, Reply } from './faults.ts'
 import { testCertificate, type TestCertificate } from './tls.ts'
+
+export type { Fault } from './faults.ts'
+
+/** The interface's authentication header. */
+export const API_KEY_HEADER = 'X-Service-ApiKey'
+/** The interface's limit on events per POST /v2/stream. */
+export const MAX_EVENTS_PER_REQUEST = 1000
+/** The interface's limit on a POST /v2/stream body, uncompressed (1 MB, read as 1,000,000 bytes). */
+export const MAX_REQUEST_BYTES = 1_000_000
+/** The interface's limit on event ids per GET /v2/event_results. */
+export const MAX_EVENT_IDS_PER_REQUEST = 1000
 
 export interface RecordedRequest {
   method: string
@@ -27,23 +43,11 @@ export interface RecordedRequest {
   /** The raw query string without '?'; '' when there is none. */
   query: string
   headers: IncomingHttpHeaders
-  /** The raw UTF-8 body; '' when keepPayloads is false or the body was over the size limit. */
+  /** The raw UTF-8 body; '' when the body was over the size limit. */
   body: string
   /** The body's size in bytes, as received (also for bodies over the limit). */
   bodyBytes: number
 }
-
-export type Fault =
-  /** Answer this instead of the real thing. The body defaults to `{"error":"injected fault"}`. */
-  | { status: number; body?: string; headers?: Record<string, string> }
-  /** Wait this long, then handle the request normally (longer than a client timeout = a hung server). */
-  | { delayMs: number }
-  /** Never answer; the socket stays open until close(). */
-  | { hang: true }
-  /** Destroy the connection without answering. */
-  | { reset: true }
-  /** Redirect to this location (302 unless given). */
-  | { redirect: string; status?: 301 | 302 | 303 | 307 | 308 }
 
 export interface EmulatorOptions {
   /** The key the service accepts. Default 'test-api-key'. */
@@ -56,13 +60,6 @@ export interface EmulatorOptions {
   cert?: TestCertificate
   /** Answer GET /v2/hello with the JSON string "OK" instead of text/plain OK. */
   helloAsJson?: boolean
-  /** Put the received API key in 401 bodies, as a careless server might: to test redaction. */
-  echoKeyInErrors?: boolean
-  /**
-   * Default true. False keeps only what counting needs, for benchmarks: request bodies are
-   * logged as '' (bodyBytes still counts them) and event data is not kept.
-   */
-  keepPayloads?: boolean
 }
 
 /** A stored change: every field of the interface's change table. */
@@ -82,10 +79,7 @@ export interface StoredChange {
 
 export interface StoredEvent {
   name: string
-  /** undefined when keepPayloads is false. */
   data: unknown
-  /** How many times an event with this id arrived. */
-  receipts: number
 }
 
 export const DEFAULT_API_KEY = 'test-api-key'
@@ -118,23 +112,6 @@ const CHANGE_FIELDS: ReadonlySet<string> = new Set([
 ])
 const EVENT_FIELDS: ReadonlySet<string> = new Set(['id', 'name', 'data'])
 
-interface Reply {
-  status: number
-  body: string
-  headers?: Record<string, string>
-}
-
-interface RoutePattern {
-  method: string
-  segments: string[]
-}
-
-interface QueuedFault {
-  pattern: RoutePattern
-  fault: Fault
-  remaining: number
-}
-
 /** A request whose body has been read. */
 interface ReadRequest {
   record: RecordedRequest
@@ -157,10 +134,8 @@ export class Emulator {
   /** Every request, in arrival order, including rejected ones. */
   readonly requests: RecordedRequest[] = []
   readonly changes = new Map<string, StoredChange>()
-  /** Events by id; an id sent again counts one more receipt. */
+  /** Events by id, in first-arrival order; an id sent again (a retried batch) is stored once. */
   readonly events = new Map<string, StoredEvent>()
-  /** Event ids in first-arrival order. */
-  readonly eventOrder: string[] = []
   /** Monitor id → ids of the signals it received. */
   readonly heartbeats = new Map<string, string[]>()
 
@@ -168,8 +143,7 @@ export class Emulator {
   private readonly options: EmulatorOptions
   private readonly routes: Route[]
   private readonly sockets = new Set<Socket>()
-  private readonly timers = new Set<NodeJS.Timeout>()
-  private faults: QueuedFault[] = []
+  private readonly faults = new FaultQueue()
 
   private constructor(server: Server, options: EmulatorOptions) {
     this.server = server
@@ -223,12 +197,7 @@ export class Emulator {
    * queued it is handled normally. `times` repeats the fault (Infinity: for good).
    */
   inject(route: string, fault: Fault, times = 1): void {
-    if (!(times >= 1) || (!Number.isInteger(times) && times !== Infinity)) {
-      throw new Error(
-        `inject(${route}): times must be a positive integer or Infinity, got ${times}`
-      )
-    }
-    this.faults.push({ pattern: parseRoute(route), fault, remaining: times })
+    this.faults.add(route, fault, times)
   }
 
   /** The recorded requests that match a route pattern (as for inject). */
@@ -242,15 +211,12 @@ export class Emulator {
     this.requests.length = 0
     this.changes.clear()
     this.events.clear()
-    this.eventOrder.length = 0
     this.heartbeats.clear()
-    this.faults = []
+    this.faults.clear()
   }
 
   /** Stops listening and destroys every open connection, hung ones included. */
   async close(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
     const closed = new Promise<void>(resolve => this.server.close(() => resolve()))
     for (const socket of this.sockets) socket.destroy()
     await closed
@@ -269,64 +235,20 @@ export class Emulator {
     }
     this.requests.push(record)
     // The fault is taken on arrival, so that faults are consumed in arrival order.
-    const fault = this.takeFault(record)
+    const fault = this.faults.take(record.method, record.rawPath)
     readBody(req, (body, bytes) => {
       record.bodyBytes = bytes
       const text = body?.toString('utf8')
-      if (text !== undefined && this.options.keepPayloads !== false) record.body = text
-      this.answer({ record, body, text }, fault, req, res)
+      if (text !== undefined) record.body = text
+      if (fault) answerFault(fault, req, res, JSON.stringify({ error: 'injected fault' }))
+      else send(res, this.handle({ record, body, text }))
     })
-  }
-
-  private takeFault(record: RecordedRequest): Fault | undefined {
-    const index = this.faults.findIndex(f => routeMatches(f.pattern, record.method, record.rawPath))
-    if (index === -1) return undefined
-    const queued = this.faults[index]
-    queued.remaining -= 1
-    if (queued.remaining <= 0) this.faults.splice(index, 1)
-    return queued.fault
-  }
-
-  private answer(
-    request: ReadRequest,
-    fault: Fault | undefined,
-    req: IncomingMessage,
-    res: ServerResponse
-  ): void {
-    if (fault === undefined) {
-      send(res, this.handle(request))
-    } else if ('reset' in fault) {
-      req.socket.destroy()
-    } else if ('hang' in fault) {
-      // Never answer: close() destroys the socket.
-    } else if ('delayMs' in fault) {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer)
-        send(res, this.handle(request))
-      }, fault.delayMs)
-      this.timers.add(timer)
-    } else if ('redirect' in fault) {
-      send(res, { status: fault.status ?? 302, body: '', headers: { location: fault.redirect } })
-    } else {
-      const body = fault.body ?? JSON.stringify({ error: 'injected fault' })
-      const headers = { ...fault.headers }
-      if (!Object.keys(headers).some(name => name.toLowerCase() === 'content-type')) {
-        headers['content-type'] = isJson(body) ? 'application/json' : 'text/plain; charset=utf-8'
-      }
-      send(res, { status: fault.status, body, headers })
-    }
   }
 
   private handle(request: ReadRequest): Reply {
     const { record } = request
     const key = record.headers[API_KEY_HEADER.toLowerCase()]
-    if (key !== this.apiKey) {
-      const received = Array.isArray(key) ? key.join(', ') : (key ?? '')
-      return fail(
-        401,
-        this.options.echoKeyInErrors ? `invalid API key: ${received}` : 'invalid API key'
-      )
-    }
+    if (key !== this.apiKey) return fail(401, 'invalid API key')
     if (request.body === undefined) {
       return fail(413, `the request body is larger than ${MAX_REQUEST_BYTES} bytes`)
     }
@@ -453,18 +375,9 @@ export class Emulator {
       }
       if (accepted.length === 0) return fail(400, 'the body holds no events')
     }
-    const keepData = this.options.keepPayloads !== false
     for (const event of accepted) {
-      const stored = this.events.get(event.id)
-      if (stored) {
-        stored.receipts += 1
-      } else {
-        this.events.set(event.id, {
-          name: event.name,
-          data: keepData ? event.data : undefined,
-          receipts: 1
-        })
-        this.eventOrder.push(event.id)
+      if (!this.events.has(event.id)) {
+        this.events.set(event.id, { name: event.name, data: event.data })
       }
     }
     return json(
@@ -593,13 +506,6 @@ function readBody(req: IncomingMessage, done: (body: Buffer | undefined, bytes: 
   req.on('error', () => undefined)
 }
 
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.destroyed || res.writableEnded) return
-  const body = Buffer.from(reply.body, 'utf8')
-  res.writeHead(reply.status, { 'content-length': String(body.length), ...reply.headers })
-  res.end(body)
-}
-
 function json(status: number, value: unknown, headers?: Record<string, string>): Reply {
   return {
     status,
@@ -620,10 +526,6 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; me
   }
 }
 
-function isJson(text: string): boolean {
-  return parseJson(text).ok
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -642,25 +544,4 @@ function percentDecode(text: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-function parseRoute(route: string): RoutePattern {
-  const match = /^([A-Z]+) (\/\S*)$/.exec(route)
-  if (!match) {
-    throw new Error(`route "${route}" is not of the form "METHOD /path", e.g. "POST /v2/change"`)
-  }
-  return { method: match[1], segments: match[2].split('/').slice(1) }
-}
-
-function routeMatches(pattern: RoutePattern, method: string, rawPath: string): boolean {
-  if (pattern.method !== method || !rawPath.startsWith('/')) return false
-  return segmentsMatch(pattern.segments, rawPath.split('/').slice(1))
-}
-
-/** '*' matches one non-empty segment; anything else matches itself. */
-function segmentsMatch(pattern: string[], segments: string[]): boolean {
-  return (
-    pattern.length === segments.length &&
-    pattern.every((part, i) => (part === '*' ? segments[i] !== '' : part === segments[i]))
-  )
 }
