@@ -1,0 +1,180 @@
+import { describe, expect, it, jest } from '@jest/globals'
+import type { ServiceSpec } from '../src/affected-services.ts'
+
+// Wraps picomatch to count compilations; matching itself is the real library's.
+const realPicomatch = (await import('picomatch')).default
+const compile = jest.fn(realPicomatch)
+jest.unstable_mockModule('picomatch', () => ({ default: compile }))
+const { MAX_MATCHED_PATHS, selectServices } = await import('../src/affected-services.ts')
+
+function spec(name: string, patterns: string[], line = 1): ServiceSpec {
+  return { name, patterns, line }
+}
+
+/** The decision for one service against a complete list of changed files. */
+function decide(patterns: string[], files: string[]) {
+  return selectServices([spec('svc', patterns)], { files, complete: true }).decisions[0]
+}
+
+const SHOP = [
+  spec('api', ['services/api/**', 'libs/common/**'], 1),
+  spec('web', ['apps/web/**', '!apps/web/**/*.md'], 2),
+  spec('docs', [], 3)
+]
+
+describe('selectServices', () => {
+  it('records the services whose patterns a changed file matches, and always those without patterns', () => {
+    const selection = selectServices(SHOP, {
+      files: ['services/api/src/server.ts', 'apps/web/README.md', 'libs/common/log.ts'],
+      complete: true
+    })
+    expect(selection.allRecordedBecause).toBeUndefined()
+    expect(selection.decisions).toEqual([
+      {
+        name: 'api',
+        recorded: true,
+        reason: 'recorded: 2 changed files match',
+        matchedPaths: ['services/api/src/server.ts', 'libs/common/log.ts'],
+        matchedCount: 2
+      },
+      {
+        name: 'web',
+        recorded: false,
+        reason: 'skipped: no changed file matches its patterns',
+        matchedPaths: [],
+        matchedCount: 0
+      },
+      {
+        name: 'docs',
+        recorded: true,
+        reason: 'always recorded: no patterns',
+        matchedPaths: [],
+        matchedCount: 0
+      }
+    ])
+  })
+
+  it('says "1 changed file matches" in the singular', () => {
+    expect(decide(['src/**'], ['src/a.ts', 'README.md']).reason).toBe(
+      'recorded: 1 changed file matches'
+    )
+  })
+
+  describe('matching', () => {
+    it('excludes a file that a "!" pattern matches, even when a positive pattern matches it', () => {
+      const web = ['apps/web/**', '!apps/web/**/*.md', '!apps/web/fixtures/**']
+      expect(decide(web, ['apps/web/README.md', 'apps/web/docs/deep/guide.md']).recorded).toBe(
+        false
+      )
+      expect(decide(web, ['apps/web/fixtures/data.json']).recorded).toBe(false)
+      expect(decide(web, ['apps/web/README.md', 'apps/web/src/app.tsx']).matchedPaths).toEqual([
+        'apps/web/src/app.tsx'
+      ])
+    })
+
+    it('matches dotfiles and dot folders with * and **', () => {
+      expect(decide(['**'], ['.github/workflows/deploy.yml']).recorded).toBe(true)
+      expect(decide(['services/api/*'], ['services/api/.env']).recorded).toBe(true)
+      expect(decide(['**/.env'], ['.env', 'a/b/.env']).matchedCount).toBe(2)
+      expect(decide(['src/**', '!**/.*'], ['src/.eslintrc']).recorded).toBe(false)
+    })
+
+    it('lets ** cross any number of folders, and * stay within one', () => {
+      const deep = 'services/api/src/handlers/v2/orders/create.test.ts'
+      expect(decide(['services/api/**'], [deep]).recorded).toBe(true)
+      expect(decide(['services/**/*.ts'], [deep]).recorded).toBe(true)
+      expect(decide(['services/*/src/*'], [deep]).recorded).toBe(false)
+      expect(decide(['**/orders/**'], [deep]).recorded).toBe(true)
+      expect(decide(['*.ts'], ['src/index.ts']).recorded).toBe(false)
+      expect(decide(['**/*.ts'], ['index.ts']).recorded).toBe(true)
+    })
+
+    it('matches whole paths, case-sensitively, with braces and classes', () => {
+      expect(decide(['services/api/**'], ['services/api-gateway/main.go']).recorded).toBe(false)
+      expect(decide(['services/api/**'], ['Services/API/main.go']).recorded).toBe(false)
+      expect(decide(['{apps,libs}/web/**'], ['libs/web/a.ts']).recorded).toBe(true)
+      expect(decide(['v[0-9]/**'], ['v2/a', 'vx/a']).matchedPaths).toEqual(['v2/a'])
+    })
+
+    it('uses "/" as the only separator, even on a Windows runner', () => {
+      // picomatch reads the platform from navigator.platform, then process.platform.
+      const saved = Object.getOwnPropertyDescriptor(globalThis, 'navigator')
+      Object.defineProperty(globalThis, 'navigator', {
+        value: { platform: 'Win32' },
+        configurable: true
+      })
+      try {
+        expect(decide(['services/api/**'], ['services\\api\\main.go']).recorded).toBe(false)
+        expect(decide(['services/api/**'], ['services/api/main.go']).recorded).toBe(true)
+      } finally {
+        if (saved) Object.defineProperty(globalThis, 'navigator', saved)
+        else delete (globalThis as { navigator?: unknown }).navigator
+      }
+    })
+  })
+
+  it(`keeps the first ${MAX_MATCHED_PATHS} matched paths, in the order given, and counts them all`, () => {
+    const files = Array.from({ length: MAX_MATCHED_PATHS + 7 }, (_, i) => `src/f${i}.ts`)
+    const decision = decide(['src/**'], ['README.md', ...files])
+    expect(decision.matchedCount).toBe(files.length)
+    expect(decision.matchedPaths).toEqual(files.slice(0, MAX_MATCHED_PATHS))
+  })
+
+  it('skips every service with patterns when no file changed', () => {
+    const selection = selectServices(SHOP, { files: [], complete: true })
+    expect(selection.decisions.map(d => d.recorded)).toEqual([false, false, true])
+    expect(selection.allRecordedBecause).toBeUndefined()
+  })
+
+  it('records every service when the changed files are unknown, and says why', () => {
+    const selection = selectServices(SHOP, {
+      complete: false,
+      reason: 'no previous deploy was found'
+    })
+    expect(selection.decisions.every(d => d.recorded)).toBe(true)
+    expect(selection.decisions[0].reason).toBe('recorded: the changed files are unknown')
+    expect(selection.decisions[2].reason).toBe('always recorded: no patterns')
+    expect(selection.allRecordedBecause).toBe(
+      'Every service is recorded: the files changed since the previous deploy are unknown (no previous deploy was found).'
+    )
+    // "complete" cannot make an absent list known.
+    expect(selectServices(SHOP, { complete: true }).allRecordedBecause).toBe(
+      'Every service is recorded: the files changed since the previous deploy are unknown.'
+    )
+  })
+
+  it('records every service when the list is incomplete, keeping what the known files matched', () => {
+    const selection = selectServices(SHOP, {
+      files: ['libs/common/log.ts'],
+      complete: false,
+      reason: "GitHub's compare lists at most 300 files"
+    })
+    expect(selection.decisions.map(d => [d.recorded, d.matchedCount])).toEqual([
+      [true, 1],
+      [true, 0],
+      [true, 0]
+    ])
+    expect(selection.decisions[1].reason).toBe(
+      'recorded: the changed files are incomplete (0 changed files match so far)'
+    )
+    expect(selection.allRecordedBecause).toBe(
+      "Every service is recorded: the list of files changed since the previous deploy is incomplete (GitHub's compare lists at most 300 files); 1 file known."
+    )
+  })
+
+  it('compiles each service matcher once, whatever the number of files', () => {
+    const services = Array.from({ length: 50 }, (_, i) =>
+      spec(`svc-${i}`, [`services/svc-${i}/**`, `!services/svc-${i}/**/*.md`], i + 1)
+    )
+    const files = Array.from(
+      { length: 300 },
+      (_, i) => `services/svc-${i % 60}/src/module-${i}/index.ts`
+    )
+    compile.mockClear()
+    const selection = selectServices(services, { files, complete: true })
+    // One include and one exclude matcher per service.
+    expect(compile).toHaveBeenCalledTimes(100)
+    expect(selection.decisions.filter(d => d.recorded)).toHaveLength(50)
+    expect(selection.decisions[0].matchedCount).toBe(5)
+  })
+})
