@@ -3,7 +3,8 @@ import fc from 'fast-check'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { contextDefaults, readEventPayload, type Env } from '../src/context.ts'
+import { readEventPayload } from '../src/action/payload.ts'
+import { contextDefaults, type Env } from '../src/context.ts'
 
 const FIXTURES = new URL('./fixtures/payloads/', import.meta.url)
 

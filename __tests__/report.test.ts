@@ -95,9 +95,77 @@ describe('Report.table', () => {
       ['Description', 'a | b <script>']
     ])
     await report.finish({ policy: 'auto', jobSummary: true })
+    expect(runner.summary).toContain('| Field | Value |')
     expect(runner.summary).toContain('| Id | c-1 |')
     expect(runner.summary).not.toContain('Environment')
     expect(runner.summary).toContain('a &#124; b &lt;script&gt;')
+  })
+
+  it('redacts a cell before escaping and cutting it, so no form of the key survives', async () => {
+    const runner = new FakeRunner()
+    const redactor = new Redactor()
+    const key = 'sk_live_' + 'a_b'.repeat(200)
+    redactor.add(key)
+    const report = new Report(runner, redactor)
+    report.table('Change', [
+      ['Description', `echo ${key}`],
+      ['Id', key]
+    ])
+    await report.finish({ policy: 'auto', jobSummary: true })
+    expect(runner.summary).not.toContain('sk\\_live')
+    expect(runner.summary).not.toContain('a\\_b')
+    expect(runner.summary).toContain('| Description | echo \\*\\*\\* |')
+  })
+
+  it('links only http(s) URLs, with the characters that could end the link encoded', async () => {
+    const { runner, report } = setup()
+    report.table('Links', [
+      ['Run', { text: 'run', url: 'https://github.com/o/r/actions/runs/1)[x](javascript:y' }],
+      ['Bad', { text: 'click', url: 'javascript:alert(1)' }]
+    ])
+    await report.finish({ policy: 'auto', jobSummary: true })
+    expect(runner.summary).toContain(
+      '[run](https://github.com/o/r/actions/runs/1%29%5Bx%5D%28javascript:y)'
+    )
+    expect(runner.summary).toContain('| Bad | click |')
+  })
+})
+
+describe('the one way out', () => {
+  const hostile = 'sig1\n::warning::pwned\r::add-mask::octocat\u001b[31m\u202eevil'
+
+  it('makes outside text inert in logs, annotations, outputs and the summary', async () => {
+    const { runner, report } = setup()
+    report.info(hostile)
+    report.notice(hostile)
+    report.warning(hostile)
+    report.output('change-id', hostile)
+    report.table('T', [['Id', hostile]])
+    await report.finish({ error: new Error(hostile), policy: 'auto', jobSummary: true })
+    for (const text of runner.everything().split('\n')) {
+      expect(text).not.toMatch(/^\s*::/)
+    }
+    const all = runner.everything()
+    expect(all).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u202e\r]/)
+    expect(runner.outputs['change-id']).toBe(
+      'sig1\\n::warning::pwned\\r::add-mask::octocat\\u001b[31m\\u202eevil'
+    )
+  })
+
+  it('never lets a log line begin like a workflow command', () => {
+    const { runner, report } = setup()
+    report.info('::stop-commands::tok')
+    expect(runner.lines[0]).toBe('\\u003a:stop-commands::tok')
+  })
+})
+
+describe('Report.cancel', () => {
+  it('says the run was cancelled and what may already be recorded, in the output, a warning and the summary', async () => {
+    const { runner, report } = setup()
+    await report.cancel('SIGTERM', 'A change (POST /v2/change)', true)
+    expect(runner.outputs['error']).toMatch(/cancelled \(SIGTERM\).*may already have been recorded/)
+    expect(runner.warnings[0]).toBe(runner.outputs['error'])
+    expect(runner.summary).toContain('## Cancelled')
   })
 })
 
@@ -107,6 +175,6 @@ describe('escapeCell', () => {
     const long = '🚀'.repeat(600)
     const cut = escapeCell(long)
     expect(cut.endsWith('…')).toBe(true)
-    expect(Array.from(cut).length).toBe(501)
+    expect(Array.from(cut).length).toBe(500)
   })
 })

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AcceptedIds, newEventId } from '../src/events/events.ts'
 import { githubRunner } from '../src/action/runner.ts'
 import { parseOutputFile } from './support/run-action.ts'
 
@@ -37,11 +36,14 @@ describe('githubRunner', () => {
 
   it('writes a large JSON array output line by line, and it still parses as one array', () => {
     const ids = Array.from({ length: 2500 }, (_, i) => `evt-${i}`)
-    const accepted = new AcceptedIds()
-    for (let start = 0; start < ids.length; start += 1000) {
-      accepted.add(start, ids.slice(start, start + 1000))
-    }
-    githubRunner.setOutputLines('event-ids', accepted.jsonLines())
+    const lines = [0, 1000, 2000].map(
+      (start, i, starts) =>
+        `${i === 0 ? '[' : ''}${ids
+          .slice(start, start + 1000)
+          .map(id => JSON.stringify(id))
+          .join(',')}${i === starts.length - 1 ? ']' : ','}`
+    )
+    githubRunner.setOutputLines('event-ids', lines)
     const text = readFileSync(process.env['GITHUB_OUTPUT'] ?? '', 'utf8')
     const outputs = parseOutputFile(text)
     expect(JSON.parse(outputs['event-ids'])).toEqual(ids)
@@ -52,6 +54,23 @@ describe('githubRunner', () => {
     await githubRunner.appendSummary('## One')
     await githubRunner.appendSummary('## Two')
     expect(readFileSync(process.env['GITHUB_STEP_SUMMARY'] ?? '', 'utf8')).toBe('## One\n## Two\n')
+  })
+
+  it('writes no summary, and does not fail, when the runner offers no summary file', async () => {
+    delete process.env['GITHUB_STEP_SUMMARY']
+    await expect(githubRunner.appendSummary('## One')).resolves.toBeUndefined()
+  })
+
+  it('hands a line-by-line output to core whole when there is no output file', () => {
+    delete process.env['GITHUB_OUTPUT']
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+    try {
+      githubRunner.setOutputLines('event-ids', ['["a",', '"b"]'])
+      const printed = write.mock.calls.map(call => String(call[0])).join('')
+      expect(printed).toContain('::set-output name=event-ids::["a",%0A"b"]')
+    } finally {
+      write.mockRestore()
+    }
   })
 
   it('masks secrets and fails with an error command and exit code', () => {
@@ -67,29 +86,5 @@ describe('githubRunner', () => {
       write.mockRestore()
       process.exitCode = 0
     }
-  })
-})
-
-describe('AcceptedIds', () => {
-  it('writes no ids as []', () => {
-    expect([...new AcceptedIds().jsonLines()]).toEqual(['[]'])
-  })
-  it('keeps input order when batches are accepted out of order, and escapes ids', () => {
-    const accepted = new AcceptedIds()
-    accepted.add(2, ['c,d'])
-    accepted.add(0, ['a"b', 'x'])
-    expect(accepted.count).toBe(3)
-    expect(accepted.toArray()).toEqual(['a"b', 'x', 'c,d'])
-    expect(accepted.batches().map(batch => batch.firstPosition)).toEqual([0, 2])
-  })
-})
-
-describe('newEventId', () => {
-  it('makes distinct version 4 UUIDs', () => {
-    const ids = Array.from({ length: 10_000 }, () => newEventId())
-    for (const id of ids.slice(0, 500)) {
-      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-    }
-    expect(new Set(ids).size).toBe(ids.length)
   })
 })

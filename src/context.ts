@@ -3,8 +3,6 @@
  * description and the run's metadata. Pure: it reads only what it is given, and never throws on a
  * payload of an unexpected shape (the payload file is the runner's, but events evolve).
  */
-import { readFileSync } from 'node:fs'
-
 export type Env = Record<string, string | undefined>
 
 /** The run's GitHub context, sent in custom_metadata. Fields with no value are omitted. */
@@ -42,18 +40,6 @@ const DEFAULT_SERVER_URL = 'https://github.com'
 
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target'])
 const DEPLOYMENT_EVENTS = new Set(['deployment', 'deployment_status'])
-
-/** The event payload at GITHUB_EVENT_PATH; {} when there is none or it cannot be read or parsed. */
-export function readEventPayload(env: Env): unknown {
-  const path = env['GITHUB_EVENT_PATH']
-  if (!path) return {}
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as unknown
-  } catch {
-    // The payload only improves the defaults; a run without one still records its change.
-    return {}
-  }
-}
 
 export function contextDefaults(eventName: string, payload: unknown, env: Env): ChangeDefaults {
   const event = eventName.trim()

@@ -27,9 +27,6 @@ export class FakeRunner implements Runner {
   setOutputLines(name: string, lines: Iterable<string>): void {
     this.outputs[name] = [...lines].join('\n')
   }
-  debug(message: string): void {
-    this.lines.push(`::debug::${message}`)
-  }
   info(message: string): void {
     this.lines.push(message)
   }

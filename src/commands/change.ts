@@ -1,7 +1,11 @@
-import { buildChangeRequest } from '../change.ts'
 import { Outputs } from '../action/names.ts'
-import { contextDefaults, readEventPayload } from '../context.ts'
+import { readEventPayload } from '../action/payload.ts'
+import { buildChangeRequest, type ChangeRequest } from '../change.ts'
+import { contextDefaults } from '../context.ts'
+import type { SummaryRow } from '../report.ts'
+import { serviceRequests } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
+import { formatField } from './read.ts'
 
 /** `change`: record the change, then send the heartbeat when a monitor is named. */
 export async function recordChange(context: CommandContext): Promise<void> {
@@ -9,34 +13,57 @@ export async function recordChange(context: CommandContext): Promise<void> {
   const defaults = contextDefaults(env['GITHUB_EVENT_NAME'] ?? '', readEventPayload(env), env)
   const change = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
 
-  const changeId = await client.createChange(change)
-  // Set at once: the change exists even if the heartbeat below fails.
-  if (changeId !== undefined) {
+  let changeId: string | undefined
+  if (settings.dryRun) {
+    context.printRequest(serviceRequests.createChange(change))
+    report.setTitle('Change not sent (dry run)')
+  } else {
+    changeId = await client.createChange(change)
+    // Set at once: the change exists even if the heartbeat below fails.
     report.output(Outputs.ChangeId, changeId)
     report.notice(`Recorded change ${changeId}: ${change.description}`)
+    report.setTitle('Change recorded')
   }
-  report.table(changeId === undefined ? 'Change (dry run, not sent)' : 'Change recorded', [
+  report.table('Change', changeRows(change, changeId, defaults.github.run_url))
+
+  if (settings.heartbeatId !== undefined) await sendHeartbeat(context)
+}
+
+/** Every field that was sent, and the link to the run. */
+export function changeRows(
+  change: ChangeRequest,
+  changeId: string | undefined,
+  runUrl: string | undefined
+): SummaryRow[] {
+  return [
     ['Id', changeId],
     ['Service', change.service],
     ['Version', change.version],
     ['Environment', change.environment],
     ['User', change.user],
+    ['Team', change.team],
     ['Description', change.description],
-    ['Labels', change.labels]
-  ])
-
-  if (settings.heartbeatId !== undefined) await sendHeartbeat(context)
+    ['Comment', change.comment],
+    ['Labels', change.labels],
+    ['Created at', formatField('created_at', change.created_at)],
+    ['Run', runUrl && { text: runUrl, url: runUrl }]
+  ]
 }
 
 /** `heartbeat`: one signal to the monitor named by heartbeat-id. */
-export async function sendHeartbeat({ settings, client, report }: CommandContext): Promise<void> {
+export async function sendHeartbeat(context: CommandContext): Promise<void> {
+  const { settings, client, report } = context
   const monitorId = settings.heartbeatId ?? ''
-  const signalId = await client.sendHeartbeat(monitorId)
-  if (signalId !== undefined) {
-    report.output(Outputs.HeartbeatSignalId, signalId)
-    report.info(`Heartbeat ${monitorId} received as signal ${signalId}.`)
+  if (settings.dryRun) {
+    context.printRequest(serviceRequests.sendHeartbeat(monitorId))
+    report.table('Heartbeat (dry run, not sent)', [['Monitor', monitorId]])
+    return
   }
-  report.table(signalId === undefined ? 'Heartbeat (dry run, not sent)' : 'Heartbeat received', [
+  const signalId = await client.sendHeartbeat(monitorId)
+  report.output(Outputs.HeartbeatSignalId, signalId)
+  report.info(`Heartbeat ${monitorId} received as signal ${signalId}.`)
+  if (settings.command === 'heartbeat') report.setTitle('Heartbeat received')
+  report.table('Heartbeat', [
     ['Monitor', monitorId],
     ['Signal id', signalId]
   ])
