@@ -70,6 +70,8 @@ describe('parseServices', () => {
       expect(message).toContain('"api services/api/**"')
       expect(message).toContain('api: services/api/**')
       expect(problem('my api: src/**', 1)).toContain('service name with spaces, "my api"')
+      const many = Array.from({ length: 40 }, (_, i) => `services/part-${i}/**`).join(' ')
+      expect(problem(`api ${many}`, 1).length).toBeLessThan(600)
     })
 
     it('an empty name', () => {

@@ -29,7 +29,7 @@ export const MAX_PATTERNS_PER_SERVICE = 50
 const QUOTED_MAX_CHARS = 40
 
 const SERVICE_NAME = /^[A-Za-z0-9._/@-]+$/
-const NAME_RULE = `letters, digits and . _ - / @ (at most ${MAX_SERVICE_NAME_CHARS} characters)`
+const NAME_RULE = `up to ${MAX_SERVICE_NAME_CHARS} letters, digits and . _ - / @`
 const FORMS = `Each line is NAME or NAME: PATTERN PATTERN … (NAME is ${NAME_RULE}; patterns are globs relative to the repository root, separated by spaces, "!" to exclude).`
 
 /** The services to record, in the order given; undefined when the input lists none. */
@@ -109,7 +109,7 @@ function checkName(name: string, withoutColon: boolean, line: number): void {
   if (/\s/.test(name)) {
     const [first, ...rest] = name.split(/\s+/)
     const forgotColon = withoutColon
-      ? ` If ${quote(rest.join(' '))} are patterns, put a colon after the name: ${first}: ${rest.join(' ')}.`
+      ? ` If ${quote(rest.join(' '))} lists patterns, put a colon after the name, as ${truncateText(`${first}: ${rest.join(' ')}`, QUOTED_MAX_CHARS)}.`
       : ''
     fail(line, `has a service name with spaces, ${quote(name)}.${forgotColon} ${FORMS}`)
   }
