@@ -1,29 +1,35 @@
 import { isAbsolute, resolve } from 'node:path'
-import { Outputs } from '../action/names.ts'
-import { MAX_EVENT_IDS_PER_REQUEST } from '../service/client.ts'
-import { InputError, ServiceError } from '../errors.ts'
-import {
-  describePartialFailure,
-  eventBatches,
-  streamEvents,
-  validateEvents,
-  type EventSource
-} from '../events/events.ts'
+import { Inputs, Outputs } from '../action/names.ts'
+import { MAX_EVENT_IDS_PER_REQUEST, serviceRequests } from '../service/client.ts'
+import { InputError, ServiceError, errorMessage } from '../errors.ts'
+import { eventBatches } from '../events/batches.ts'
+import { EventsError } from '../events/events-error.ts'
+import type { EventSource } from '../events/source.ts'
+import { describePartialFailure, streamEvents } from '../events/stream.ts'
+import { validateEvents } from '../events/validate.ts'
+import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
 
 /** `events`: validate every event, then stream them to POST /v2/stream in batches. */
-export async function sendEvents({ settings, client, report, env }: CommandContext): Promise<void> {
+export async function sendEvents({
+  settings,
+  client,
+  report,
+  env,
+  printRequest
+}: CommandContext): Promise<void> {
   const source = eventSource(settings.events, settings.eventsFile, env['GITHUB_WORKSPACE'])
-  const validated = await validateEvents(source)
+  const validated = await namingTheInput(source, () => validateEvents(source))
   const total = validated.total
 
   if (settings.dryRun) {
     let requests = 0
-    for await (const batch of eventBatches(validated)) {
-      await client.sendEvents(batch.body, batch.ids.length)
-      batch.release()
-      requests++
-    }
+    await namingTheInput(source, async () => {
+      for await (const batch of eventBatches(validated)) {
+        printRequest(serviceRequests.sendEvents(batch.body))
+        requests++
+      }
+    })
     report.table('Events (dry run, not sent)', [
       ['Events', total],
       ['Requests', requests]
@@ -35,7 +41,7 @@ export async function sendEvents({ settings, client, report, env }: CommandConte
   const result = await streamEvents(validated, async batch => {
     const ids = await client.sendEvents(batch.body, batch.ids.length)
     requests++
-    return ids ?? []
+    return ids
   })
   // Accepted ids are reported even when a later batch failed: nothing accepted is lost.
   report.outputLines(Outputs.EventIds, result.accepted.jsonLines())
@@ -46,8 +52,8 @@ export async function sendEvents({ settings, client, report, env }: CommandConte
   ])
   if (result.failure) {
     // The partial failure keeps its cause's kind, so an outage stays an outage for the policy.
-    const cause = result.failure.error
-    const message = describePartialFailure(result)
+    const cause = inputErrorOf(source, result.failure.error)
+    const message = describePartialFailure(result, errorMessage(cause))
     if (cause instanceof InputError) throw new InputError(cause.input, message)
     throw new ServiceError(message, {
       kind: cause instanceof ServiceError ? cause.kind : 'protocol',
@@ -55,31 +61,38 @@ export async function sendEvents({ settings, client, report, env }: CommandConte
       status: cause instanceof ServiceError ? cause.status : undefined
     })
   }
-  report.info(`Sent ${result.accepted.count} events in ${requests} requests.`)
+  report.info(`Sent ${plural(result.accepted.count, 'event')} in ${plural(requests, 'request')}.`)
 }
 
 /** `event-results`: read results for the ids, at most MAX_EVENT_IDS_PER_REQUEST per request. */
-export async function getEventResults({ settings, client, report }: CommandContext): Promise<void> {
+export async function getEventResults({
+  settings,
+  client,
+  report,
+  printRequest
+}: CommandContext): Promise<void> {
   const ids = settings.eventIds ?? []
   const responses: unknown[] = []
+  let requests = 0
   for (let start = 0; start < ids.length; start += MAX_EVENT_IDS_PER_REQUEST) {
-    responses.push(
-      await client.getEventResults(ids.slice(start, start + MAX_EVENT_IDS_PER_REQUEST))
-    )
+    const slice = ids.slice(start, start + MAX_EVENT_IDS_PER_REQUEST)
+    if (settings.dryRun) printRequest(serviceRequests.getEventResults(slice))
+    else responses.push(await client.getEventResults(slice))
+    requests++
   }
   if (settings.dryRun) {
     report.table('Event results (dry run, not read)', [
       ['Event ids', ids.length],
-      ['Requests', responses.length]
+      ['Requests', requests]
     ])
     return
   }
   const results = combineResults(responses)
   report.output(Outputs.EventResults, JSON.stringify(results))
-  report.info(`Read ${results.length} results for ${ids.length} event ids.`)
+  report.info(`Read ${plural(results.length, 'result')} for ${plural(ids.length, 'event id')}.`)
   report.table('Event results', [
     ['Event ids', ids.length],
-    ['Requests', responses.length],
+    ['Requests', requests],
     ['Results', results.length]
   ])
 }
@@ -101,4 +114,21 @@ function eventSource(
   if (inline !== undefined) return { kind: 'inline', text: inline }
   const path = file ?? ''
   return { kind: 'file', path: isAbsolute(path) ? path : resolve(workspace ?? process.cwd(), path) }
+}
+
+/** Runs a step of the pipeline, turning what it says about the events into an InputError. */
+async function namingTheInput<T>(source: EventSource, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step()
+  } catch (error) {
+    throw inputErrorOf(source, error)
+  }
+}
+
+/** An EventsError as an InputError naming events or events-file; anything else as it is. */
+function inputErrorOf(source: EventSource, error: unknown): unknown {
+  if (!(error instanceof EventsError)) return error
+  const input = source.kind === 'file' ? Inputs.EventsFile : Inputs.Events
+  const subject = source.kind === 'file' ? `Input ${input} ("${source.path}")` : `Input ${input}`
+  return new InputError(input, `${subject}${error.detail}`)
 }

@@ -1,0 +1,46 @@
+/**
+ * The ids the service accepted, batch by batch: batches may be accepted out of order, and the
+ * ids are written in input order.
+ */
+export class AcceptedIds {
+  private readonly parts: Array<{ firstPosition: number; ids: readonly string[] }> = []
+  private sorted = true
+  count = 0
+
+  add(firstPosition: number, ids: readonly string[]): void {
+    const last = this.parts[this.parts.length - 1]
+    if (last !== undefined && last.firstPosition > firstPosition) this.sorted = false
+    this.parts.push({ firstPosition, ids })
+    this.count += ids.length
+  }
+
+  /** The accepted batches' positions, in input order. */
+  batches(): ReadonlyArray<{ firstPosition: number; count: number }> {
+    return this.inOrder().map(part => ({
+      firstPosition: part.firstPosition,
+      count: part.ids.length
+    }))
+  }
+
+  /**
+   * The ids as one JSON array, a line per batch (JSON allows a newline between elements), so
+   * that 100,000 ids are never one string.
+   */
+  *jsonLines(): Generator<string> {
+    const parts = this.inOrder()
+    if (parts.length === 0) yield '[]'
+    for (let i = 0; i < parts.length; i++) {
+      const open = i === 0 ? '[' : ''
+      const close = i === parts.length - 1 ? ']' : ','
+      yield `${open}${parts[i].ids.map(id => JSON.stringify(id)).join(',')}${close}`
+    }
+  }
+
+  private inOrder(): ReadonlyArray<{ firstPosition: number; ids: readonly string[] }> {
+    if (!this.sorted) {
+      this.parts.sort((a, b) => a.firstPosition - b.firstPosition)
+      this.sorted = true
+    }
+    return this.parts
+  }
+}
