@@ -200,6 +200,8 @@ function lineAndColumn(text: string, index: number): string {
 /** A token sent in an HTTP header (github-token): visible ASCII only. Never quoted. */
 export function parseToken(name: string, raw: string): string {
   const token = raw.trim()
+  // A local runner may pass action.yml's default expression unevaluated: then there is no token.
+  if (/^\$\{\{.*\}\}$/s.test(token)) return ''
   if (token !== '' && !/^[\x21-\x7e]+$/.test(token)) {
     throw new InputError(
       name,
