@@ -459,6 +459,21 @@ describe('parseFailOnError', () => {
   })
 })
 
+describe('services', () => {
+  it('reads one service per line', () => {
+    const settings = read({ [Inputs.Services]: 'api: services/api/**\n# comment\n\ndocs' })
+    expect(settings.services?.map(spec => spec.name)).toEqual(['api', 'docs'])
+  })
+
+  it('refuses service and services together, before anything is sent', () => {
+    const error = inputError(() =>
+      read({ [Inputs.Service]: 'api', [Inputs.Services]: 'api: services/api/**' })
+    )
+    expect(error.input).toBe(Inputs.Services)
+    expect(error.message).toContain('both given')
+  })
+})
+
 describe('the lookup inputs', () => {
   it.each(['a b', 'main..dev', 'v1~2', 'x'.repeat(256), 'tag\u0007'])(
     'refuses previous-version %j, which is no SHA, tag or branch',

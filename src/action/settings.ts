@@ -8,6 +8,7 @@
 import { InputError } from '../errors.ts'
 import { parseBaseUrl } from './base-url.ts'
 import { parseCreatedAt } from './created-at.ts'
+import { parseServices, type ServiceSpec } from './services-input.ts'
 import {
   INPUT_DEFAULTS,
   Inputs,
@@ -79,6 +80,8 @@ export interface Settings {
   includeCommits: boolean
   /** The previous deploy's commit SHA, tag or branch, when the user knows it. */
   previousVersion?: string
+  /** Several services in one step (a monorepo): each recorded when its paths changed. */
+  services?: ServiceSpec[]
 }
 
 /** Returns the raw input (trimmed), or '' when it was not given. */
@@ -147,7 +150,8 @@ export function readSettings(getInput: GetInput, options: { now?: number } = {})
     changeId: parseId(Inputs.ChangeId, getInput(Inputs.ChangeId)),
     githubToken: parseToken(Inputs.GithubToken, getInput(Inputs.GithubToken)),
     includeCommits: parseBoolean(Inputs.IncludeCommits, withDefault(Inputs.IncludeCommits)),
-    previousVersion: parseRef(Inputs.PreviousVersion, getInput(Inputs.PreviousVersion))
+    previousVersion: parseRef(Inputs.PreviousVersion, getInput(Inputs.PreviousVersion)),
+    services: parseServices(getInput(Inputs.Services))
   }
   checkCommandRequirements(settings)
   return settings
@@ -159,6 +163,12 @@ function checkCommandRequirements(settings: Settings): void {
   const require = (name: InputName, given: unknown, what: string): void => {
     if (given !== undefined) return
     throw new InputError(name, `Input "${name}" is required when command is "${command}": ${what}.`)
+  }
+  if (settings.services !== undefined && settings.change.service !== undefined) {
+    throw new InputError(
+      Inputs.Services,
+      `Inputs "${Inputs.Service}" and "${Inputs.Services}" are both given; give "${Inputs.Service}" for one service, or list every service in "${Inputs.Services}".`
+    )
   }
   switch (command) {
     case 'heartbeat':
