@@ -8,13 +8,14 @@ import {
   parseServices
 } from '../src/action/services-input.ts'
 import type { ServiceSpec } from '../src/action/services-input.ts'
+import { Inputs } from '../src/action/names.ts'
 import { hasUnsafeCharacter } from '../src/text.ts'
 import { inputError } from './support/input-error.ts'
 
 /** The error's message, checked to be one safe line that names the input and the line. */
 function problem(raw: string, line: number): string {
   const error = inputError(() => parseServices(raw))
-  expect(error.input).toBe('services')
+  expect(error.input).toBe(Inputs.Services)
   expect(error.message).toContain(`Input "services", line ${line},`)
   expect(hasUnsafeCharacter(error.message)).toBe(false)
   return error.message

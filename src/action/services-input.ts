@@ -9,12 +9,10 @@ import picomatch from 'picomatch'
 import { GLOB_OPTIONS } from '../affected-services.ts'
 import type { ServiceSpec } from '../affected-services.ts'
 import { InputError } from '../errors.ts'
+import { Inputs } from './names.ts'
 import { hasUnsafeCharacter, inert, truncateText } from '../text.ts'
 
 export type { ServiceSpec } from '../affected-services.ts'
-
-// TODO(integrator): replace with Inputs.Services once names.ts has `Services: 'services'`.
-const SERVICES_INPUT = 'services'
 
 /** A monorepo's deploy step rarely names more; the bound keeps one run's changes and summary sane. */
 export const MAX_SERVICES = 100
@@ -166,7 +164,7 @@ function checkPattern(pattern: string, line: number): void {
 }
 
 function fail(line: number, problem: string): never {
-  throw new InputError(SERVICES_INPUT, `Input "${SERVICES_INPUT}", line ${line}, ${problem}`)
+  throw new InputError(Inputs.Services, `Input "${Inputs.Services}", line ${line}, ${problem}`)
 }
 
 /** The value as a short, escaped JSON string literal, for an error message. */
