@@ -1,18 +1,40 @@
 import { Outputs } from '../action/names.ts'
 import { readEventPayload } from '../action/payload.ts'
 import { buildChangeRequest, type ChangeRequest } from '../change.ts'
-import { contextDefaults } from '../context.ts'
+import { contextDefaults, type ChangeDefaults, type GithubMetadata } from '../context.ts'
 import type { SummaryRow } from '../report.ts'
 import { serviceRequests } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
 import { formatField } from './read.ts'
+import { recordServices } from './services.ts'
+import { findShipped, outputShipped, summarizeShipped, withShipped } from './shipped.ts'
 
-/** `change`: record the change, then send the heartbeat when a monitor is named. */
+/**
+ * `change`: look up what the change ships, record the change (one per touched service with the
+ * services input), then send the heartbeat, once, when a monitor is named.
+ */
 export async function recordChange(context: CommandContext): Promise<void> {
-  const { settings, client, report, env } = context
-  const defaults = contextDefaults(env['GITHUB_EVENT_NAME'] ?? '', readEventPayload(env), env)
-  const change = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
+  const { settings, report, env } = context
+  const payload = readEventPayload(env)
+  const context_ = contextDefaults(env['GITHUB_EVENT_NAME'] ?? '', payload, env)
+  const shipped = await findShipped(settings, context_, payload, env, report)
+  const environment = settings.change.environment ?? context_.environment
+  const defaults = withShipped(context_, shipped, environment)
+  if (!settings.dryRun) outputShipped(report, shipped)
 
+  if (settings.services !== undefined) {
+    await recordServices(context, settings.services, defaults, shipped)
+  } else {
+    await recordOne(context, defaults)
+  }
+  summarizeShipped(report, shipped)
+  if (settings.heartbeatId !== undefined) await sendHeartbeat(context)
+}
+
+/** One change: the service input's, or the repository's. */
+async function recordOne(context: CommandContext, defaults: ChangeDefaults): Promise<void> {
+  const { settings, client, report } = context
+  const change = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
   let changeId: string | undefined
   if (settings.dryRun) {
     context.printRequest(serviceRequests.createChange(change))
@@ -24,17 +46,18 @@ export async function recordChange(context: CommandContext): Promise<void> {
     report.notice(`Recorded change ${changeId}: ${change.description}`)
     report.setTitle('Change recorded')
   }
-  report.table('Change', changeRows(change, changeId, defaults.github.run_url))
-
-  if (settings.heartbeatId !== undefined) await sendHeartbeat(context)
+  report.table('Change', changeRows(change, changeId, defaults.github))
 }
 
 /** Every field that was sent, and the link to the run. */
 export function changeRows(
   change: ChangeRequest,
   changeId: string | undefined,
-  runUrl: string | undefined
+  github: GithubMetadata
 ): SummaryRow[] {
+  const { run_url: runUrl, compare_url: compareUrl } = github as GithubMetadata & {
+    compare_url?: string
+  }
   return [
     ['Id', changeId],
     ['Service', change.service],
@@ -46,7 +69,8 @@ export function changeRows(
     ['Comment', change.comment],
     ['Labels', change.labels],
     ['Created at', formatField('created_at', change.created_at)],
-    ['Run', runUrl && { text: runUrl, url: runUrl }]
+    ['Run', runUrl && { text: runUrl, url: runUrl }],
+    ['Compare', compareUrl && { text: compareUrl, url: compareUrl }]
   ]
 }
 

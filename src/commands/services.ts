@@ -1,0 +1,160 @@
+/**
+ * `change` with the services input: one change per service the deploy touched, a few in flight
+ * at once. Every change that was recorded is output, even when another one failed.
+ */
+import { Outputs } from '../action/names.ts'
+import type { ServiceSpec } from '../action/services-input.ts'
+import {
+  selectServices,
+  type ChangedFiles,
+  type ServiceDecision,
+  type ServiceSelection
+} from '../affected-services.ts'
+import { buildChangeRequest, type ChangeRequest } from '../change.ts'
+import type { ChangeDefaults } from '../context.ts'
+import { errorMessage, failureKind, ServiceError, type FailureKind } from '../errors.ts'
+import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
+import { serviceRequests } from '../service/client.ts'
+import { describeDeploy } from '../shipped/describe.ts'
+import type { Shipped } from '../shipped/types.ts'
+import { plural } from '../text.ts'
+import type { CommandContext } from './command.ts'
+
+/** Records the touched services' changes; throws when any of them could not be recorded. */
+export async function recordServices(
+  context: CommandContext,
+  specs: ServiceSpec[],
+  defaults: ChangeDefaults,
+  shipped: Shipped | undefined
+): Promise<void> {
+  const { settings, client, report } = context
+  const selection = selectServices(specs, changedFiles(settings.includeCommits, shipped))
+  if (selection.allRecordedBecause) {
+    report.notice(selection.allRecordedBecause)
+    report.note(selection.allRecordedBecause)
+  }
+  const recorded = selection.decisions.filter(decision => decision.recorded)
+  const changes = recorded.map(decision =>
+    serviceChange(context, decision, defaults, shipped, selection)
+  )
+  const skipped = selection.decisions.filter(decision => !decision.recorded).map(d => d.name)
+
+  if (settings.dryRun) {
+    for (const decision of selection.decisions) report.info(describeDecision(decision))
+    for (const change of changes) context.printRequest(serviceRequests.createChange(change))
+    report.setTitle(`${plural(changes.length, 'change')} not sent (dry run)`)
+    summarize(context, selection, new Map())
+    return
+  }
+
+  const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, change =>
+    client.createChange(change)
+  )
+  const ids = new Map<string, string>()
+  const failures: Array<{ name: string; error: unknown }> = []
+  results.forEach((result, index) => {
+    const name = recorded[index].name
+    if (result.ok) ids.set(name, result.value)
+    else failures.push({ name, error: result.error })
+  })
+  // Output before any failure is reported: nothing recorded is lost.
+  report.output(Outputs.ChangeIds, JSON.stringify(Object.fromEntries(ids)))
+  if (ids.size === 1) report.output(Outputs.ChangeId, [...ids.values()][0])
+  report.output(Outputs.SkippedServices, JSON.stringify(skipped))
+  for (const [name, id] of ids) report.notice(`Recorded change ${id} for ${name}.`)
+  report.setTitle(
+    `${plural(ids.size, 'change')} recorded${skipped.length ? `, ${skipped.length} skipped` : ''}`
+  )
+  summarize(context, selection, ids)
+  if (failures.length > 0) throw notRecorded(failures, ids.size)
+}
+
+/** What is known of the files changed since the previous deploy, and why not more. */
+function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): ChangedFiles {
+  if (!includeCommits) return { complete: false, reason: 'include-commits is false' }
+  if (shipped?.previousSha === undefined) {
+    return { complete: false, reason: 'no previous deploy was found' }
+  }
+  // A rollback's compare lists no files (only the newer side's): what it reverts is unknown.
+  if (shipped.rollback) {
+    return { complete: false, reason: 'a rollback: the files it reverts are not listed' }
+  }
+  if (shipped.changedFiles === undefined) {
+    return { complete: false, reason: 'the lookup did not read them' }
+  }
+  return {
+    files: shipped.changedFiles,
+    complete: shipped.changedFilesComplete,
+    reason: shipped.changedFilesComplete ? undefined : "GitHub's compare lists at most 300 files"
+  }
+}
+
+function serviceChange(
+  context: CommandContext,
+  decision: ServiceDecision,
+  defaults: ChangeDefaults,
+  shipped: Shipped | undefined,
+  selection: ServiceSelection
+): ChangeRequest {
+  const { settings } = context
+  const known = selection.allRecordedBecause === undefined
+  const description = describeDeploy({
+    repository: defaults.service,
+    version: settings.change.version ?? defaults.version,
+    environment: settings.change.environment ?? defaults.environment,
+    shipped,
+    serviceName: decision.name,
+    matchingFiles: known ? decision.matchedCount : undefined
+  })
+  const github = known
+    ? {
+        ...defaults.github,
+        changed_paths: decision.matchedPaths,
+        changed_paths_count: decision.matchedCount
+      }
+    : defaults.github
+  return buildChangeRequest(
+    { ...settings.change, service: decision.name },
+    { ...defaults, description: description ?? defaults.description, github },
+    settings.githubMetadata
+  )
+}
+
+function describeDecision(decision: ServiceDecision): string {
+  const paths = decision.matchedPaths.length ? ` (${decision.matchedPaths.join(', ')})` : ''
+  return `[dry-run] ${decision.name}: ${decision.recorded ? 'would be ' : ''}${decision.reason}${paths}`
+}
+
+function summarize(
+  context: CommandContext,
+  selection: ServiceSelection,
+  ids: ReadonlyMap<string, string>
+): void {
+  const { settings, report } = context
+  report.list(
+    'Services',
+    ['Service', 'Change id', 'Why'],
+    selection.decisions.map(decision => [
+      decision.name,
+      ids.get(decision.name) ??
+        (decision.recorded ? (settings.dryRun ? 'dry run' : 'not recorded') : 'skipped'),
+      decision.reason
+    ])
+  )
+}
+
+/** One error naming every service not recorded and why; an outage only if all were outages. */
+function notRecorded(
+  failures: ReadonlyArray<{ name: string; error: unknown }>,
+  recordedCount: number
+): ServiceError {
+  const kinds = failures.map(failure => failureKind(failure.error))
+  const kind: Exclude<FailureKind, 'input'> =
+    kinds.find((k): k is 'rejected' | 'protocol' => k === 'rejected' || k === 'protocol') ??
+    'outage'
+  const why = failures.map(failure => `${failure.name}: ${errorMessage(failure.error)}`).join(' ')
+  return new ServiceError(
+    `${plural(failures.length, 'service')} not recorded (${plural(recordedCount, 'other')} recorded). ${why}`,
+    { kind, call: 'POST /v2/change' }
+  )
+}
