@@ -4,10 +4,12 @@
  * - rejected: the service refused the request (4XX other than 429): the user must fix something.
  * - protocol: the answer was not what the interface promises (a redirect, a 2XX of the wrong
  *   shape): most often a base-url that points somewhere else.
+ * - configuration: the runner's setup keeps the request from the service (a host name that does
+ *   not exist, a proxy that refuses the tunnel): the user must fix it; never retried.
  * - outage: the service is unavailable (5XX, 429, timeout, network error): retried, and under
  *   fail-on-error=auto only a warning.
  */
-export type FailureKind = 'input' | 'rejected' | 'protocol' | 'outage'
+export type FailureKind = 'input' | 'rejected' | 'protocol' | 'configuration' | 'outage'
 
 /** A bad input. The message names the input and the accepted forms. */
 export class InputError extends Error {

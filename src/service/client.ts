@@ -1,26 +1,25 @@
 /**
- * The service's interface: one method per endpoint, typed requests and responses.
- * HTTPS, retries, timeouts and error wording belong to the transport underneath.
+ * The service's interface: one method per endpoint, typed requests and responses, and the checks
+ * that each answer is the documented one. HTTPS, retries, timeouts and error wording belong to
+ * the transport underneath. A dry run never reaches this class: it prints `serviceRequests`.
  */
 import type { ChangeRequest } from '../change.ts'
-import type { Redactor } from '../redact.ts'
-import {
-  unexpectedResponse,
-  type ServiceRequest,
-  type ServiceResponse,
-  type Transport
-} from './transport.ts'
+import { hasUnsafeCharacter, plural } from '../text.ts'
+import type { ServiceRequest, StatusHints } from './request.ts'
+import type { Transport } from './transport.ts'
 
 // Limits from the service interface. "1 MB" is read as the safe decimal bound.
 export const MAX_EVENTS_PER_REQUEST = 1000
 export const MAX_REQUEST_BYTES = 1_000_000
 export const MAX_EVENT_IDS_PER_REQUEST = 1000
+/**
+ * The longest id (change, signal, event) taken from the service. Ids are printed and passed on
+ * as outputs; the interface names no bound, and real ids (UUIDs, hashes) are far shorter.
+ */
+export const MAX_ID_CHARS = 1024
 
 /** A change as the service returns it (the fields of the interface's change table). */
 export type ChangeRecord = Record<string, unknown>
-
-/** Where a dry run prints the requests it would have sent. */
-export type DryRunPrinter = (request: ServiceRequest, url: URL) => void
 
 /** The request for each endpoint, built without sending anything. */
 export const serviceRequests = {
@@ -32,8 +31,7 @@ export const serviceRequests = {
   }),
   getChange: (changeId: string): ServiceRequest => ({
     method: 'GET',
-    path: `v2/change/${encodeURIComponent(changeId)}`,
-    hints: { 404: 'No change has that id: check the change-id input.' }
+    path: `v2/change/${encodeURIComponent(changeId)}`
   }),
   sendEvents: (ndjson: string | Uint8Array): ServiceRequest => ({
     method: 'POST',
@@ -49,76 +47,84 @@ export const serviceRequests = {
   }),
   sendHeartbeat: (heartbeatId: string): ServiceRequest => ({
     method: 'POST',
-    path: `v1/heartbeat/${encodeURIComponent(heartbeatId)}`,
-    hints: {
-      404: 'No heartbeat monitor has that id: check the heartbeat-id input against the monitor page.'
-    }
+    path: `v1/heartbeat/${encodeURIComponent(heartbeatId)}`
   }),
   hello: (): ServiceRequest => ({ method: 'GET', path: 'v2/hello' })
 }
 
+/**
+ * The caller's advice per endpoint and status, added to the failure's message: e.g.
+ * { getChange: { 404: 'No change has that id: check the change-id input.' } }.
+ */
+export type CallHints = Partial<Record<keyof typeof serviceRequests, StatusHints>>
+
 export class ServiceClient {
   private readonly transport: Transport
-  private readonly redactor: Redactor
-  private readonly dryRun?: DryRunPrinter
+  private readonly hints: CallHints
 
-  /** With a dry-run printer, requests are printed instead of sent, and each method returns undefined. */
-  constructor(transport: Transport, redactor: Redactor, dryRun?: DryRunPrinter) {
+  constructor(transport: Transport, hints: CallHints = {}) {
     this.transport = transport
-    this.redactor = redactor
-    this.dryRun = dryRun
+    this.hints = hints
   }
 
   /** POST /v2/change: the id of the new change. */
-  async createChange(change: ChangeRequest): Promise<string | undefined> {
-    return this.call(serviceRequests.createChange(change), readId)
+  async createChange(change: ChangeRequest): Promise<string> {
+    return this.call('createChange', serviceRequests.createChange(change), readId)
   }
 
   /** GET /v2/change/<id>: the change object. */
-  async getChange(changeId: string): Promise<ChangeRecord | undefined> {
-    return this.call(serviceRequests.getChange(changeId), readObject)
+  async getChange(changeId: string): Promise<ChangeRecord> {
+    return this.call('getChange', serviceRequests.getChange(changeId), readObject)
   }
 
-  /** POST /v2/stream with an NDJSON body of `count` events: their ids, in order. */
-  async sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[] | undefined> {
-    return this.call(serviceRequests.sendEvents(ndjson), body => readIds(body, count))
+  /** POST /v2/stream with an NDJSON body of `count` events: their ids, in order, one per event. */
+  async sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[]> {
+    return this.call('sendEvents', serviceRequests.sendEvents(ndjson), body => readIds(body, count))
   }
 
   /** GET /v2/event_results for at most MAX_EVENT_IDS_PER_REQUEST ids: the parsed body, as is. */
   async getEventResults(eventIds: readonly string[]): Promise<unknown> {
-    return this.call(serviceRequests.getEventResults(eventIds), readAnyJson)
+    return this.call('getEventResults', serviceRequests.getEventResults(eventIds), readAnyJson)
   }
 
   /** POST /v1/heartbeat/<id>: the id of the received signal. */
-  async sendHeartbeat(heartbeatId: string): Promise<string | undefined> {
-    return this.call(serviceRequests.sendHeartbeat(heartbeatId), readId)
+  async sendHeartbeat(heartbeatId: string): Promise<string> {
+    return this.call('sendHeartbeat', serviceRequests.sendHeartbeat(heartbeatId), readId)
   }
 
   /** GET /v2/hello: resolves when the service answers "OK" (plain text or a JSON string). */
-  async hello(): Promise<'OK' | undefined> {
-    return this.call(serviceRequests.hello(), readOk)
+  async hello(): Promise<'OK'> {
+    return this.call('hello', serviceRequests.hello(), readOk)
   }
 
-  /**
-   * Sends one request and reads its answer. A reader returns undefined when the body is not the
-   * documented shape, which becomes an error naming the call and what came instead.
-   */
+  /** Sends one request and reads its answer; an answer of the wrong shape names the call. */
   private async call<T>(
-    request: ServiceRequest,
-    read: (body: string) => { value: T } | { expected: string }
-  ): Promise<T | undefined> {
-    if (this.dryRun) {
-      this.dryRun(request, this.transport.url(request))
-      return undefined
-    }
-    const response: ServiceResponse = await this.transport.send(request)
+    endpoint: keyof typeof serviceRequests,
+    built: ServiceRequest,
+    read: (body: string) => Read<T>
+  ): Promise<T> {
+    const hints = this.hints[endpoint]
+    const request = hints ? { ...built, hints } : built
+    const response = await this.transport.send(request)
     const result = read(response.body)
     if ('value' in result) return result.value
-    throw unexpectedResponse(request, response, result.expected, this.redactor)
+    throw this.transport.unexpectedAnswer(request, response, result.expected)
   }
 }
 
 type Read<T> = { value: T } | { expected: string }
+
+const ID_SHAPE = `a single-line printable string of 1 to ${MAX_ID_CHARS} characters`
+
+/** An id fit to print and pass on: it can never start a line of the log or hide another. */
+function isPrintableId(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    value.trim() !== '' &&
+    value.length <= MAX_ID_CHARS &&
+    !hasUnsafeCharacter(value)
+  )
+}
 
 function parseJson(body: string): unknown {
   try {
@@ -131,7 +137,7 @@ function parseJson(body: string): unknown {
 function readId(body: string): Read<string> {
   const parsed = parseJson(body)
   const id = isObject(parsed) ? parsed['id'] : undefined
-  return typeof id === 'string' && id !== '' ? { value: id } : { expected: '{"id": "<string>"}' }
+  return isPrintableId(id) ? { value: id } : { expected: `{"id": ${ID_SHAPE}}` }
 }
 
 function readObject(body: string): Read<ChangeRecord> {
@@ -139,15 +145,13 @@ function readObject(body: string): Read<ChangeRecord> {
   return isObject(parsed) ? { value: parsed } : { expected: 'a JSON object (the change)' }
 }
 
+/** The one check of the event ids: as many as events were sent, each fit to print. */
 function readIds(body: string, count: number): Read<string[]> {
   const parsed = parseJson(body)
-  const ok =
-    Array.isArray(parsed) &&
-    parsed.length === count &&
-    parsed.every(id => typeof id === 'string' && id !== '')
+  const ok = Array.isArray(parsed) && parsed.length === count && parsed.every(isPrintableId)
   return ok
     ? { value: parsed as string[] }
-    : { expected: `a JSON array of ${count} event id strings` }
+    : { expected: `a JSON array of ${plural(count, 'event id')}, each ${ID_SHAPE}` }
 }
 
 /** The results' shape is not documented: any JSON is kept; an empty body is null; text stays text. */

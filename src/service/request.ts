@@ -1,0 +1,68 @@
+/**
+ * What a request to the service is, where it goes and how messages name it. Pure: nothing here
+ * sends anything, so a dry run prints the same requests a real run sends.
+ */
+import type { IncomingHttpHeaders } from 'node:http'
+
+/** The header that carries the API key; the key goes nowhere else. */
+export const API_KEY_HEADER = 'X-Service-ApiKey'
+
+export type HttpMethod = 'GET' | 'POST'
+
+/** Advice for specific statuses, e.g. { 404: 'No change has that id.' }. */
+export type StatusHints = Partial<Record<number, string>>
+
+export interface ServiceRequest {
+  method: HttpMethod
+  /** Path below the service root, already percent-encoded, no leading slash: 'v2/change', 'v1/heartbeat/a%2Fb'. */
+  path: string
+  /** Query string, already encoded, without '?'. */
+  query?: string
+  body?: string | Uint8Array
+  contentType?: string
+  /** Extra advice the caller gives for specific statuses of this request. */
+  hints?: StatusHints
+}
+
+export interface ServiceResponse {
+  status: number
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+/** "POST /v2/change": the call's name in messages (the service path, without the base prefix or query). */
+export function callName(request: ServiceRequest): string {
+  return `${request.method} /${request.path.replace(/^\/+/, '')}`
+}
+
+/** The service root: the base URL without query, fragment or credentials, ending with '/'. */
+export function serviceRoot(baseUrl: URL): URL {
+  const root = new URL(baseUrl.href)
+  root.username = ''
+  root.password = ''
+  root.search = ''
+  root.hash = ''
+  if (!root.pathname.endsWith('/')) root.pathname += '/'
+  return root
+}
+
+/** The absolute URL of a request (root + path + query). Never leaves the root's origin and prefix. */
+export function requestUrl(baseUrl: URL, request: ServiceRequest): URL {
+  const root = serviceRoot(baseUrl)
+  const url = new URL(request.path.replace(/^\/+/, ''), root)
+  url.search = request.query ? `?${request.query}` : ''
+  if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) {
+    throw new Error(`The request path ${JSON.stringify(request.path)} leaves the service root.`)
+  }
+  return url
+}
+
+/**
+ * "https://host:443": how messages name an address. Scheme, host and port only: a path, query,
+ * fragment or user name may carry a secret.
+ */
+export function addressName(url: URL): string {
+  const port =
+    url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '')
+  return `${url.protocol}//${url.hostname}${port ? `:${port}` : ''}`
+}
