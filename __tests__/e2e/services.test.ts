@@ -1,0 +1,186 @@
+/**
+ * Several services in one step, end to end: the bundled action against the emulator and the fake
+ * GitHub API, recording a change only for the services whose paths the deploy touched.
+ */
+import { afterAll, beforeAll, beforeEach, expect, it } from '@jest/globals'
+import { Emulator } from '../../emulator/emulator.ts'
+import { FakeGitHub, type GitHubCommit } from '../../emulator/github.ts'
+import { testCertificate } from '../../emulator/tls.ts'
+import { actionAgainst, type ActionRun } from '../support/run-action.ts'
+
+const TOKEN = 'ghs_servicesToken0123456789'
+const REPOSITORY = 'octo-org/octo-repo'
+const sha = (n: number): string => n.toString(16).padStart(40, '0')
+
+/** Five commits: three touch the API, one the web app's docs, one the web app. */
+const COMMITS: GitHubCommit[] = [
+  {
+    sha: sha(1),
+    message: 'Start',
+    author: { name: 'Alice', login: 'alice' },
+    files: [{ filename: 'README.md' }]
+  },
+  {
+    sha: sha(2),
+    message: 'API: login (#41)',
+    author: { name: 'Alice', login: 'alice' },
+    files: [{ filename: 'services/api/login.ts' }]
+  },
+  {
+    sha: sha(3),
+    message: 'Web docs',
+    author: { name: 'Bob' },
+    files: [{ filename: 'apps/web/docs/guide.md' }]
+  },
+  {
+    sha: sha(4),
+    message: 'Common lib',
+    author: { name: 'Alice', login: 'alice' },
+    files: [{ filename: 'libs/common/util.ts' }]
+  },
+  {
+    sha: sha(5),
+    message: 'API: cart (#42)',
+    author: { name: 'Bob' },
+    files: [{ filename: 'services/api/cart.ts' }]
+  },
+  {
+    sha: sha(6),
+    message: 'Web header',
+    author: { name: 'Bob' },
+    files: [{ filename: 'apps/web/header.tsx' }]
+  }
+]
+
+const SERVICES = [
+  'api: services/api/** libs/common/**',
+  'web: apps/web/** !apps/web/**/*.md',
+  'billing: services/billing/**',
+  '# docs are deployed with everything',
+  'docs'
+].join('\n')
+
+let emulator: Emulator
+let github: FakeGitHub
+let action: ReturnType<typeof actionAgainst>
+
+beforeAll(async () => {
+  const certPath = (await testCertificate()).certPath
+  emulator = await Emulator.start()
+  github = await FakeGitHub.start({
+    token: TOKEN,
+    repository: { fullName: REPOSITORY, commits: COMMITS }
+  })
+  action = actionAgainst(emulator, certPath)
+})
+afterAll(async () => {
+  await Promise.all([emulator.close(), github.close()])
+})
+beforeEach(() => {
+  emulator.reset()
+  github.reset()
+  github.repository = { fullName: REPOSITORY, commits: COMMITS }
+})
+
+function deploy(inputs: Record<string, string>, version = sha(6)): Promise<ActionRun> {
+  return action(
+    { 'github-token': TOKEN, 'previous-version': sha(1), environment: 'production', ...inputs },
+    { eventName: 'workflow_dispatch', env: { GITHUB_SHA: version, GITHUB_API_URL: github.url } }
+  )
+}
+
+function stored(run: ActionRun, service: string): Record<string, unknown> {
+  const id = (JSON.parse(run.outputs['change-ids']) as Record<string, string>)[service]
+  return emulator.changes.get(id) as unknown as Record<string, unknown>
+}
+
+it('records a change for each touched service and for those without patterns, and skips the rest', async () => {
+  emulator.addHeartbeatMonitor('deploys')
+  const run = await deploy({ services: SERVICES, 'heartbeat-id': 'deploys' })
+  expect(run.exitCode).toBe(0)
+  const ids = JSON.parse(run.outputs['change-ids']) as Record<string, string>
+  expect(Object.keys(ids).sort()).toEqual(['api', 'docs', 'web'])
+  expect(JSON.parse(run.outputs['skipped-services'])).toEqual(['billing'])
+  expect(run.outputs['change-id']).toBeUndefined()
+  const api = stored(run, 'api')
+  expect(api).toMatchObject({ service: 'api', version: sha(6), environment: 'production' })
+  expect(JSON.parse(String(api['custom_metadata'])).github).toMatchObject({
+    changed_paths: ['services/api/login.ts', 'libs/common/util.ts', 'services/api/cart.ts'],
+    changed_paths_count: 3
+  })
+  expect(String(api['description'])).toMatch(
+    /^Deploy api of octo-org\/octo-repo 0000000 to production/
+  )
+  expect(JSON.parse(String(stored(run, 'web')['custom_metadata'])).github.changed_paths).toEqual([
+    'apps/web/header.tsx'
+  ])
+  expect(run.summary).toMatch(/\| billing \| skipped \|/)
+  expect(run.summary).toMatch(new RegExp(`\\| api \\| ${ids['api']} \\|`))
+  expect(emulator.requestsTo('POST /v1/heartbeat/*')).toHaveLength(1)
+})
+
+it('records every service, and says why, when the changed files are incomplete', async () => {
+  github.repository = {
+    fullName: REPOSITORY,
+    commits: [
+      ...COMMITS,
+      {
+        sha: sha(7),
+        message: 'Big rename',
+        author: { name: 'Bob' },
+        files: Array.from({ length: 301 }, (_, i) => ({ filename: `apps/mobile/f${i}.ts` }))
+      }
+    ]
+  }
+  const run = await deploy({ services: SERVICES }, sha(7))
+  expect(run.exitCode).toBe(0)
+  expect(Object.keys(JSON.parse(run.outputs['change-ids'])).sort()).toEqual([
+    'api',
+    'billing',
+    'docs',
+    'web'
+  ])
+  expect(JSON.parse(run.outputs['skipped-services'])).toEqual([])
+  expect(run.stdout).toMatch(
+    /::notice::Every service is recorded: the list of files changed since the previous deploy is incomplete/
+  )
+  expect(run.summary).toContain('Every service is recorded')
+})
+
+it('records 50 services with the same few GitHub API calls as one', async () => {
+  const services = Array.from(
+    { length: 50 },
+    (_, i) => `svc-${i}: services/api/** apps/s${i}/**`
+  ).join('\n')
+  const started = performance.now()
+  const run = await deploy({ services })
+  const elapsed = performance.now() - started
+  expect(run.exitCode).toBe(0)
+  expect(Object.keys(JSON.parse(run.outputs['change-ids']))).toHaveLength(50)
+  expect(emulator.requestsTo('POST /v2/change')).toHaveLength(50)
+  expect(github.requests.length).toBeLessThanOrEqual(2)
+  // The figure for the note; not a timed assertion.
+  process.stdout.write(`50 services against the emulator: ${Math.round(elapsed)} ms\n`)
+})
+
+it('outputs the changes recorded when one service’s change fails, and names the one that did not', async () => {
+  emulator.inject('POST /v2/change', { status: 400, body: '{"message":"labels too long"}' }, 1)
+  const run = await deploy({ services: SERVICES, 'fail-on-error': 'auto' })
+  expect(run.exitCode).toBe(1)
+  const ids = JSON.parse(run.outputs['change-ids']) as Record<string, string>
+  expect(Object.keys(ids)).toHaveLength(2)
+  const missing = ['api', 'web', 'docs'].find(name => !(name in ids))
+  expect(run.outputs['error']).toMatch(
+    new RegExp(
+      `1 service not recorded \\(2 others recorded\\)\\. ${missing}: POST /v2/change was rejected with HTTP 400 Bad Request: labels too long`
+    )
+  )
+})
+
+it('refuses service and services together before sending anything', async () => {
+  const run = await deploy({ services: SERVICES, service: 'api' })
+  expect(run.exitCode).toBe(1)
+  expect(run.outputs['error']).toMatch(/Inputs "service" and "services" are both given/)
+  expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
+  expect(github.requests).toHaveLength(0)
+})
