@@ -151,7 +151,15 @@ export class GitHubApi {
     if (this.timedOut) throw new ApiError({ type: 'budget', call, budgetMs: this.budgetMs })
     if (this.callsMade >= this.maxCalls) throw new ApiError({ type: 'call-limit', call })
     this.callsMade++
-    const raw = await this.request(url, call)
+    let raw
+    try {
+      raw = await this.request(url, call)
+    } catch (error) {
+      if (error instanceof ApiError) throw error
+      // https.request itself threw (a bad option, an interceptor): still one failure, named.
+      const code = (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.name ?? 'an error'
+      throw new ApiError({ type: 'network', call, code, proxy: this.proxy })
+    }
     const { status, headers } = raw
     if (status >= 300 && status < 400) throw new ApiError({ type: 'redirect', call, status })
     const body = parseJson(raw.body)
