@@ -65,7 +65,7 @@ function mockCompare(
     .get(path)
     .query(true)
     .times(10)
-    .reply(uri => {
+    .reply((uri: string) => {
       // nock 15 hands the reply function the request itself.
       const requested = typeof uri === 'string' ? uri : (uri as unknown as Request).url
       const page = Number(new URL(requested, root).searchParams.get('page') ?? '1')
