@@ -14,5 +14,8 @@ export default {
   collectCoverageFrom: ['src/**/*.ts', '!src/index.ts'],
   coverageReporters: ['text-summary', 'lcov'],
   coverageThreshold: { global: { lines: 90 } },
+  // The end-to-end suite runs a bundle built from the current sources, never a stale dist/.
+  globalSetup: '<rootDir>/__tests__/support/bundle-setup.ts',
+  globalTeardown: '<rootDir>/__tests__/support/bundle-teardown.ts',
   testTimeout: 30000
 }

@@ -1,19 +1,18 @@
 /**
- * Runs the bundled action (dist/index.js) as a child process, the way the runner does: INPUT_*
- * variables with action.yml's defaults applied, the GITHUB_* context, an event payload file, and
- * the GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files.
+ * Runs the bundled action as a child process, the way the runner does: INPUT_* variables with
+ * action.yml's defaults applied, the GITHUB_* context, an event payload file, and the
+ * GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files. Inside Jest the bundle is built from the current
+ * sources (support/bundle.ts); the demo and the benchmark run dist/.
  */
-import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { parse } from 'yaml'
+import { actionEntry, NODE_24, PROJECT_ROOT } from './bundle.ts'
 
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-export const ACTION_ENTRY = join(PROJECT_ROOT, 'dist', 'index.js')
-/** The Node the runner would use (node24), from the "node" devDependency. */
-export const NODE_24 = join(PROJECT_ROOT, 'node_modules', '.bin', 'node')
+export { NODE_24, PROJECT_ROOT }
+const PEAK_RSS_PROBE = join(PROJECT_ROOT, '__tests__', 'support', 'peak-rss.mjs')
 
 export interface ActionRun {
   exitCode: number | null
@@ -24,6 +23,14 @@ export interface ActionRun {
   /** The GITHUB_STEP_SUMMARY file's content. */
   summary: string
   durationMs: number
+  /** When the process exited, in milliseconds since it was spawned. */
+  exitAtMs: number
+  /** The signal that ended the process, if one did. */
+  signal: NodeJS.Signals | null
+  /** Each chunk of stdout with the milliseconds since the start at which it arrived. */
+  stdoutChunks: Array<{ atMs: number; text: string }>
+  /** The process's peak RSS in bytes, when measurePeakRss was asked for. */
+  peakRssBytes?: number
 }
 
 export interface RunOptions {
@@ -38,6 +45,10 @@ export interface RunOptions {
   timeoutMs?: number
   /** Arguments for node before the script (the benchmark preloads an RSS probe). */
   nodeArgs?: string[]
+  /** Measure the process's peak RSS (a probe preloaded with --import reads it on exit). */
+  measurePeakRss?: boolean
+  /** Called with the child as soon as it is spawned: to signal it later, say. */
+  onSpawn?: (child: ChildProcess) => void
 }
 
 interface ActionYaml {
@@ -108,6 +119,8 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
     writeFileSync(summaryPath, '')
     writeFileSync(eventPath, JSON.stringify(options.payload ?? {}))
 
+    const rssPath = join(dir, 'peak-rss.txt')
+    // Built from nothing: no proxy, CA or Node option of the test process leaks into the child.
     const env: Record<string, string | undefined> = {
       PATH: process.env['PATH'],
       HOME: process.env['HOME'],
@@ -117,26 +130,29 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
       GITHUB_OUTPUT: outputPath,
       GITHUB_STEP_SUMMARY: summaryPath,
       NODE_EXTRA_CA_CERTS: options.caCertPath,
+      CTA_PEAK_RSS_FILE: options.measurePeakRss === true ? rssPath : undefined,
       ...options.env
     }
     for (const [name, value] of Object.entries({ ...actionDefaults(), ...options.inputs })) {
       env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
     }
 
+    const probe = options.measurePeakRss === true ? ['--import', PEAK_RSS_PROBE] : []
+    const entry = await actionEntry()
     const started = performance.now()
-    const { exitCode, stdout, stderr } = await spawnNode(
-      [...(options.nodeArgs ?? []), ACTION_ENTRY],
+    const run = await spawnNode(
+      [...probe, ...(options.nodeArgs ?? []), entry],
       env,
       dir,
-      options.timeoutMs
+      options.timeoutMs,
+      options.onSpawn
     )
     return {
-      exitCode,
-      stdout,
-      stderr,
+      ...run,
       outputs: parseOutputFile(readFileSync(outputPath, 'utf8')),
       summary: readFileSync(summaryPath, 'utf8'),
-      durationMs: performance.now() - started
+      durationMs: performance.now() - started,
+      peakRssBytes: existsSync(rssPath) ? Number(readFileSync(rssPath, 'utf8')) * 1024 : undefined
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -156,24 +172,68 @@ export function actionAgainst(
     })
 }
 
+export interface NodeRun {
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  stdoutChunks: Array<{ atMs: number; text: string }>
+  /** When the process exited, in milliseconds since it was spawned. */
+  exitAtMs: number
+}
+
+/**
+ * A child whose resident memory passes this is killed: a probe of unbounded memory must fail its
+ * test, not take the machine down (the defect once took 8 GB).
+ */
+const MAX_CHILD_RSS_BYTES = 2 * 1024 ** 3
+const RSS_POLL_MS = 100
+
+/** The resident memory of a live process, from /proc (Linux); undefined elsewhere. */
+function residentBytes(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return match ? Number(match[1]) * 1024 : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Runs the project's Node 24 with these arguments; resolves when it exits. */
 export function spawnNode(
   args: string[],
   env: Record<string, string | undefined>,
   cwd: string,
-  timeoutMs = 60_000
-): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  timeoutMs = 60_000,
+  onSpawn?: (child: ChildProcess) => void
+): Promise<NodeRun> {
   return new Promise((resolvePromise, reject) => {
+    const started = performance.now()
     const child = spawn(NODE_24, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', chunk => (stdout += chunk))
+    const stdoutChunks: Array<{ atMs: number; text: string }> = []
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+      stdoutChunks.push({ atMs: performance.now() - started, text: chunk })
+    })
     child.stderr.setEncoding('utf8').on('data', chunk => (stderr += chunk))
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    const watch = setInterval(() => {
+      const rss = child.pid === undefined ? undefined : residentBytes(child.pid)
+      if (rss !== undefined && rss > MAX_CHILD_RSS_BYTES) {
+        stderr += `[test] killed: resident memory passed ${MAX_CHILD_RSS_BYTES} bytes\n`
+        child.kill('SIGKILL')
+      }
+    }, RSS_POLL_MS)
+    let exitAtMs = 0
+    child.on('exit', () => (exitAtMs = performance.now() - started))
     child.on('error', reject)
-    child.on('close', exitCode => {
+    child.on('close', (exitCode, signal) => {
       clearTimeout(timer)
-      resolvePromise({ exitCode, stdout, stderr })
+      clearInterval(watch)
+      resolvePromise({ exitCode, signal, stdout, stderr, stdoutChunks, exitAtMs })
     })
+    onSpawn?.(child)
   })
 }
