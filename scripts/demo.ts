@@ -1,24 +1,17 @@
 /**
- * npm run demo: try the action in one command, with no account. It starts the service emulator,
- * runs the bundled action as the runner would on a push to main, and shows what happened: the
- * outputs, the job summary, and the change read back from the emulator by the action itself.
+ * npm run demo: try the action in one command, with no account. It starts the service emulator
+ * and a fake GitHub API holding a few commits and merged pull requests, runs the bundled action as
+ * the runner would on a push to main, and shows what happened: the outputs, the job summary (with
+ * what the change ships, when the action looks it up), and the change read back by the action.
  */
 import { Emulator } from '../emulator/emulator.ts'
-import { runAction, type ActionRun } from '../__tests__/support/run-action.ts'
+import { FakeGitHub } from '../emulator/github.ts'
+import { sampleRepository } from '../emulator/github-sample.ts'
 import { testCertificate } from '../emulator/tls.ts'
+import { runBundledAction, type ActionRun } from './run-bundled-action.ts'
 
-const PUSH_EVENT = {
-  ref: 'refs/heads/main',
-  before: '9f8e7d6c5b4a39281706f5e4d3c2b1a098765432',
-  after: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
-  repository: { full_name: 'octo-org/octo-repo', default_branch: 'main' },
-  pusher: { name: 'octocat', email: 'octocat@example.com' },
-  head_commit: {
-    id: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
-    message: 'Speed up checkout',
-    author: { name: 'Mona Octocat', username: 'octocat' }
-  }
-}
+/** The demo's GitHub token: the fake API accepts only it, and the action must never print it. */
+const DEMO_TOKEN = 'ghs_demo0000000000000000000000000000000'
 
 function heading(text: string): void {
   console.log(`\n\x1b[1m== ${text}\x1b[0m`)
@@ -36,26 +29,52 @@ function show(run: ActionRun): void {
 }
 
 const certificate = await testCertificate()
+const sample = sampleRepository()
 const emulator = await Emulator.start({ cert: certificate })
+const github = await FakeGitHub.start({
+  repository: sample.repository,
+  token: DEMO_TOKEN,
+  cert: certificate
+})
 emulator.addHeartbeatMonitor('demo-monitor')
 try {
   const inputs = { 'api-key': emulator.apiKey, 'base-url': emulator.url }
+  const gitHubContext = {
+    GITHUB_API_URL: github.url,
+    GITHUB_REPOSITORY: sample.repository.fullName,
+    GITHUB_SHA: sample.head,
+    GITHUB_RUN_ID: sample.runId
+  }
   console.log(`Emulator listening at ${emulator.url} (a local stand-in for the service).`)
+  console.log(`Fake GitHub API at ${github.url} (${sample.repository.commits.length} commits).`)
 
   heading('1. Record the deploy (push to main) and ping the heartbeat monitor')
-  const recorded = await runAction({
-    inputs: { ...inputs, 'heartbeat-id': 'demo-monitor', labels: 'deploy, web' },
+  const recorded = await runBundledAction({
+    inputs: {
+      ...inputs,
+      'heartbeat-id': 'demo-monitor',
+      labels: 'deploy, web',
+      'github-token': DEMO_TOKEN
+    },
     eventName: 'push',
-    payload: PUSH_EVENT,
+    payload: sample.pushPayload,
+    env: gitHubContext,
     caCertPath: certificate.certPath
   })
   show(recorded)
   heading('Job summary')
   console.log(recorded.summary.trim())
+  const calls = github.requests.map(r => `  ${r.method} ${r.path}`)
+  console.log(`\nGitHub API calls: ${calls.length}${calls.length ? `\n${calls.join('\n')}` : ''}`)
+  if ([recorded.stdout, recorded.stderr, recorded.summary].join('').includes(DEMO_TOKEN)) {
+    console.log('The GitHub token was printed: that is a bug.')
+    process.exitCode = 1
+  }
 
   heading('2. Read the change back (command: get-change)')
-  const read = await runAction({
+  const read = await runBundledAction({
     inputs: { ...inputs, command: 'get-change', 'change-id': recorded.outputs['change-id'] ?? '' },
+    env: gitHubContext,
     caCertPath: certificate.certPath
   })
   show(read)
@@ -70,5 +89,5 @@ try {
   )
   if (recorded.exitCode !== 0 || read.exitCode !== 0) process.exitCode = 1
 } finally {
-  await emulator.close()
+  await Promise.all([emulator.close(), github.close()])
 }
