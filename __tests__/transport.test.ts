@@ -1,107 +1,37 @@
+/**
+ * The transport against real loopback servers: what it sends, what it retries and for how long,
+ * its deadlines and caps, how it words each failure, its proxy, and that no socket outlives an
+ * attempt.
+ */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
-import { createServer, type Server, type ServerOptions as HttpsServerOptions } from 'node:https'
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
-import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import { generate } from 'selfsigned'
-import { API_KEY_HEADER } from '../src/service/transport.ts'
 import { ServiceError } from '../src/errors.ts'
 import { Redactor } from '../src/redact.ts'
 import {
-  bodyExcerpt,
-  extractServiceMessage,
-  parseRetryAfterMs,
-  retryDelayMs,
+  API_KEY_HEADER,
+  callName,
   Transport,
-  unexpectedResponse,
-  type RetryDelayPolicy,
   type ServiceRequest,
   type TransportOptions
 } from '../src/service/transport.ts'
 import { startConnectProxy, type ConnectProxy } from './support/connect-proxy.ts'
 import { TEST_SERVICE_HOST, trustTestCertificate, type TestCertificate } from '../emulator/tls.ts'
+import {
+  closedPort,
+  failFirst,
+  okJson,
+  respond,
+  startServer,
+  startSilentServer,
+  type TestServer
+} from './service/loopback.ts'
 
 const API_KEY = 'k3y-S3cr3t/value'
 const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'] as const
-
-interface RecordedRequest {
-  method: string
-  url: string
-  headers: IncomingHttpHeaders
-  body: string
-}
-
-type Handler = (req: IncomingMessage, res: ServerResponse, index: number) => void
-
-/** A loopback HTTPS server whose behaviour each test sets through `handle`. */
-interface TestServer {
-  port: number
-  origin: string
-  requests: RecordedRequest[]
-  /** TCP connections accepted (counted before TLS, so refused handshakes count too). */
-  connections: number
-  handle: Handler
-  close(): Promise<void>
-}
-
-const okJson: Handler = (_req, res) => {
-  res.writeHead(200, { 'Content-Type': 'application/json' })
-  res.end('{"id":"ok"}')
-}
-
-async function startServer(tlsOptions: HttpsServerOptions, handle = okJson): Promise<TestServer> {
-  const server: Server = createServer(tlsOptions)
-  const state: TestServer = {
-    port: 0,
-    origin: '',
-    requests: [],
-    connections: 0,
-    handle,
-    close: () =>
-      new Promise<void>(resolve => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
-  }
-  server.on('connection', () => state.connections++)
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const index = state.requests.length
-      state.requests.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8')
-      })
-      state.handle(req, res, index)
-    })
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  state.port = (server.address() as AddressInfo).port
-  state.origin = `https://127.0.0.1:${state.port}`
-  return state
-}
-
-function respond(status: number, body = '', headers: Record<string, string> = {}): Handler {
-  return (_req, res) => {
-    res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
-    res.end(body)
-  }
-}
-
-/** Answers with `failing` for the first `count` requests, then with `ok`. */
-function failFirst(count: number, failing: Handler, ok: Handler = okJson): Handler {
-  return (req, res, index) => (index < count ? failing(req, res, index) : ok(req, res, index))
-}
-
-/** A free loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createTcpServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>(resolve => server.close(() => resolve()))
-  return port
+const ACTION_ADVICE = {
+  raiseTimeout: 'raise the timeout-seconds input',
+  checkAddress: 'check the base-url input',
+  checkApiKey: 'check the api-key input'
 }
 
 let certificate: TestCertificate
@@ -121,6 +51,7 @@ function makeTransport(overrides: Partial<TransportOptions> = {}): Transport {
     apiKey: API_KEY,
     timeoutMs: 5000,
     maxAttempts: 3,
+    advice: ACTION_ADVICE,
     userAgent: 'change-tracking-action-test/1.0',
     redactor: new Redactor(),
     log: message => logs.push(message),
@@ -145,7 +76,7 @@ async function sendError(transport: Transport, request: ServiceRequest): Promise
     expect(error).toBeInstanceOf(ServiceError)
     return error as ServiceError
   }
-  throw new Error(`${Transport.callName(request)} succeeded but should have failed`)
+  throw new Error(`${callName(request)} succeeded but should have failed`)
 }
 
 const createChange: ServiceRequest = {
@@ -184,40 +115,10 @@ afterEach(() => {
   for (const transport of transports.splice(0)) transport.close()
 })
 
-describe('Transport.url and callName', () => {
-  it('builds URLs below a base path prefix, with the query', () => {
-    const transport = makeTransport({ baseUrl: new URL('https://service.example/api/') })
-    const request: ServiceRequest = {
-      method: 'GET',
-      path: 'v2/change/a%2Fb',
-      query: 'ids=a%2Cb,c'
-    }
-    expect(transport.url(request).href).toBe(
-      'https://service.example/api/v2/change/a%2Fb?ids=a%2Cb,c'
-    )
-    expect(Transport.callName(request)).toBe('GET /v2/change/a%2Fb')
-  })
-
-  it('adds the trailing slash a base URL lacks, and keeps a leading-slash path below the prefix', () => {
-    const transport = makeTransport({ baseUrl: new URL('https://service.example/api') })
-    expect(transport.url({ method: 'GET', path: '/v2/hello' }).href).toBe(
-      'https://service.example/api/v2/hello'
-    )
-    expect(transport.url({ method: 'GET', path: '//other.example/v2/hello' }).origin).toBe(
-      'https://service.example'
-    )
-  })
-
-  it('refuses a path that climbs out of the service root', () => {
-    const transport = makeTransport({ baseUrl: new URL('https://service.example/api/') })
-    expect(() => transport.url({ method: 'GET', path: '../admin' })).toThrow(
-      /leaves the service root/
-    )
-  })
-
-  it('refuses a base URL that is not https', () => {
+describe('Transport construction', () => {
+  it('refuses a base URL that is not https: the key is never sent in clear', () => {
     expect(() => makeTransport({ baseUrl: new URL('http://service.example/') })).toThrow(
-      /must use https/
+      /only over https/
     )
   })
 })
@@ -364,10 +265,10 @@ describe('Transport.send: retries', () => {
     expect(error.status).toBeUndefined()
     expect(error.attempts).toBe(2)
     expect(error.message).toContain(
-      `GET /v2/hello could not reach 127.0.0.1:${port} after 2 attempts`
+      `GET /v2/hello could not reach https://127.0.0.1:${port} after 2 attempts`
     )
     expect(error.message).toContain('ECONNREFUSED')
-    expect(error.message).toMatch(/base-url.*HTTPS_PROXY \/ NO_PROXY/)
+    expect(error.message).toMatch(/check the base-url input, and HTTPS_PROXY \/ NO_PROXY/)
   })
 })
 
@@ -383,8 +284,8 @@ describe('Transport.send: deadlines and limits', () => {
     expect(elapsed).toBeLessThan(2000)
     expect(error.kind).toBe('outage')
     expect(error.message).toBe(
-      'POST /v2/change got no complete answer within 0.3 s (timeout-seconds) after 2 attempts. ' +
-        'The service is unavailable or too slow: try again later, or raise timeout-seconds.'
+      'POST /v2/change got no complete answer within 0.3 s after 2 attempts. ' +
+        'The service is unavailable or too slow: try again later, or raise the timeout-seconds input.'
     )
     expect(logs).toEqual([
       'POST /v2/change: no complete answer within 0.3 s; retry 1 of 1 in 0.1 s'
@@ -408,7 +309,7 @@ describe('Transport.send: deadlines and limits', () => {
     expect(error.message).not.toContain('attempts')
   })
 
-  it('stops reading a response at the size cap and keeps what came', async () => {
+  it('refuses a response over the size cap as an error naming the call and the cap, never cut data', async () => {
     const chunk = Buffer.alloc(64 * 1024, 'a')
     const limit = 200 * 1024 * 1024
     service.handle = (_req, res) => {
@@ -427,11 +328,20 @@ describe('Transport.send: deadlines and limits', () => {
       res.on('close', () => (sent = limit))
       pump()
     }
-    const response = await makeTransport({ maxResponseBytes: 100_000 }).send(hello)
+    const error = await sendError(makeTransport({ maxResponseBytes: 128 * 1024 }), hello)
 
-    expect(response.status).toBe(200)
-    expect(response.body).toHaveLength(100_000)
-    expect(response.body).toMatch(/^a+$/)
+    expect(service.requests).toHaveLength(1)
+    expect(error.kind).toBe('protocol')
+    expect(error.message).toBe(
+      'GET /v2/hello answered with more than 128 KiB (the response size cap), so the answer was not used. ' +
+        "Check the base-url input: it must point at the service's root."
+    )
+  })
+
+  it('takes an answer of exactly the size cap', async () => {
+    service.handle = respond(200, 'b'.repeat(1000))
+    const response = await makeTransport({ maxResponseBytes: 1000 }).send(hello)
+    expect(response.body).toBe('b'.repeat(1000))
   })
 })
 
@@ -440,7 +350,7 @@ describe('Transport.send: refusals are not retried', () => {
     [400, /Check the values sent/],
     [401, /rejected the API key: check the api-key input and the key's permissions/],
     [403, /rejected the API key/],
-    [404, /Check base-url .* and any id in the request/],
+    [404, /Check the base-url input .* and any id in the request/],
     [413, /too large/],
     [422, /Check the values sent/]
   ])('HTTP %i: one request, kind rejected, with advice', async (status, advice) => {
@@ -469,12 +379,12 @@ describe('Transport.send: refusals are not retried', () => {
     expect(error.serviceMessage).toBe('Not Found')
     expect(error.message).toBe(
       'GET /v2/change/abc was rejected with HTTP 404 Not Found: Not Found. ' +
-        "Check base-url (it must be the service's root) and any id in the request. " +
+        "Check the base-url input (it must be the service's root) and any id in the request. " +
         'No change has that id: check the change-id input.'
     )
   })
 
-  it('does not follow a redirect to another origin, and names the Location without the key', async () => {
+  it('does not follow a redirect to another origin, and names its target by scheme, host and port only', async () => {
     const other = await startServer({ key: certificate.key, cert: certificate.cert })
     try {
       const location = `${other.origin}/v2/hello?key=${encodeURIComponent(API_KEY)}`
@@ -487,10 +397,10 @@ describe('Transport.send: refusals are not retried', () => {
       expect(error.kind).toBe('protocol')
       expect(error.status).toBe(301)
       expect(error.message).toContain(
-        `GET /v2/hello was answered with HTTP 301 Moved Permanently, a redirect to ${other.origin}/v2/hello?key=***.`
+        `GET /v2/hello was answered with HTTP 301 Moved Permanently, a redirect to ${other.origin}.`
       )
       expect(error.message).toMatch(/does not follow redirects/)
-      expect(error.message).toMatch(/set base-url to it/)
+      expect(error.message).toMatch(/check the base-url input and use that address/)
       expect(error.message).not.toContain(API_KEY)
       expect(error.message).not.toContain(encodeURIComponent(API_KEY))
       expect(error.serviceMessage).not.toContain(encodeURIComponent(API_KEY))
@@ -536,10 +446,11 @@ describe('Transport.send: refusals are not retried', () => {
       expect(error.kind).toBe('protocol')
       expect(error.message).toMatch(
         new RegExp(
-          `the TLS certificate of 127\\.0\\.0\\.1:${stranger.port} is not trusted \\([A-Z_]+:`
+          `the TLS certificate of https://127\\.0\\.0\\.1:${stranger.port} is not trusted \\([A-Z_]+: [^)]+\\)\\. `
         )
       )
       expect(error.message).toContain('NODE_EXTRA_CA_CERTS')
+      expect(error.message).not.toContain('--use-system-ca')
     } finally {
       await stranger.close()
     }
@@ -595,24 +506,29 @@ describe('Transport.send through a proxy', () => {
       `Basic ${Buffer.from('robot:p@ss').toString('base64')}`
     ])
     expect(error.message).not.toContain('p@ss')
+    expect(error.message).not.toContain('p%40ss')
   })
 
-  it('bypasses the proxy for NO_PROXY hosts: the name does not resolve without it', async () => {
+  it('bypasses the proxy for NO_PROXY hosts; a host that does not exist is a configuration error, not retried', async () => {
     process.env['HTTPS_PROXY'] = proxy.url
     process.env['NO_PROXY'] = TEST_SERVICE_HOST
     const error = await sendError(
       makeTransport({
         baseUrl: new URL(`https://${TEST_SERVICE_HOST}:${service.port}/`),
-        maxAttempts: 1
+        maxAttempts: 3
       }),
       hello
     )
 
     expect(proxy.connects).toEqual([])
     expect(service.requests).toHaveLength(0)
-    expect(error.kind).toBe('outage')
-    expect(error.message).toContain(`could not reach ${TEST_SERVICE_HOST}:${service.port}`)
-    expect(error.message).toMatch(/ENOTFOUND|EAI_AGAIN/)
+    expect(delays).toEqual([])
+    expect(error.kind).toBe('configuration')
+    expect(error.attempts).toBe(1)
+    expect(error.message).toBe(
+      `GET /v2/hello was not sent: the host of https://${TEST_SERVICE_HOST}:${service.port} was not found (ENOTFOUND). ` +
+        'Check the base-url input: the host name may be mistyped.'
+    )
   })
 
   it('always reaches loopback directly', async () => {
@@ -623,122 +539,207 @@ describe('Transport.send through a proxy', () => {
   })
 })
 
-describe('retryDelayMs', () => {
-  const policy = (random: () => number): RetryDelayPolicy => ({
-    backoffBaseMs: 500,
-    backoffMaxMs: 8000,
-    retryAfterMaxMs: 30_000,
-    random
-  })
-  const now = Date.parse('2025-01-01T00:00:00Z')
-
-  it('grows exponentially up to the cap, as the upper bound of the jitter', () => {
-    const nearlyOne = policy(() => 0.999999)
-    const ceilings = [1, 2, 3, 4, 5, 6, 7].map(attempt =>
-      retryDelayMs(attempt, undefined, now, nearlyOne)
-    )
-    expect(ceilings).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000])
+describe('Transport.send: a proxy that refuses the tunnel', () => {
+  afterEach(() => {
+    clearProxyEnv()
   })
 
-  it('jitters across the whole range from 0 to the ceiling', () => {
-    expect(
-      retryDelayMs(
-        3,
-        undefined,
-        now,
-        policy(() => 0)
-      )
-    ).toBe(0)
-    expect(
-      retryDelayMs(
-        3,
-        undefined,
-        now,
-        policy(() => 0.25)
-      )
-    ).toBe(500)
-    for (let i = 0; i < 200; i++) {
-      const delay = retryDelayMs(4, undefined, now, policy(Math.random))
-      expect(delay).toBeGreaterThanOrEqual(0)
-      expect(delay).toBeLessThanOrEqual(4000)
+  it.each([
+    [407, /Check the proxy user name and password in HTTPS_PROXY\.$/],
+    [403, /The proxy does not allow this connection/]
+  ])(
+    'HTTP %i to CONNECT: a configuration error naming the proxy by host and port, not retried',
+    async (status, advice) => {
+      const refusing = await startConnectProxy({ refuseWith: status })
+      try {
+        process.env['HTTPS_PROXY'] = `http://robot:pr0xy-pw@127.0.0.1:${refusing.port}`
+        const error = await sendError(
+          makeTransport({
+            baseUrl: new URL(`https://${TEST_SERVICE_HOST}:${service.port}/`),
+            maxAttempts: 3
+          }),
+          hello
+        )
+        expect(refusing.connects).toHaveLength(1)
+        expect(delays).toEqual([])
+        expect(error.kind).toBe('configuration')
+        expect(error.message).toContain(
+          `GET /v2/hello was not sent: the proxy 127.0.0.1:${refusing.port} refused to open a tunnel to the service with HTTP ${status} `
+        )
+        expect(error.message).toMatch(advice)
+        expect(error.message).not.toMatch(/robot|pr0xy-pw/)
+      } finally {
+        await refusing.close()
+      }
     }
-  })
+  )
 
-  it('uses Retry-After instead of the jitter, capped, never negative', () => {
-    const jitter = policy(() => 0.5)
-    expect(retryDelayMs(1, '3', now, jitter)).toBe(3000)
-    expect(retryDelayMs(1, ' 0 ', now, jitter)).toBe(0)
-    expect(retryDelayMs(1, '86400', now, jitter)).toBe(30_000)
-    expect(retryDelayMs(1, 'Wed, 01 Jan 2025 00:00:12 GMT', now, jitter)).toBe(12_000)
-    expect(retryDelayMs(1, 'Tue, 31 Dec 2024 23:00:00 GMT', now, jitter)).toBe(0)
-  })
-
-  it('falls back to the jittered backoff for an invalid Retry-After', () => {
-    const jitter = policy(() => 0.5)
-    for (const invalid of ['', 'soon', '1.5', '-3', '5s', 'Someday, never']) {
-      expect(retryDelayMs(2, invalid, now, jitter)).toBe(500)
+  it("retries the proxy's own trouble (502 to CONNECT) and ends as an outage", async () => {
+    const failing = await startConnectProxy({ refuseWith: 502 })
+    try {
+      process.env['HTTPS_PROXY'] = failing.url
+      const error = await sendError(
+        makeTransport({
+          baseUrl: new URL(`https://${TEST_SERVICE_HOST}:${service.port}/`),
+          maxAttempts: 2
+        }),
+        hello
+      )
+      expect(failing.connects).toHaveLength(2)
+      expect(error.kind).toBe('outage')
+      expect(error.message).toContain(
+        `the proxy 127.0.0.1:${failing.port} answered HTTP 502 Bad Gateway after 2 attempts`
+      )
+    } finally {
+      await failing.close()
     }
-    expect(parseRetryAfterMs('later', now)).toBeUndefined()
-    expect(parseRetryAfterMs(undefined, now)).toBeUndefined()
   })
 })
 
-describe('service messages and excerpts', () => {
-  const redactor = new Redactor()
-  redactor.add(API_KEY)
+describe('Transport.send: a malformed answer', () => {
+  const hugeHeader: Parameters<typeof failFirst>[1] = (_req, res) => {
+    res.writeHead(503, { 'Content-Type': 'text/plain', 'X-Padding': 'p'.repeat(20 * 1024) })
+    res.end('busy')
+  }
 
-  it.each([
-    ['{"message":"bad description"}', 'bad description'],
-    [
-      '{"error":"invalid_request","error_description":"created_at is in the future"}',
-      'created_at is in the future'
-    ],
-    ['{"error":{"message":"nested reason"}}', 'nested reason'],
-    ['{"detail":"  spread\\n over\\n lines "}', 'spread over lines'],
-    ['{"errors":[{"field":"labels"}]}', '[{"field":"labels"}]'],
-    ['"just a string"', 'just a string'],
-    ['{"unrelated":true}', '{"unrelated":true}'],
-    ['Service Unavailable', 'Service Unavailable'],
-    ['', '(empty body)']
-  ])('reads %j as %j', (body, expected) => {
-    expect(extractServiceMessage(body, redactor)).toBe(expected)
+  it('retries an oversized response header like a 5XX', async () => {
+    service.handle = failFirst(1, hugeHeader)
+    const response = await makeTransport({ maxAttempts: 2 }).send(hello)
+    expect(response.status).toBe(200)
+    expect(service.requests).toHaveLength(2)
+    expect(logs[0]).toMatch(/^GET \/v2\/hello: HPE_HEADER_OVERFLOW \(.+\); retry 1 of 1/)
   })
 
-  it('redacts before shortening, so no part of a key survives a cut', () => {
-    const body = `${'x'.repeat(190)} ${API_KEY}`
-    const excerpt = extractServiceMessage(body, redactor)
-    expect(excerpt).toBe(`${'x'.repeat(190)} ***`)
-  })
-
-  it('bodyExcerpt makes one line of at most 200 characters, without HTML tags', () => {
-    expect(bodyExcerpt('  \n\t ')).toBe('(empty body)')
-    expect(bodyExcerpt('line one\n\n  line two')).toBe('line one line two')
-    expect(
-      bodyExcerpt(
-        '<!DOCTYPE html><html><head><style>p{}</style><title>502</title></head><body><p>Bad&nbsp;gateway &amp; more</p></body></html>'
-      )
-    ).toBe('502 Bad gateway & more')
-    expect(bodyExcerpt('a < b and c > d')).toBe('a < b and c > d')
-    const long = bodyExcerpt('y'.repeat(5000))
-    expect(long).toHaveLength(200)
-    expect(long.endsWith('…')).toBe(true)
-  })
-
-  it('unexpectedResponse names the call, the status, what was expected and what came', () => {
-    const error = unexpectedResponse(
-      createChange,
-      { status: 200, headers: {}, body: `<html><body>Welcome ${API_KEY}</body></html>` },
-      '{"id": "<string>"}',
-      redactor
+  it('ends an oversized header that persists as an outage', async () => {
+    service.handle = hugeHeader
+    const error = await sendError(makeTransport({ maxAttempts: 2 }), hello)
+    expect(service.requests).toHaveLength(2)
+    expect(error.kind).toBe('outage')
+    expect(error.message).toMatch(
+      /^GET \/v2\/hello got a malformed answer from https:\/\/127\.0\.0\.1:\d+ after 2 attempts \(HPE_HEADER_OVERFLOW: /
     )
-    expect(error).toBeInstanceOf(ServiceError)
-    expect(error.kind).toBe('protocol')
-    expect(error.status).toBe(200)
-    expect(error.call).toBe('POST /v2/change')
-    expect(error.serviceMessage).toBe('Welcome ***')
-    expect(error.message).toBe(
-      'POST /v2/change answered HTTP 200 OK, but not with the documented answer (expected {"id": "<string>"}); ' +
-        "it sent: Welcome ***. Check that base-url points at the service's root."
+  })
+})
+
+describe('Transport.send: no socket outlives its attempt', () => {
+  let silent: Awaited<ReturnType<typeof startSilentServer>>
+  let proxy: ConnectProxy
+
+  beforeAll(async () => {
+    silent = await startSilentServer()
+    proxy = await startConnectProxy({
+      route: (host, port) =>
+        host === TEST_SERVICE_HOST ? { host: '127.0.0.1', port } : { host, port }
+    })
+  })
+
+  afterAll(async () => {
+    await silent.close()
+    await proxy.close()
+  })
+
+  afterEach(() => {
+    clearProxyEnv()
+  })
+
+  it('after a success', async () => {
+    await makeTransport().send(hello)
+    await service.allClosed()
+  })
+
+  it('after a timeout against a service that never answers', async () => {
+    service.handle = () => {}
+    await sendError(makeTransport({ timeoutMs: 200, maxAttempts: 1 }), hello)
+    expect(service.connections).toBe(1)
+    await service.allClosed()
+  })
+
+  it('after an answer over the size cap', async () => {
+    service.handle = respond(200, 'x'.repeat(50_000))
+    await sendError(makeTransport({ maxResponseBytes: 1000 }), hello)
+    await service.allClosed()
+  })
+
+  it('after a success through a proxy tunnel', async () => {
+    process.env['HTTPS_PROXY'] = proxy.url
+    await makeTransport({ baseUrl: new URL(`https://${TEST_SERVICE_HOST}:${service.port}/`) }).send(
+      hello
     )
+    expect(proxy.connects).toHaveLength(1)
+    await service.allClosed()
+  })
+
+  it('after a timeout while a proxy never answers CONNECT', async () => {
+    process.env['HTTPS_PROXY'] = silent.url
+    const error = await sendError(
+      makeTransport({
+        baseUrl: new URL(`https://${TEST_SERVICE_HOST}:${service.port}/`),
+        timeoutMs: 200,
+        maxAttempts: 2
+      }),
+      hello
+    )
+    expect(error.kind).toBe('outage')
+    expect(silent.connections).toBe(2)
+    await silent.allClosed()
+  })
+})
+
+describe('Transport.send: the outage budget', () => {
+  it('bounds a change and then a heartbeat against a hanging service by one budget in all', async () => {
+    service.handle = () => {}
+    const transport = makeTransport({
+      timeoutMs: 300,
+      maxAttempts: 4,
+      outageBudgetMs: 600,
+      minRetryAttemptMs: 50,
+      sleep: undefined
+    })
+    const started = performance.now()
+    const first = await sendError(transport, createChange)
+    const second = await sendError(transport, { method: 'POST', path: 'v1/heartbeat/m1' })
+    const elapsed = performance.now() - started
+
+    expect(elapsed).toBeGreaterThanOrEqual(550)
+    expect(elapsed).toBeLessThan(900)
+    expect(first.kind).toBe('outage')
+    expect(first.message).toContain("what was left of this run's outage budget")
+    expect(second.kind).toBe('outage')
+    expect(second.attempts).toBe(0)
+    expect(second.message).toBe(
+      "POST /v1/heartbeat/m1 was not sent: the service was unavailable for this run's whole outage budget of 0.6 s already. Try again later."
+    )
+    expect(service.requests.filter(request => request.url === '/v1/heartbeat/m1')).toEqual([])
+  })
+
+  it('with the defaults, a change and a heartbeat answered 503 with Retry-After: 30 cost at most 60 s of waits', async () => {
+    service.handle = respond(503, '{"message":"down"}', { 'Retry-After': '30' })
+    const transport = makeTransport({
+      timeoutMs: 30_000,
+      maxAttempts: 4,
+      outageBudgetMs: undefined,
+      retryAfterMaxMs: undefined,
+      backoffBaseMs: undefined,
+      backoffMaxMs: undefined
+    })
+    const first = await sendError(transport, createChange)
+    const second = await sendError(transport, { method: 'POST', path: 'v1/heartbeat/m1' })
+
+    expect(delays).toEqual([30_000])
+    expect(first.attempts).toBe(2)
+    expect(first.message).toContain(
+      "Retries stopped there: this run's outage budget of 60 s is spent."
+    )
+    expect(second.attempts).toBe(1)
+    expect(service.requests).toHaveLength(3)
+  })
+
+  it('is never charged for healthy answers, however many or slow', async () => {
+    service.handle = (req, res, index) => setTimeout(() => okJson(req, res, index), 50)
+    const transport = makeTransport({ outageBudgetMs: 250, minRetryAttemptMs: 10 })
+    const started = performance.now()
+    for (let i = 0; i < 6; i++) await transport.send(createChange)
+    expect(performance.now() - started).toBeGreaterThan(250)
+    expect(service.requests).toHaveLength(6)
   })
 })

@@ -5,13 +5,15 @@
  * can use a hostname that does not resolve (TEST_SERVICE_HOST) and still reach a loopback server:
  * only a request that really went through the proxy can succeed.
  */
-import { createServer, type IncomingMessage } from 'node:http'
+import { createServer, STATUS_CODES, type IncomingMessage } from 'node:http'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 
 export interface ConnectProxyOptions {
   /** Where to tunnel a CONNECT for host:port. Default: host:port itself. */
   route?: (host: string, port: number) => { host: string; port: number }
+  /** A status to refuse every CONNECT with (407, 403, 502…), instead of tunnelling. */
+  refuseWith?: number
 }
 
 export interface ConnectProxy {
@@ -54,6 +56,11 @@ export async function startConnectProxy(options: ConnectProxyOptions = {}): Prom
     connects.push(authority)
     proxyAuthorizations.push(request.headers['proxy-authorization'])
     track(client)
+    if (options.refuseWith !== undefined) {
+      const status = options.refuseWith
+      client.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Length: 0\r\n\r\n`)
+      return
+    }
     const requested = parseAuthority(authority)
     if (!requested) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n')

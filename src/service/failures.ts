@@ -312,7 +312,8 @@ function redirectTarget(location: string | undefined, base: URL): string | undef
  * cannot take it, and gives its own (NODE_EXTRA_CA_CERTS).
  */
 export function nodeMessage(message: string): string {
-  return collapseWhitespace(message.replace(/[;,]?[^;,]*--use-system-ca[^;,]*/gi, ''))
+  const kept = message.split(';').filter(clause => !clause.includes('--use-system-ca'))
+  return collapseWhitespace(kept.join(';'))
 }
 
 /** For the client: an error for a 2XX whose body is not the documented answer. */

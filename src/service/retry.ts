@@ -134,11 +134,17 @@ export class AttemptTimeout extends Error {
 /** Marks a response over the size cap. */
 export class ResponseTooLarge extends Error {
   readonly code = 'RESPONSE_TOO_LARGE'
+  readonly capBytes: number
+  constructor(capBytes: number) {
+    super(`The response is over ${capBytes} bytes.`)
+    this.capBytes = capBytes
+  }
 }
 
 /** A thrown value from an attempt, as a failure. */
 export function classifyError(error: unknown, deadlineMs: number, budgetCut: boolean): Failure {
   if (error instanceof AttemptTimeout) return { type: 'timeout', deadlineMs, budgetCut }
+  if (error instanceof ResponseTooLarge) return { type: 'too-large', capBytes: error.capBytes }
   const err = error as (NodeJS.ErrnoException & { statusCode?: unknown }) | undefined
   const message = err instanceof Error ? err.message : String(error)
   let code = typeof err?.code === 'string' ? err.code : undefined

@@ -276,7 +276,7 @@ export class Transport {
           res.on('data', (chunk: Buffer) => {
             if (settled) return
             received += chunk.byteLength
-            if (received > this.maxResponseBytes) fail(new ResponseTooLarge())
+            if (received > this.maxResponseBytes) fail(new ResponseTooLarge(this.maxResponseBytes))
             else chunks.push(chunk)
           })
           res.on('end', () =>

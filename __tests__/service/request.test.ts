@@ -1,0 +1,48 @@
+/** Where a request goes and how messages name it: pure functions, no network. */
+import { describe, expect, it } from '@jest/globals'
+import {
+  addressName,
+  callName,
+  requestUrl,
+  type ServiceRequest
+} from '../../src/service/request.ts'
+
+describe('requestUrl and callName', () => {
+  it('builds URLs below a base path prefix, with the query', () => {
+    const request: ServiceRequest = {
+      method: 'GET',
+      path: 'v2/change/a%2Fb',
+      query: 'ids=a%2Cb,c'
+    }
+    expect(requestUrl(new URL('https://service.example/api/'), request).href).toBe(
+      'https://service.example/api/v2/change/a%2Fb?ids=a%2Cb,c'
+    )
+    expect(callName(request)).toBe('GET /v2/change/a%2Fb')
+  })
+
+  it("adds the trailing slash a base URL lacks, drops the base's credentials, query and fragment, and keeps a leading-slash path below the prefix", () => {
+    const base = new URL('https://user:pass@service.example/api?token=t#f')
+    expect(requestUrl(base, { method: 'GET', path: '/v2/hello' }).href).toBe(
+      'https://service.example/api/v2/hello'
+    )
+    expect(requestUrl(base, { method: 'GET', path: '//other.example/v2/hello' }).origin).toBe(
+      'https://service.example'
+    )
+  })
+
+  it('refuses a path that climbs out of the service root', () => {
+    expect(() =>
+      requestUrl(new URL('https://service.example/api/'), { method: 'GET', path: '../admin' })
+    ).toThrow(/leaves the service root/)
+  })
+})
+
+describe('addressName', () => {
+  it('names scheme, host and port only, never credentials, path, query or fragment', () => {
+    expect(addressName(new URL('https://robot:s3cret@service.example/api/?token=t#x'))).toBe(
+      'https://service.example:443'
+    )
+    expect(addressName(new URL('https://127.0.0.1:8443/'))).toBe('https://127.0.0.1:8443')
+    expect(addressName(new URL('https://[::1]:9/'))).toBe('https://[::1]:9')
+  })
+})

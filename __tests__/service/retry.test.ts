@@ -1,0 +1,81 @@
+/** The retry policy's arithmetic: backoff with full jitter, Retry-After, and the outage budget. */
+import { describe, expect, it } from '@jest/globals'
+import {
+  OutageBudget,
+  parseRetryAfterMs,
+  retryDelayMs,
+  type RetryDelayPolicy
+} from '../../src/service/retry.ts'
+
+describe('retryDelayMs', () => {
+  const policy = (random: () => number): RetryDelayPolicy => ({
+    backoffBaseMs: 500,
+    backoffMaxMs: 8000,
+    retryAfterMaxMs: 30_000,
+    random
+  })
+  const now = Date.parse('2025-01-01T00:00:00Z')
+
+  it('grows exponentially up to the cap, as the upper bound of the jitter', () => {
+    const nearlyOne = policy(() => 0.999999)
+    const ceilings = [1, 2, 3, 4, 5, 6, 7].map(attempt =>
+      retryDelayMs(attempt, undefined, now, nearlyOne)
+    )
+    expect(ceilings).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000])
+  })
+
+  it('jitters across the whole range from 0 to the ceiling', () => {
+    expect(
+      retryDelayMs(
+        3,
+        undefined,
+        now,
+        policy(() => 0)
+      )
+    ).toBe(0)
+    expect(
+      retryDelayMs(
+        3,
+        undefined,
+        now,
+        policy(() => 0.25)
+      )
+    ).toBe(500)
+    for (let i = 0; i < 200; i++) {
+      const delay = retryDelayMs(4, undefined, now, policy(Math.random))
+      expect(delay).toBeGreaterThanOrEqual(0)
+      expect(delay).toBeLessThanOrEqual(4000)
+    }
+  })
+
+  it('uses Retry-After instead of the jitter, capped, never negative', () => {
+    const jitter = policy(() => 0.5)
+    expect(retryDelayMs(1, '3', now, jitter)).toBe(3000)
+    expect(retryDelayMs(1, ' 0 ', now, jitter)).toBe(0)
+    expect(retryDelayMs(1, '86400', now, jitter)).toBe(30_000)
+    expect(retryDelayMs(1, 'Wed, 01 Jan 2025 00:00:12 GMT', now, jitter)).toBe(12_000)
+    expect(retryDelayMs(1, 'Tue, 31 Dec 2024 23:00:00 GMT', now, jitter)).toBe(0)
+  })
+
+  it('falls back to the jittered backoff for an invalid Retry-After', () => {
+    const jitter = policy(() => 0.5)
+    for (const invalid of ['', 'soon', '1.5', '-3', '5s', 'Someday, never']) {
+      expect(retryDelayMs(2, invalid, now, jitter)).toBe(500)
+    }
+    expect(parseRetryAfterMs('later', now)).toBeUndefined()
+    expect(parseRetryAfterMs(undefined, now)).toBeUndefined()
+  })
+})
+
+describe('OutageBudget', () => {
+  it('counts down what is charged, never below zero, and is exhausted at zero', () => {
+    const budget = new OutageBudget(1000)
+    budget.charge(400)
+    budget.charge(-50)
+    expect(budget.remainingMs).toBe(600)
+    expect(budget.exhausted).toBe(false)
+    budget.charge(700)
+    expect(budget.remainingMs).toBe(0)
+    expect(budget.exhausted).toBe(true)
+  })
+})
