@@ -17,7 +17,9 @@ describe('AcceptedIds', () => {
     accepted.add(0, ['a"b', 'x', 'line\nbreak'])
     expect(accepted.count).toBe(4)
     expect(parsed(accepted)).toEqual(['a"b', 'x', 'line\nbreak', 'c,d'])
-    expect(accepted.batches()).toEqual([
+    expect(
+      accepted.batches().map(({ firstPosition, count }) => ({ firstPosition, count }))
+    ).toEqual([
       { firstPosition: 0, count: 3 },
       { firstPosition: 3, count: 1 }
     ])
