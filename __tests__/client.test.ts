@@ -5,24 +5,39 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { Redactor } from '../src/redact.ts'
-import { ServiceClient, serviceRequests } from '../src/service/client.ts'
+import {
+  MAX_ID_CHARS,
+  ServiceClient,
+  serviceRequests,
+  type CallHints
+} from '../src/service/client.ts'
 import { Transport } from '../src/service/transport.ts'
 
 const BASE = 'https://service.example.com'
 const KEY = 'client-test-key-0123'
 
-function client(): ServiceClient {
-  const redactor = new Redactor()
+function client(hints: CallHints = {}): ServiceClient {
   const transport = new Transport({
     baseUrl: new URL(`${BASE}/api/`),
     apiKey: KEY,
     timeoutMs: 2000,
     maxAttempts: 1,
     userAgent: 'test-agent/1',
-    redactor
+    redactor: new Redactor()
   })
-  return new ServiceClient(transport, redactor)
+  return new ServiceClient(transport, hints)
 }
+
+/** Ids that must never be taken: empty, a line break (a workflow command), ESC, bidi, too long. */
+const UNFIT_IDS = [
+  '',
+  '  ',
+  'sig1\n::warning::pwned',
+  'sig1\r::set-output name=x::y',
+  'a\u001b[31mred',
+  'abc\u202edcba',
+  'x'.repeat(MAX_ID_CHARS + 1)
+]
 
 beforeAll(() => {
   for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
@@ -61,6 +76,41 @@ describe('createChange', () => {
   )
 })
 
+describe('ids the service returns', () => {
+  it.each(UNFIT_IDS.map(id => [JSON.stringify(id).slice(0, 40), id]))(
+    'refuses the change id %s as a protocol error naming the call',
+    async (_shown, id) => {
+      nock(BASE).post('/api/v2/change').reply(201, { id })
+      await expect(client().createChange({ description: 'x' })).rejects.toMatchObject({
+        kind: 'protocol',
+        call: 'POST /v2/change',
+        message: expect.stringContaining('a single-line printable string of 1 to 1024 characters')
+      })
+    }
+  )
+
+  it('refuses a heartbeat signal id that would start a workflow command', async () => {
+    nock(BASE).post('/api/v1/heartbeat/m1').reply(200, { id: 'sig1\n::add-mask::octocat' })
+    await expect(client().sendHeartbeat('m1')).rejects.toMatchObject({
+      kind: 'protocol',
+      call: 'POST /v1/heartbeat/m1'
+    })
+  })
+
+  it('refuses a batch whose event ids hold one unfit id', async () => {
+    nock(BASE).post('/api/v2/stream').reply(202, ['e1', 'e2\u001b]0;x', 'e3'])
+    await expect(client().sendEvents('{}\n{}\n{}\n', 3)).rejects.toThrow(
+      /POST \/v2\/stream answered HTTP 202 Accepted, but not with the documented answer \(expected a JSON array of 3 event ids, each a single-line printable string/
+    )
+  })
+
+  it('takes an id of exactly the longest length, with any printable Unicode', async () => {
+    const id = `é✓${'x'.repeat(MAX_ID_CHARS - 2)}`
+    nock(BASE).post('/api/v2/change').reply(201, { id })
+    await expect(client().createChange({ description: 'x' })).resolves.toBe(id)
+  })
+})
+
 describe('sendHeartbeat', () => {
   it('encodes the monitor id as one path segment and sends no body', async () => {
     const scope = nock(BASE)
@@ -83,8 +133,8 @@ describe('sendEvents', () => {
   })
 
   it('refuses an answer with the wrong number of ids', async () => {
-    nock(BASE).post('/api/v2/stream').reply(202, ['e1'])
-    await expect(client().sendEvents('{}\n{}\n', 2)).rejects.toThrow(/2 event id strings/)
+    nock(BASE).post('/api/v2/stream').reply(202, ['e1', 'e2'])
+    await expect(client().sendEvents('{}\n', 1)).rejects.toThrow(/a JSON array of 1 event id, each/)
   })
 })
 
@@ -112,11 +162,16 @@ describe('getChange', () => {
     await expect(client().getChange('id with space')).resolves.toEqual({ id: 'id with space' })
   })
 
-  it('explains a 404 with the change-id hint', async () => {
+  it("adds the caller's hint for the endpoint and status to the failure", async () => {
     nock(BASE).get('/api/v2/change/nope').reply(404, { error: 'change not found' })
-    await expect(client().getChange('nope')).rejects.toThrow(
-      /GET \/v2\/change\/nope was rejected with HTTP 404 Not Found: change not found\. .*change-id/
+    const hinted = client({
+      getChange: { 404: 'No change has that id: check the change-id input.' }
+    })
+    await expect(hinted.getChange('nope')).rejects.toThrow(
+      /GET \/v2\/change\/nope was rejected with HTTP 404 Not Found: change not found\. .* No change has that id: check the change-id input\.$/
     )
+    nock(BASE).get('/api/v2/change/nope').reply(404, { error: 'change not found' })
+    await expect(client().getChange('nope')).rejects.toThrow(/in the request\.$/)
   })
 })
 
