@@ -12,7 +12,9 @@ import type { Env } from './context.ts'
 import { errorMessage } from './errors.ts'
 import { Redactor } from './redact.ts'
 import { Report } from './report.ts'
-import { ServiceClient } from './service/client.ts'
+import { ServiceClient, type CallHints } from './service/client.ts'
+import type { FailureAdvice } from './service/failures.ts'
+import { requestUrl } from './service/request.ts'
 import { Transport } from './service/transport.ts'
 
 const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
@@ -24,6 +26,19 @@ const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   'event-results': async context => (await import('./commands/events.ts')).getEventResults(context),
   'get-change': getChange,
   hello
+}
+
+/** What a failure tells the user to do, in terms of this action's inputs. */
+const FAILURE_ADVICE: FailureAdvice = {
+  raiseTimeout: `raise the ${Inputs.TimeoutSeconds} input`,
+  checkAddress: `check the ${Inputs.BaseUrl} input`,
+  checkApiKey: `check the ${Inputs.ApiKey} input and the key's permissions`
+}
+const CALL_HINTS: CallHints = {
+  getChange: { 404: `No change has that id: check the ${Inputs.ChangeId} input.` },
+  sendHeartbeat: {
+    404: `No heartbeat monitor has that id: check the ${Inputs.HeartbeatId} input against the monitor page.`
+  }
 }
 
 /** What a cancelled run says was in flight, per client method. */
@@ -68,11 +83,12 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
       maxAttempts: settings.maxAttempts,
       userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
       redactor,
+      advice: FAILURE_ADVICE,
       log: message => report.info(message)
     })
-    const client = tracked(new ServiceClient(transport, redactor), inFlight)
+    const client = tracked(new ServiceClient(transport, CALL_HINTS), inFlight)
     const printRequest: Parameters<CommandHandler>[0]['printRequest'] = request =>
-      report.printRequest(request, transport.url(request))
+      report.printRequest(request, requestUrl(settings.baseUrl, request))
     try {
       await COMMAND_HANDLERS[settings.command]({ settings, client, report, env, printRequest })
     } finally {

@@ -12,7 +12,7 @@ import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
 import type { Runner } from './action/runner.ts'
 import { errorMessage, failureKind, type FailureKind } from './errors.ts'
 import type { Redactor } from './redact.ts'
-import type { ServiceRequest } from './service/transport.ts'
+import type { ServiceRequest } from './service/request.ts'
 import { collapseWhitespace, inert, truncateText } from './text.ts'
 
 /** Cells longer than this are cut in the job summary (the service still gets the whole value). */

@@ -2,7 +2,7 @@ import type { Settings } from '../action/settings.ts'
 import type { Env } from '../context.ts'
 import type { Report } from '../report.ts'
 import type { ServiceClient } from '../service/client.ts'
-import type { ServiceRequest } from '../service/transport.ts'
+import type { ServiceRequest } from '../service/request.ts'
 
 /** What every command gets: validated settings, the service, the report and the environment. */
 export interface CommandContext {
