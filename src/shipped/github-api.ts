@@ -6,12 +6,13 @@
  *
  * Why not @actions/github or @actions/http-client: both load undici, and bundled they weigh
  * 1.14 MB and 0.95 MB of JavaScript, more than the whole action may (1 MB). node:https does the
- * few GETs we need, and nock intercepts it in tests. Proxies follow the service's rules:
- * @actions/http-client's getProxyUrl decides (https_proxy/HTTPS_PROXY, no_proxy/NO_PROXY,
- * loopback always direct) and Node's own agent tunnels through the proxy it names.
+ * few GETs we need, and nock intercepts it in tests. Proxies follow the service's rules
+ * (proxy-tunnel.ts); a call through a proxy gets its own tunnel, closed when the call ends.
  */
 import * as https from 'node:https'
-import { getProxyUrl } from '@actions/http-client/lib/proxy'
+import { isIP, type Socket } from 'node:net'
+import * as tls from 'node:tls'
+import { openTunnel, proxyFor, TunnelRefused, type Proxy } from './proxy-tunnel.ts'
 import { exceedsJsonDepth } from '../json-depth.ts'
 import { Redactor } from '../redact.ts'
 import { collapseWhitespace, truncateText } from '../text.ts'
@@ -45,6 +46,7 @@ export type ApiFailure =
   | { type: 'too-large'; call: string }
   | { type: 'shape'; call: string; what: string }
   | { type: 'network'; call: string; code: string; proxy?: string }
+  | { type: 'proxy'; call: string; proxy: string; status: number }
   | { type: 'budget'; call: string; budgetMs: number }
   | { type: 'call-limit'; call: string }
   | { type: 'invalid-setup'; reason: string }
@@ -83,7 +85,9 @@ export class GitHubApi {
   private readonly redactor = new Redactor()
   private readonly maxCalls: number
   private readonly budgetMs: number
+  /** Direct connections only: a call through a proxy has its own tunnel. */
   private readonly agent: https.Agent
+  private readonly proxyInUse?: Proxy
   private readonly controller = new AbortController()
   private readonly timer: NodeJS.Timeout
   /** "host:port" of the proxy in use, for messages; never its credentials. */
@@ -97,15 +101,10 @@ export class GitHubApi {
     this.maxCalls = options.maxCalls ?? MAX_API_CALLS
     this.budgetMs = options.budgetMs ?? LOOKUP_BUDGET_MS
     this.timer = setTimeout(() => this.controller.abort(), this.budgetMs)
-    const proxyUrl = getProxyUrl(this.root)
-    if (proxyUrl?.hostname) {
-      this.proxy = `${proxyUrl.hostname}:${proxyUrl.port || (proxyUrl.protocol === 'https:' ? 443 : 80)}`
-      // The decision is made above, by the service's rules; Node's agent only does the CONNECT.
-      this.agent = new https.Agent({ keepAlive: true, proxyEnv: { HTTPS_PROXY: proxyUrl.href } })
-    } else {
-      // An empty proxy environment: direct, even when NODE_USE_ENV_PROXY would say otherwise.
-      this.agent = new https.Agent({ keepAlive: true, proxyEnv: {} })
-    }
+    this.proxyInUse = proxyFor(this.root)
+    this.proxy = this.proxyInUse?.name
+    // Idle keep-alive sockets are unref'd by Node, and close() destroys them.
+    this.agent = new https.Agent({ keepAlive: true })
   }
 
   /** Calls made so far (each page and each refused-for-time attempt counts once it is sent). */
@@ -186,14 +185,39 @@ export class GitHubApi {
     this.agent.destroy()
   }
 
-  private request(
-    url: URL,
-    call: string
-  ): Promise<{
-    status: number
-    headers: Record<string, string | string[] | undefined>
-    body: Buffer
-  }> {
+  private async request(url: URL, call: string): Promise<RawResponse> {
+    if (!this.proxyInUse) return this.exchange(url, call)
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
+    let tunnel: Socket
+    try {
+      tunnel = await openTunnel(
+        this.proxyInUse,
+        host,
+        Number(url.port) || 443,
+        this.controller.signal
+      )
+    } catch (error) {
+      if (this.timedOut) throw new ApiError({ type: 'budget', call, budgetMs: this.budgetMs })
+      if (error instanceof TunnelRefused) {
+        throw new ApiError({
+          type: 'proxy',
+          call,
+          proxy: this.proxyInUse.name,
+          status: error.status
+        })
+      }
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).name
+      throw new ApiError({ type: 'network', call, code, proxy: this.proxyInUse.name })
+    }
+    try {
+      return await this.exchange(url, call, tunnel)
+    } finally {
+      tunnel.destroy()
+    }
+  }
+
+  /** One GET over a direct connection, or over a tunnel. */
+  private exchange(url: URL, call: string, tunnel?: Socket): Promise<RawResponse> {
     return new Promise((resolve, reject) => {
       const signal = this.controller.signal
       const chunks: Buffer[] = []
@@ -212,9 +236,20 @@ export class GitHubApi {
         })
       const onAbort = (): void => fail({ type: 'budget', call, budgetMs: this.budgetMs })
 
+      const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
       const req = https.request(url, {
         method: 'GET',
-        agent: this.agent,
+        ...(tunnel
+          ? {
+              createConnection: () =>
+                tls.connect({
+                  socket: tunnel,
+                  host,
+                  ...(isIP(host) ? {} : { servername: host }),
+                  ALPNProtocols: ['http/1.1']
+                })
+            }
+          : { agent: this.agent }),
         headers: {
           Authorization: `Bearer ${this.token}`,
           Accept: 'application/vnd.github+json',
@@ -258,6 +293,12 @@ export class GitHubApi {
     const collapsed = collapseWhitespace(this.redactor.redact(message))
     return collapsed ? truncateText(collapsed, MAX_MESSAGE_EXCERPT_CHARS) : undefined
   }
+}
+
+interface RawResponse {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: Buffer
 }
 
 /** The API root as a URL ending in '/', https only, without credentials, query or fragment. */

@@ -58,6 +58,8 @@ export function describeFailure(failure: ApiFailure): string {
       return `${failure.call} answered JSON of an unexpected shape (${failure.what}): check GITHUB_API_URL`
     case 'network':
       return `${failure.call} failed with ${failure.code}${failure.proxy ? ` through the proxy ${failure.proxy}` : ''}: the GitHub API could not be reached`
+    case 'proxy':
+      return `the proxy ${failure.proxy} answered HTTP ${failure.status} to the tunnel for ${failure.call}: ${proxyAdvice(failure.status)}`
     case 'budget':
       return `the GitHub API did not answer ${failure.call} within the lookup's time budget of ${formatSeconds(failure.budgetMs)}`
     case 'call-limit':
@@ -89,6 +91,12 @@ function describeStatus(failure: Extract<ApiFailure, { type: 'status' }>): strin
     return `${answered}: the token may lack \`${permission}\`; grant the workflow \`permissions:\` ${LOOKUP_PERMISSIONS}${permission === 'pull-requests: read' ? ' and `pull-requests: read`' : ''}`
   }
   return `${answered}: GitHub could not answer; the next run will try again`
+}
+
+function proxyAdvice(status: number): string {
+  if (status === 407) return "check the proxy's credentials in HTTPS_PROXY"
+  if (status === 403) return "the proxy refuses the API's host: allow it, or add it to NO_PROXY"
+  return 'the proxy could not reach the GitHub API'
 }
 
 /** The permission an endpoint needs. */
