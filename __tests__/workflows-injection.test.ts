@@ -45,7 +45,8 @@ function scriptInjections(yamlText: string, name: string, firstLine = 1): Script
     const expressions = step.run.match(EXPRESSION) ?? []
     if (expressions.length === 0) return []
     // The script's line, not an env: entry that carries the same expression safely.
-    const at = lines.findIndex(line => line.includes(expressions[0]) && !ENV_ENTRY.test(line))
+    const first = String(expressions[0])
+    const at = lines.findIndex(line => line.includes(first) && !ENV_ENTRY.test(line))
     const line = at === -1 ? '?' : String(firstLine + at)
     return [{ where: `${name}:${line} (step ${step.name ?? index + 1})`, expressions }]
   })
