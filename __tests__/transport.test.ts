@@ -642,8 +642,21 @@ describe('Transport.send: no socket outlives its attempt', () => {
     clearProxyEnv()
   })
 
-  it('after a success', async () => {
-    await makeTransport().send(hello)
+  it('after a success, keeping only the idle connection for the next request until close()', async () => {
+    const transport = makeTransport()
+    await transport.send(hello)
+    await transport.send(hello)
+    expect(service.connections).toBe(1)
+    transport.close()
+    await service.allClosed()
+  })
+
+  it('after a timeout against a service that never answers, on a kept-alive connection too', async () => {
+    const transport = makeTransport({ timeoutMs: 200, maxAttempts: 1 })
+    await transport.send(hello)
+    service.handle = () => {}
+    await sendError(transport, hello)
+    expect(service.connections).toBe(1)
     await service.allClosed()
   })
 
@@ -662,10 +675,13 @@ describe('Transport.send: no socket outlives its attempt', () => {
 
   it('after a success through a proxy tunnel', async () => {
     process.env['HTTPS_PROXY'] = proxy.url
-    await makeTransport({ baseUrl: new URL(`https://${TEST_SERVICE_HOST}:${service.port}/`) }).send(
-      hello
-    )
+    const transport = makeTransport({
+      baseUrl: new URL(`https://${TEST_SERVICE_HOST}:${service.port}/`)
+    })
+    await transport.send(hello)
+    await transport.send(hello)
     expect(proxy.connects).toHaveLength(1)
+    transport.close()
     await service.allClosed()
   })
 
@@ -703,7 +719,7 @@ describe('Transport.send: the outage budget', () => {
     expect(elapsed).toBeGreaterThanOrEqual(550)
     expect(elapsed).toBeLessThan(900)
     expect(first.kind).toBe('outage')
-    expect(first.message).toContain("what was left of this run's outage budget")
+    expect(first.message).toContain("(what was left of this run's outage budget) after 2 attempts")
     expect(second.kind).toBe('outage')
     expect(second.attempts).toBe(0)
     expect(second.message).toBe(
@@ -728,7 +744,7 @@ describe('Transport.send: the outage budget', () => {
     expect(delays).toEqual([30_000])
     expect(first.attempts).toBe(2)
     expect(first.message).toContain(
-      "Retries stopped there: this run's outage budget of 60 s is spent."
+      "Retries stopped there: another would overrun this run's outage budget of 60 s."
     )
     expect(second.attempts).toBe(1)
     expect(service.requests).toHaveLength(3)

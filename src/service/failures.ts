@@ -106,7 +106,7 @@ export function failureError(
   const via = scene.proxy ? ` through the proxy ${scene.proxy}` : ''
   const after = attempts > 1 ? ` after ${plural(attempts, 'attempt')}` : ''
   const stopped = budgetStopped
-    ? ` Retries stopped there: this run's outage budget of ${formatSeconds(scene.budgetMs)} is spent.`
+    ? ` Retries stopped there: another would overrun this run's outage budget of ${formatSeconds(scene.budgetMs)}.`
     : ''
 
   switch (failure.type) {
@@ -118,7 +118,7 @@ export function failureError(
       )
     case 'timeout': {
       const within = failure.budgetCut
-        ? `${formatSeconds(failure.deadlineMs)}, what was left of this run's outage budget`
+        ? `${formatSeconds(failure.deadlineMs)} (what was left of this run's outage budget)`
         : formatSeconds(failure.deadlineMs)
       return make(
         `${call} got no complete answer within ${within}${after}.${stopped} ` +

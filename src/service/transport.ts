@@ -111,8 +111,10 @@ export class Transport {
   private readonly minRetryAttemptMs: number
   /** The proxy in use; undefined when connecting directly. Chosen once: one origin, one route. */
   private readonly proxy?: ProxyRoute
-  /** Agents of attempts under way, so that close() can end them. */
-  private readonly attempts = new Set<AttemptAgent>()
+  /** One agent for every request: one origin, one route, and kept-alive sockets for streaming. */
+  private readonly agent: TrackingAgent
+  /** The sockets of each attempt under way, so that close() can end them. */
+  private readonly attempts = new Set<Set<Duplex>>()
   private closed = false
 
   constructor(options: TransportOptions) {
@@ -143,6 +145,7 @@ export class Transport {
     this.minRetryAttemptMs = options.minRetryAttemptMs ?? MIN_RETRY_ATTEMPT_MS
     this.proxy = proxyFor(this.baseUrl)
     if (this.proxy?.password) this.redactor.add(this.proxy.password)
+    this.agent = new TrackingAgent(this.proxy)
   }
 
   /** Sends with retries; resolves only on a 2XX; otherwise throws ServiceError. */
@@ -202,8 +205,9 @@ export class Transport {
 
   /** Ends every attempt under way and its sockets (on cancellation). Sends nothing afterwards. */
   close(): void {
-    for (const agent of this.attempts) agent.destroyAll()
+    for (const sockets of this.attempts) destroyAll(sockets)
     this.attempts.clear()
+    this.agent.destroy()
     this.closed = true
   }
 
@@ -220,7 +224,9 @@ export class Transport {
 
   /**
    * One attempt, bounded as a whole by deadlineMs. Resolves with any complete HTTP answer within
-   * the size cap. However it ends, every socket it opened is destroyed as it ends.
+   * the size cap. A failed attempt destroys every socket it opened or used as it ends, a pending
+   * proxy tunnel included; after a complete answer, its socket waits in the agent for the next
+   * request (idle sockets are unref'd by Node, so they never hold the process open).
    */
   private attempt(
     url: URL,
@@ -228,8 +234,8 @@ export class Transport {
     body: Buffer | undefined,
     deadlineMs: number
   ): Promise<ServiceResponse> {
-    const agent = new AttemptAgent(this.proxy)
-    this.attempts.add(agent)
+    const sockets = new Set<Duplex>()
+    this.attempts.add(sockets)
     return new Promise((resolve, reject) => {
       let settled = false
       const chunks: Buffer[] = []
@@ -239,12 +245,15 @@ export class Transport {
         if (settled) return
         settled = true
         clearTimeout(timer)
-        this.attempts.delete(agent)
-        // Listeners stay attached, so errors the destruction may still emit are swallowed.
-        agent.destroyAll()
+        this.attempts.delete(sockets)
         outcome()
       }
-      const fail = (error: unknown): void => settle(() => reject(error))
+      const fail = (error: unknown): void =>
+        settle(() => {
+          // Listeners stay attached, so errors the destruction may still emit are swallowed.
+          destroyAll(sockets)
+          reject(error)
+        })
       const timer = setTimeout(() => fail(new AttemptTimeout()), deadlineMs)
 
       const headers: Record<string, string | number> = {
@@ -268,8 +277,11 @@ export class Transport {
           path: `${url.pathname}${url.search}`,
           method: request.method,
           headers,
-          agent
-        })
+          agent: this.agent,
+          [ATTEMPT_SOCKETS]: sockets
+        } as https.RequestOptions)
+        // A kept-alive socket from an earlier request is this attempt's too.
+        req.on('socket', socket => sockets.add(socket))
         req.on('error', fail)
         req.on('response', res => {
           res.on('error', fail)
@@ -297,17 +309,18 @@ export class Transport {
   }
 }
 
-/**
- * The agent of one attempt: Node's own proxy tunnel when a proxy is in use (proxyEnv holds only
- * the proxy chosen by proxy.ts, so Node applies no rules of its own), no keep-alive, and a record
- * of every socket it opens. Node hands a request its socket only once a tunnel is up, so
- * destroying the request alone would leave a CONNECT that the proxy never answers open.
- */
-class AttemptAgent extends https.Agent {
-  private readonly opened: Duplex[] = []
+/** The request option through which the agent tells an attempt of each socket it opens. */
+const ATTEMPT_SOCKETS = Symbol('attempt sockets')
 
+/**
+ * The transport's agent: Node's own proxy tunnel when a proxy is in use (proxyEnv holds only the
+ * proxy chosen by proxy.ts, so Node applies no rules of its own), keep-alive, and each socket it
+ * opens told to the attempt that asked for it. Node hands a request its socket only once a tunnel
+ * is up, so destroying the request alone would leave a CONNECT the proxy never answers open.
+ */
+class TrackingAgent extends https.Agent {
   constructor(proxy: ProxyRoute | undefined) {
-    super({ keepAlive: false, proxyEnv: proxy ? { HTTPS_PROXY: proxy.href } : {} })
+    super({ keepAlive: true, proxyEnv: proxy ? { HTTPS_PROXY: proxy.href } : {} })
   }
 
   override createConnection(
@@ -315,12 +328,13 @@ class AttemptAgent extends https.Agent {
     callback?: (err: Error | null, stream: Duplex) => void
   ): Duplex | null | undefined {
     const socket = super.createConnection(options, callback)
-    if (socket) this.opened.push(socket)
+    const attempt = (options as { [ATTEMPT_SOCKETS]?: Set<Duplex> })[ATTEMPT_SOCKETS]
+    if (socket) attempt?.add(socket)
     return socket
   }
+}
 
-  destroyAll(): void {
-    for (const socket of this.opened) socket.destroy()
-    this.destroy()
-  }
+function destroyAll(sockets: Set<Duplex>): void {
+  for (const socket of sockets) socket.destroy()
+  sockets.clear()
 }
