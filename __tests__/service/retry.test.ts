@@ -1,6 +1,8 @@
 /** The retry policy's arithmetic: backoff with full jitter, Retry-After, and the outage budget. */
 import { describe, expect, it } from '@jest/globals'
 import {
+  classifyError,
+  isRetryable,
   OutageBudget,
   parseRetryAfterMs,
   retryDelayMs,
@@ -77,5 +79,29 @@ describe('OutageBudget', () => {
     budget.charge(700)
     expect(budget.remainingMs).toBe(0)
     expect(budget.exhausted).toBe(true)
+  })
+})
+
+describe('what is retried', () => {
+  const networkError = (code: string): Error => Object.assign(new Error(code), { code })
+
+  it.each([
+    ['EAI_AGAIN', true],
+    ['ECONNRESET', true],
+    ['HPE_HEADER_OVERFLOW', true],
+    ['ENOTFOUND', false],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', false]
+  ])('network error %s: retried %s', (code, retried) => {
+    expect(isRetryable(classifyError(networkError(code), 1000, false))).toBe(retried)
+  })
+
+  it.each([
+    [407, false],
+    [403, false],
+    [502, true],
+    [undefined, true]
+  ])('proxy answering %s to CONNECT: retried %s', (statusCode, retried) => {
+    const error = Object.assign(new Error('tunnel'), { code: 'ERR_PROXY_TUNNEL', statusCode })
+    expect(isRetryable(classifyError(error, 1000, false))).toBe(retried)
   })
 })
