@@ -31,7 +31,7 @@ const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'] as cons
 const ACTION_ADVICE = {
   raiseTimeout: 'raise the timeout-seconds input',
   checkAddress: 'check the base-url input',
-  checkApiKey: 'check the api-key input'
+  checkApiKey: "check the api-key input and the key's permissions"
 }
 
 let certificate: TestCertificate

@@ -15,7 +15,7 @@ const API_KEY = 'k3y-S3cr3t/value'
 const ACTION_ADVICE = {
   raiseTimeout: 'raise the timeout-seconds input',
   checkAddress: 'check the base-url input',
-  checkApiKey: 'check the api-key input'
+  checkApiKey: "check the api-key input and the key's permissions"
 }
 const createChange: ServiceRequest = { method: 'POST', path: 'v2/change', body: '{}' }
 
@@ -106,7 +106,7 @@ describe('advice', () => {
     expect(messages.join(' ')).not.toMatch(/input|base-url|api-key|timeout-seconds/)
     expect(messages[0]).toMatch(/or raise the timeout\.$/)
     expect(messages[1]).toMatch(/Check the service address: the host name may be mistyped\.$/)
-    expect(messages[2]).toMatch(/check the API key and the key's permissions\.$/)
+    expect(messages[2]).toMatch(/check the API key and its permissions\.$/)
   })
 
   it("words each clause of the caller's advice into a sentence", () => {

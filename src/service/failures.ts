@@ -23,7 +23,7 @@ export interface FailureAdvice {
   raiseTimeout: string
   /** How to correct the service address, e.g. 'check the base-url input'. */
   checkAddress: string
-  /** How to correct the API key, e.g. 'check the api-key input'. */
+  /** How to correct the API key, e.g. "check the api-key input and the key's permissions". */
   checkApiKey: string
 }
 
@@ -31,7 +31,7 @@ export interface FailureAdvice {
 export const GENERIC_ADVICE: FailureAdvice = {
   raiseTimeout: 'raise the timeout',
   checkAddress: 'check the service address',
-  checkApiKey: 'check the API key'
+  checkApiKey: 'check the API key and its permissions'
 }
 
 /** Certificate verification failures: retrying cannot help, and the fix is configuration. */
@@ -284,7 +284,7 @@ function rejectionAdvice(status: number, advice: FailureAdvice): string {
   switch (status) {
     case 401:
     case 403:
-      return `The service rejected the API key: ${advice.checkApiKey} and the key's permissions.`
+      return `The service rejected the API key: ${advice.checkApiKey}.`
     case 404:
       return `${capitalized(advice.checkAddress)} (it must be the service's root) and any id in the request.`
     case 400:
