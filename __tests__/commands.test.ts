@@ -75,7 +75,7 @@ describe('command: events', () => {
     emulator.inject('POST /v2/stream', { status: 503, body: 'down' }, Infinity)
     const r = await action({ command: 'events', events: '{"name":"a","data":1}' })
     expect(r.failures).toEqual([])
-    expect(r.warnings[0]).toMatch(/0 of 1 events/)
+    expect(r.warnings[0]).toMatch(/0 of 1 event;/)
     expect(r.outputs['event-ids']).toBe('[]')
   })
 
@@ -124,7 +124,7 @@ describe('command: get-change', () => {
     expect(r.failures).toEqual([])
     expect(JSON.parse(r.outputs['change'])).toEqual(emulator.changes.get(id))
     expect(r.summary).toContain('Flag flip')
-    expect(r.summary).toMatch(/created\\_at \| \d{4}-\d\d-\d\dT/)
+    expect(r.summary).toMatch(/Created at \| \d{4}-\d\d-\d\dT/)
   })
 
   it('fails clearly on an unknown id', async () => {

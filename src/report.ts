@@ -17,6 +17,8 @@ import { collapseWhitespace, inert, truncateText } from './text.ts'
 
 /** Cells longer than this are cut in the job summary (the service still gets the whole value). */
 const MAX_SUMMARY_CELL_CHARS = 500
+/** The summary's heading until a command says what happened. */
+const DEFAULT_TITLE = 'Change tracking'
 /** A dry run prints at most this much of a request body. */
 const DRY_RUN_BODY_CHARS = 4000
 /** The header that carries the API key, as a dry run shows it (the key itself is never shown). */
@@ -40,7 +42,7 @@ export class Report {
   private readonly runner: Runner
   private readonly redactor: Redactor
   private readonly sections: string[] = []
-  private title = 'Change tracking'
+  private title = DEFAULT_TITLE
 
   constructor(runner: Runner, redactor: Redactor) {
     this.runner = runner
@@ -144,7 +146,7 @@ export class Report {
       this.runner.setOutput(Outputs.Error, message)
       if (shouldFail(failureKind(error), policy)) {
         this.runner.setFailed(message)
-        this.title = 'Failed'
+        this.title = this.title === DEFAULT_TITLE ? 'Failed' : `${this.title}, then failed`
         this.sections.unshift(`**Failed:** ${this.cell(message)}`)
       } else {
         const why =

@@ -45,7 +45,7 @@ export async function findShipped(
     previousVersion: settings.previousVersion,
     environment: settings.change.environment ?? defaults.environment
   })
-  if (warning) report.warning(`${warning} The change is recorded without it.`)
+  if (warning) report.warning(warning)
   return shipped
 }
 
