@@ -24,8 +24,17 @@ export const BUILD_ERROR_FILE = 'build-error.txt'
 const NCC_CLI = join(PROJECT_ROOT, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
 /** ncc takes about 10 s on a 2-core machine (type-checking included); a hung build is cut here. */
 const MAX_BUILD_MS = 120_000
-/** The end of ncc's output kept in a build failure: enough for the first few type errors. */
-const MAX_BUILD_LOG_CHARS = 4000
+/** The start of ncc's output kept for a build failure: its type errors come first. */
+const MAX_BUILD_LOG_CHARS = 16_000
+
+/** ncc's type errors, without its stack trace; the whole tail of the log when it has none. */
+function buildErrors(log: string): string {
+  const lines = log.split('\n')
+  const errors = lines.flatMap((line, i) =>
+    /ERROR in /.test(line) ? [line.replace(/^Error: /, ''), lines[i + 1] ?? ''] : []
+  )
+  return (errors.length > 0 ? errors : lines.filter(line => !/^\s+at /.test(line))).join('\n')
+}
 
 /**
  * Builds src/index.ts with ncc (as `npm run bundle` does) into `outDir`, keeping every file of
@@ -42,7 +51,7 @@ export function buildBundle(outDir: string): Promise<number> {
     )
     let log = ''
     const keep = (chunk: Buffer): void => {
-      log = (log + chunk.toString('utf8')).slice(-MAX_BUILD_LOG_CHARS)
+      if (log.length < MAX_BUILD_LOG_CHARS) log += chunk.toString('utf8')
     }
     child.stdout.on('data', keep)
     child.stderr.on('data', keep)
@@ -52,7 +61,7 @@ export function buildBundle(outDir: string): Promise<number> {
       if (code !== 0 || !existsSync(join(outDir, 'index.js'))) {
         writeFileSync(
           join(outDir, BUILD_ERROR_FILE),
-          `ncc build of src/index.ts failed (exit ${code}):\n${log}`
+          `ncc build of src/index.ts failed (exit ${code}):\n${buildErrors(log)}`
         )
       }
       resolvePromise(performance.now() - started)

@@ -55,12 +55,23 @@ interface ActionYaml {
   inputs: Record<string, { default?: string }>
 }
 
-/** action.yml's input defaults, as the runner applies them. */
+/** The token the runner gives `${{ github.token }}` in these runs. */
+export const TEST_GITHUB_TOKEN = 'ghs_testTokenForTheEndToEndSuite0000'
+/** The expressions action.yml's defaults may use, as the runner would evaluate them here. */
+const DEFAULT_EXPRESSIONS: Record<string, string> = { 'github.token': TEST_GITHUB_TOKEN }
+
+/** action.yml's input defaults, as the runner applies them (expressions evaluated). */
 export function actionDefaults(): Record<string, string> {
   const action = parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as ActionYaml
   const defaults: Record<string, string> = {}
   for (const [name, input] of Object.entries(action.inputs)) {
-    if (input.default !== undefined) defaults[name] = String(input.default)
+    if (input.default === undefined) continue
+    defaults[name] = String(input.default).replace(/\$\{\{\s*([^}]*?)\s*\}\}/g, (_, expression) => {
+      const value = DEFAULT_EXPRESSIONS[expression as string]
+      if (value === undefined)
+        throw new Error(`action.yml: no test value for \${{ ${expression} }}`)
+      return value
+    })
   }
   return defaults
 }
