@@ -3,7 +3,7 @@
  */
 import { ACTION_NAME, ACTION_VERSION, Inputs, type Command } from './action/names.ts'
 import { githubRunner, type Runner } from './action/runner.ts'
-import { parseBoolean, parseFailOnError } from './action/parsers.ts'
+import { isUnevaluatedExpression, parseBoolean, parseFailOnError } from './action/parsers.ts'
 import { readSettings } from './action/settings.ts'
 import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandHandler } from './commands/command.ts'
@@ -15,6 +15,7 @@ import { Report } from './report.ts'
 import { ServiceClient, type CallHints } from './service/client.ts'
 import type { FailureAdvice } from './service/failures.ts'
 import { requestUrl } from './service/request.ts'
+import { OUTAGE_BUDGET_MS } from './service/retry.ts'
 import { Transport } from './service/transport.ts'
 
 const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
@@ -56,7 +57,7 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
   const redactor = new Redactor()
   for (const name of [Inputs.ApiKey, Inputs.GithubToken]) {
     const secret = runner.getInput(name)
-    if (secret) {
+    if (secret && !isUnevaluatedExpression(secret)) {
       runner.setSecret(secret)
       redactor.add(secret)
     }
@@ -84,6 +85,8 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
       userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
       redactor,
       advice: FAILURE_ADVICE,
+      // A timeout-seconds above the budget would otherwise be cut short on its first attempt.
+      outageBudgetMs: Math.max(OUTAGE_BUDGET_MS, settings.timeoutSeconds * 1000),
       log: message => report.info(message)
     })
     const client = tracked(new ServiceClient(transport, CALL_HINTS), inFlight)

@@ -197,11 +197,18 @@ function lineAndColumn(text: string, index: number): string {
   return `line ${before.length}, column ${before[before.length - 1].length + 1}`
 }
 
+/**
+ * A local runner may pass action.yml's default (`${{ github.token }}`) unevaluated: then there
+ * is no token, and nothing to mask.
+ */
+export function isUnevaluatedExpression(value: string): boolean {
+  return /^\$\{\{.*\}\}$/s.test(value.trim())
+}
+
 /** A token sent in an HTTP header (github-token): visible ASCII only. Never quoted. */
 export function parseToken(name: string, raw: string): string {
   const token = raw.trim()
-  // A local runner may pass action.yml's default expression unevaluated: then there is no token.
-  if (/^\$\{\{.*\}\}$/s.test(token)) return ''
+  if (isUnevaluatedExpression(token)) return ''
   if (token !== '' && !/^[\x21-\x7e]+$/.test(token)) {
     throw new InputError(
       name,
