@@ -284,3 +284,14 @@ it('makes no GitHub API call with include-commits false', async () => {
   expect(run.outputs['previous-version']).toBe('')
   expect(run.outputs['rollback']).toBe('false')
 })
+
+it('shows on dry-run what the lookup found and the change it would send, and sends nothing', async () => {
+  const run = await deploy(sha(9), { 'previous-version': sha(5), 'dry-run': 'true' })
+  expect(run.exitCode).toBe(0)
+  expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
+  expect(run.stdout).toContain(
+    `[dry-run] What the change ships: previous deploy ${sha(5)} (from input), 4 commits`
+  )
+  expect(run.stdout).toMatch(/\[dry-run\] POST https:\/\/localhost:\d+\/v2\/change/)
+  expect(run.stdout).toContain('"commit_count\\":4')
+})

@@ -7,7 +7,13 @@ import { serviceRequests } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
 import { formatField } from './read.ts'
 import { recordServices } from './services.ts'
-import { findShipped, outputShipped, summarizeShipped, withShipped } from './shipped.ts'
+import {
+  findShipped,
+  outputShipped,
+  printShipped,
+  summarizeShipped,
+  withShipped
+} from './shipped.ts'
 
 /**
  * `change`: look up what the change ships, record the change (one per touched service with the
@@ -20,7 +26,8 @@ export async function recordChange(context: CommandContext): Promise<void> {
   const shipped = await findShipped(settings, context_, payload, env, report)
   const environment = settings.change.environment ?? context_.environment
   const defaults = withShipped(context_, shipped, environment)
-  if (!settings.dryRun) outputShipped(report, shipped)
+  if (settings.dryRun) printShipped(report, shipped)
+  else outputShipped(report, shipped)
 
   if (settings.services !== undefined) {
     await recordServices(context, settings.services, defaults, shipped)

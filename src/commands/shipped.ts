@@ -11,6 +11,7 @@ import { lookUpShipped } from '../shipped/lookup.ts'
 import { shippedMetadata } from '../shipped/metadata.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
+import { plural } from '../text.ts'
 
 /** GitHub's public API, when the runner does not name its server's (GITHUB_API_URL). */
 const DEFAULT_API_URL = 'https://api.github.com'
@@ -75,6 +76,22 @@ export function outputShipped(report: Report, shipped: Shipped | undefined): voi
   report.output(Outputs.CommitCount, shipped?.commitCount?.toString() ?? '')
   report.output(Outputs.CompareUrl, shipped?.compareUrl ?? '')
   report.output(Outputs.Rollback, String(shipped?.rollback ?? false))
+}
+
+/** Dry run: what the lookup found, in one line. */
+export function printShipped(report: Report, shipped: Shipped | undefined): void {
+  if (shipped === undefined) return
+  const found = [
+    shipped.previousSha
+      ? `previous deploy ${shipped.previousSha} (from ${shipped.source ?? 'unknown'})`
+      : 'no previous deploy',
+    shipped.commitCount !== undefined && plural(shipped.commitCount, 'commit'),
+    shipped.pullRequestCount > 0 && plural(shipped.pullRequestCount, 'pull request'),
+    shipped.rollback && 'a rollback',
+    shipped.compareUrl,
+    plural(shipped.apiCalls, 'GitHub API call')
+  ].filter(Boolean)
+  report.info(`[dry-run] What the change ships: ${found.join(', ')}.`)
 }
 
 /** The commits with their pull requests, as a table an on-call engineer reads at a glance. */
