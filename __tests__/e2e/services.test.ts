@@ -84,7 +84,13 @@ beforeEach(() => {
 
 function deploy(inputs: Record<string, string>, version = sha(6)): Promise<ActionRun> {
   return action(
-    { 'github-token': TOKEN, 'previous-version': sha(1), environment: 'production', ...inputs },
+    {
+      'github-token': TOKEN,
+      'include-commits': 'true',
+      'previous-version': sha(1),
+      environment: 'production',
+      ...inputs
+    },
     { eventName: 'workflow_dispatch', env: { GITHUB_SHA: version, GITHUB_API_URL: github.url } }
   )
 }

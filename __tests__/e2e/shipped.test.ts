@@ -60,7 +60,7 @@ function deploy(
   env: Record<string, string> = {}
 ): Promise<ActionRun> {
   return action(
-    { 'github-token': TOKEN, 'fail-on-error': 'true', ...inputs },
+    { 'github-token': TOKEN, 'include-commits': 'true', 'fail-on-error': 'true', ...inputs },
     {
       eventName,
       payload,
@@ -271,10 +271,8 @@ it('sends the token only to the API, in its Authorization header, and never prin
     expect(JSON.stringify(request.headers)).not.toContain(TOKEN)
     expect(request.body).not.toContain(TOKEN)
   }
-  expect(`${run.stdout}${run.stderr}${run.summary}${JSON.stringify(run.outputs)}`).not.toContain(
-    TOKEN
-  )
-  expect(run.stdout).toContain('::add-mask::')
+  expect(printedBesidesMasking(run)).not.toContain(TOKEN)
+  expect(run.stdout).toContain(`::add-mask::${TOKEN}`)
 })
 
 it('makes no GitHub API call with include-commits false', async () => {

@@ -21,6 +21,8 @@ export const BUNDLE_DIR_VARIABLE = 'CTA_TEST_BUNDLE_DIR'
 export const BUNDLE_OWNED_VARIABLE = 'CTA_TEST_BUNDLE_OWNED'
 /** Written into the bundle folder when ncc failed, so that only the tests that need it fail. */
 export const BUILD_ERROR_FILE = 'build-error.txt'
+/** Written into the bundle folder when the build has ended, either way. */
+export const BUILD_DONE_FILE = 'build-done'
 const NCC_CLI = join(PROJECT_ROOT, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
 /** ncc takes about 10 s on a 2-core machine (type-checking included); a hung build is cut here. */
 const MAX_BUILD_MS = 120_000
@@ -64,6 +66,7 @@ export function buildBundle(outDir: string): Promise<number> {
           `ncc build of src/index.ts failed (exit ${code}):\n${buildErrors(log)}`
         )
       }
+      writeFileSync(join(outDir, BUILD_DONE_FILE), '')
       resolvePromise(performance.now() - started)
     })
   })
@@ -106,8 +109,13 @@ export default async function bundleSetup(globalConfig: PatternConfig): Promise<
   // Test workers and the teardown (same process) read the folder from the environment.
   process.env[BUNDLE_DIR_VARIABLE] = dir
   process.env[BUNDLE_OWNED_VARIABLE] = '1'
-  const ms = await buildBundle(dir)
-  if (process.env['CTA_REPORT_BUNDLE_TIME'] !== undefined) {
-    process.stderr.write(`\nBundle built in ${(ms / 1000).toFixed(1)} s into ${dir}\n`)
-  }
+  // Not awaited: the unit tests run while the bundle builds, and the end-to-end tests wait for
+  // its done file (support/bundle.ts). The teardown waits for it before removing the folder.
+  ;(globalThis as { ctaBundleBuild?: Promise<unknown> }).ctaBundleBuild = buildBundle(dir).then(
+    ms => {
+      if (process.env['CTA_REPORT_BUNDLE_TIME'] !== undefined) {
+        process.stderr.write(`\nBundle built in ${(ms / 1000).toFixed(1)} s into ${dir}\n`)
+      }
+    }
+  )
 }

@@ -5,8 +5,9 @@ import { rmSync } from 'node:fs'
 const BUNDLE_DIR_VARIABLE = 'CTA_TEST_BUNDLE_DIR'
 const BUNDLE_OWNED_VARIABLE = 'CTA_TEST_BUNDLE_OWNED'
 
-export default function bundleTeardown(): void {
+export default async function bundleTeardown(): Promise<void> {
   const dir = process.env[BUNDLE_DIR_VARIABLE]
   if (process.env[BUNDLE_OWNED_VARIABLE] !== '1') return
+  await (globalThis as { ctaBundleBuild?: Promise<unknown> }).ctaBundleBuild
   if (dir !== undefined && dir !== '') rmSync(dir, { recursive: true, force: true })
 }

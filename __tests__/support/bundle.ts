@@ -5,7 +5,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
 import {
+  BUILD_DONE_FILE,
   BUILD_ERROR_FILE,
   BUNDLE_DIR_VARIABLE,
   buildBundle,
@@ -16,6 +18,9 @@ import {
 export { NODE_24, PROJECT_ROOT }
 
 let lateBuild: Promise<string> | undefined
+/** How long a test waits for the background build (its own limit is 120 s). */
+const MAX_WAIT_FOR_BUILD_MS = 150_000
+const BUILD_POLL_MS = 100
 
 /**
  * The entry point child processes run. Inside Jest it is the fresh bundle of the global setup (or,
@@ -33,6 +38,12 @@ export async function actionEntry(): Promise<string> {
       return folder
     })()
     dir = await lateBuild
+  }
+  // The global setup builds in the background while the unit tests run.
+  const deadline = Date.now() + MAX_WAIT_FOR_BUILD_MS
+  while (!existsSync(join(dir, BUILD_DONE_FILE))) {
+    if (Date.now() > deadline) throw new Error(`The test bundle in ${dir} was not built in time.`)
+    await delay(BUILD_POLL_MS)
   }
   const failure = join(dir, BUILD_ERROR_FILE)
   if (existsSync(failure)) throw new Error(readFileSync(failure, 'utf8'))

@@ -55,6 +55,12 @@ interface ActionYaml {
   inputs: Record<string, { default?: string }>
 }
 
+/**
+ * Inputs this suite sets unless a test does: the lookup of what a change ships is tested in
+ * e2e/shipped.test.ts and e2e/services.test.ts, which ask for it against the fake GitHub API.
+ */
+const SUITE_DEFAULTS: Record<string, string> = { 'include-commits': 'false' }
+
 /** The token the runner gives `${{ github.token }}` in these runs. */
 export const TEST_GITHUB_TOKEN = 'ghs_testTokenForTheEndToEndSuite0000'
 /** The expressions action.yml's defaults may use, as the runner would evaluate them here. */
@@ -94,7 +100,8 @@ export function runnerContext(workspace: string): Record<string, string> {
     GITHUB_RUN_NUMBER: '42',
     GITHUB_RUN_ATTEMPT: '1',
     GITHUB_SERVER_URL: 'https://github.com',
-    GITHUB_API_URL: 'https://api.github.com',
+    // Nothing listens here: no test may reach the real GitHub API.
+    GITHUB_API_URL: 'https://127.0.0.1:9',
     GITHUB_WORKSPACE: workspace,
     RUNNER_OS: 'Linux',
     RUNNER_TEMP: workspace
@@ -144,7 +151,8 @@ export async function runAction(options: RunOptions): Promise<ActionRun> {
       CTA_PEAK_RSS_FILE: options.measurePeakRss === true ? rssPath : undefined,
       ...options.env
     }
-    for (const [name, value] of Object.entries({ ...actionDefaults(), ...options.inputs })) {
+    const inputs = { ...actionDefaults(), ...SUITE_DEFAULTS, ...options.inputs }
+    for (const [name, value] of Object.entries(inputs)) {
       env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
     }
 
