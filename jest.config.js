@@ -17,5 +17,7 @@ export default {
   // The end-to-end suite runs a bundle built from the current sources, never a stale dist/.
   globalSetup: '<rootDir>/__tests__/support/bundle-setup.ts',
   globalTeardown: '<rootDir>/__tests__/support/bundle-teardown.ts',
+  // Two workers on a 2-core machine: the end-to-end tests mostly wait on child processes.
+  maxWorkers: 2,
   testTimeout: 30000
 }
