@@ -22,6 +22,8 @@ export function exceedsJsonDepth(text: string | Uint8Array, max = MAX_JSON_DEPTH
  * A linear scan that skips strings; it does not validate, so run it before the parser.
  */
 export function jsonDepthExceededAt(text: string | Uint8Array, max = MAX_JSON_DEPTH): number {
+  // Nesting deeper than `max` takes more than `max` opening brackets: most texts are too short.
+  if (text.length <= max) return -1
   const isString = typeof text === 'string'
   const length = text.length
   let depth = 0
