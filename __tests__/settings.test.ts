@@ -5,7 +5,6 @@ import { InputError } from '../src/errors.ts'
 import { inputError } from './support/input-error.ts'
 import { parseBaseUrl } from '../src/action/base-url.ts'
 import { parseCreatedAt } from '../src/action/created-at.ts'
-import { INPUT_DEFAULTS } from '../src/action/names.ts'
 import {
   parseBoolean,
   parseCommand,

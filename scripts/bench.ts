@@ -285,7 +285,11 @@ async function measureLookup(
     emulator.reset()
     github.reset()
     const result = await runBundledAction({
-      inputs: { ...inputs, 'include-commits': String(includeCommits) },
+      inputs: {
+        ...inputs,
+        'include-commits': String(includeCommits),
+        'github-token': 'ghs_benchtoken'
+      },
       eventName: 'push',
       payload: sample.pushPayload,
       caCertPath,
@@ -294,8 +298,7 @@ async function measureLookup(
         GITHUB_API_URL: github.url,
         GITHUB_REPOSITORY: sample.repository.fullName,
         GITHUB_SHA: sample.head,
-        GITHUB_RUN_ID: sample.runId,
-        'INPUT_GITHUB-TOKEN': 'ghs_benchtoken'
+        GITHUB_RUN_ID: sample.runId
       }
     })
     check(result, `the action with include-commits: ${includeCommits}`)

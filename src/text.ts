@@ -30,9 +30,7 @@ export function hasUnsafeCharacter(text: string): boolean {
 const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
 
 function escapeCharacter(character: string): string {
-  return (
-    NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
-  )
+  return NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
 }
 
 /** Whitespace runs (line breaks included) folded to one space, trimmed. */

@@ -5,12 +5,7 @@
  */
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json-depth.ts'
-import {
-  describeCharacter,
-  describeJsonValue,
-  quote,
-  rejectControlCharacters
-} from './input-checks.ts'
+import { describeJsonValue, quote, rejectControlCharacters } from './input-checks.ts'
 import { COMMANDS, FAIL_ON_ERROR_MODES, Inputs, type Command, type FailOnError } from './names.ts'
 
 /** `true` or `false`, in any letter case (a superset of YAML 1.2 core schema: True, TRUE). */
