@@ -66,7 +66,12 @@ try {
   console.log(recorded.summary.trim())
   const calls = github.requests.map(r => `  ${r.method} ${r.path}`)
   console.log(`\nGitHub API calls: ${calls.length}${calls.length ? `\n${calls.join('\n')}` : ''}`)
-  if ([recorded.stdout, recorded.stderr, recorded.summary].join('').includes(DEMO_TOKEN)) {
+  // The runner's own masking command names the token: it is the one line that may.
+  const printed = recorded.stdout
+    .split('\n')
+    .filter(line => !line.startsWith('::add-mask::'))
+    .concat(recorded.stderr, recorded.summary)
+  if (printed.join('\n').includes(DEMO_TOKEN)) {
     console.log('The GitHub token was printed: that is a bug.')
     process.exitCode = 1
   }
