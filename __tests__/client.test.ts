@@ -162,6 +162,17 @@ describe('getChange', () => {
     await expect(client().getChange('id with space')).resolves.toEqual({ id: 'id with space' })
   })
 
+  it('refuses an answer nested deeper than the JSON bound as a protocol error naming the call', async () => {
+    const deep = `{"id":"c1","custom_metadata":${'['.repeat(20_000)}${']'.repeat(20_000)}}`
+    nock(BASE).get('/api/v2/change/c1').reply(200, deep)
+    await expect(client().getChange('c1')).rejects.toMatchObject({
+      kind: 'protocol',
+      message: expect.stringMatching(
+        /^GET \/v2\/change\/c1 answered HTTP 200 OK, but not with the documented answer/
+      )
+    })
+  })
+
   it("adds the caller's hint for the endpoint and status to the failure", async () => {
     nock(BASE).get('/api/v2/change/nope').reply(404, { error: 'change not found' })
     const hinted = client({

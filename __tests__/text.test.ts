@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { exceedsJsonDepth, jsonDepthExceededAt } from '../src/json-depth.ts'
+import { exceedsJsonDepth, jsonDepthExceededAt } from '../src/json.ts'
 import { inert, plural, truncateText } from '../src/text.ts'
 
 describe('inert', () => {

@@ -1,6 +1,7 @@
 /** The user's change fields and the Git context's defaults -> the body of POST /v2/change. */
 import type { ChangeDefaults } from './context.ts'
 import type { ChangeFields } from './action/settings.ts'
+import { isJsonObject } from './json.ts'
 
 /** The body of POST /v2/change, as the service interface defines it. */
 export interface ChangeRequest {
@@ -62,13 +63,9 @@ function customMetadata(
     return userValue === undefined ? undefined : JSON.stringify(userValue)
   }
   if (userValue === undefined) return JSON.stringify({ github: defaults.github })
-  if (!isPlainObject(userValue)) return JSON.stringify(userValue)
+  if (!isJsonObject(userValue)) return JSON.stringify(userValue)
   // Spread, not Object.assign: a user key named "__proto__" stays a plain key.
   return JSON.stringify({ github: defaults.github, ...userValue })
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** The value, unless it is missing or blank. Never altered: the user's text is sent as written. */

@@ -8,7 +8,7 @@ import { execFileSync, spawn } from 'node:child_process'
 import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MAX_JSON_DEPTH } from '../../src/json-depth.ts'
+import { MAX_JSON_DEPTH } from '../../src/json.ts'
 import { eventBatches, type EventBatch } from '../../src/events/batches.ts'
 import { EventsError } from '../../src/events/events-error.ts'
 import {

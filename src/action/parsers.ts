@@ -4,7 +4,7 @@
  * and secrets are never quoted.
  */
 import { InputError } from '../errors.ts'
-import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json-depth.ts'
+import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
 import { describeJsonValue, quote, rejectControlCharacters } from './input-checks.ts'
 import { COMMANDS, FAIL_ON_ERROR_MODES, Inputs, type Command, type FailOnError } from './names.ts'
 

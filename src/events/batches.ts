@@ -5,9 +5,10 @@
  */
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
+import { isJsonObject } from '../json.ts'
 import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../service/client.ts'
 import { documentEvents } from './document.ts'
-import { documentLine, eventProblem, isJsonObject, ndjsonLine, type EventLine } from './event.ts'
+import { documentLine, eventProblem, ndjsonLine, type EventLine } from './event.ts'
 import { EventsError, changedError } from './events-error.ts'
 import { LineTooLong, fileVersionOf, readDocument, readLines } from './source.ts'
 import { needsGeneratedId, type ValidatedEvents } from './validate.ts'

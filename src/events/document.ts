@@ -2,9 +2,9 @@
  * Events given as one JSON document: an event object, or an array of them (pretty-printed or
  * not). Such a document is parsed whole, so it is read whole (at most MAX_DOCUMENT_BYTES).
  */
-import { MAX_JSON_DEPTH, exceedsJsonDepth } from '../json-depth.ts'
+import { MAX_JSON_DEPTH, exceedsJsonDepth, isJsonObject } from '../json.ts'
 import { EventsError } from './events-error.ts'
-import { describeJsonType, isJsonObject, keepNumbersAsWritten } from './event.ts'
+import { describeJsonType, keepNumbersAsWritten } from './event.ts'
 
 export const ACCEPTED_FORMS =
   'Give one JSON event object, a JSON array of events, or NDJSON (one event object per line).'

@@ -3,6 +3,7 @@
  * it will be sent, with a generated id first when it has none of its own.
  */
 import { Buffer } from 'node:buffer'
+import { isJsonObject } from '../json.ts'
 
 export type EventObject = Record<string, unknown>
 
@@ -27,16 +28,6 @@ const GENERATED_ID_PREFIX_BYTES = Buffer.byteLength(`{"id":${JSON.stringify(UUID
 const rawJson = JSON as JSON & {
   rawJSON?: (text: string) => unknown
   isRawJSON?: (value: unknown) => boolean
-}
-
-/** A JSON object: not null, not an array, not a number kept as written. */
-export function isJsonObject(value: unknown): value is EventObject {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    rawJson.isRawJSON?.(value) !== true
-  )
 }
 
 /** What is wrong with one parsed event, or undefined when the interface accepts it. */

@@ -8,7 +8,7 @@
  * otherwise it is one JSON document, an event object or an array of them.
  */
 import { Buffer, isUtf8 } from 'node:buffer'
-import { MAX_JSON_DEPTH, exceedsJsonDepth } from '../json-depth.ts'
+import { MAX_JSON_DEPTH, exceedsJsonDepth } from '../json.ts'
 import { MAX_REQUEST_BYTES } from '../service/client.ts'
 import { plural } from '../text.ts'
 import { ACCEPTED_FORMS, documentEvents } from './document.ts'

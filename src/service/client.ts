@@ -4,6 +4,7 @@
  * the transport underneath. A dry run never reaches this class: it prints `serviceRequests`.
  */
 import type { ChangeRequest } from '../change.ts'
+import { isJsonObject, parseJsonSafely } from '../json.ts'
 import { hasUnsafeCharacter, plural } from '../text.ts'
 import type { ServiceRequest, StatusHints } from './request.ts'
 import type { Transport } from './transport.ts'
@@ -126,28 +127,20 @@ function isPrintableId(value: unknown): value is string {
   )
 }
 
-function parseJson(body: string): unknown {
-  try {
-    return JSON.parse(body)
-  } catch {
-    return undefined
-  }
-}
-
 function readId(body: string): Read<string> {
-  const parsed = parseJson(body)
-  const id = isObject(parsed) ? parsed['id'] : undefined
+  const parsed = parseJsonSafely(body)
+  const id = isJsonObject(parsed) ? parsed['id'] : undefined
   return isPrintableId(id) ? { value: id } : { expected: `{"id": ${ID_SHAPE}}` }
 }
 
 function readObject(body: string): Read<ChangeRecord> {
-  const parsed = parseJson(body)
-  return isObject(parsed) ? { value: parsed } : { expected: 'a JSON object (the change)' }
+  const parsed = parseJsonSafely(body)
+  return isJsonObject(parsed) ? { value: parsed } : { expected: 'a JSON object (the change)' }
 }
 
 /** The one check of the event ids: as many as events were sent, each fit to print. */
 function readIds(body: string, count: number): Read<string[]> {
-  const parsed = parseJson(body)
+  const parsed = parseJsonSafely(body)
   const ok = Array.isArray(parsed) && parsed.length === count && parsed.every(isPrintableId)
   return ok
     ? { value: parsed as string[] }
@@ -157,17 +150,13 @@ function readIds(body: string, count: number): Read<string[]> {
 /** The results' shape is not documented: any JSON is kept; an empty body is null; text stays text. */
 function readAnyJson(body: string): Read<unknown> {
   if (body.trim() === '') return { value: null }
-  const parsed = parseJson(body)
+  const parsed = parseJsonSafely(body)
   return { value: parsed === undefined ? body : parsed }
 }
 
 function readOk(body: string): Read<'OK'> {
   const text = body.trim()
-  return text === 'OK' || parseJson(text) === 'OK'
+  return text === 'OK' || parseJsonSafely(text) === 'OK'
     ? { value: 'OK' }
     : { expected: '"OK" (as plain text or a JSON string)' }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -13,7 +13,7 @@ import * as https from 'node:https'
 import { isIP, type Socket } from 'node:net'
 import * as tls from 'node:tls'
 import { openTunnel, proxyFor, TunnelRefused, type Proxy } from './proxy-tunnel.ts'
-import { exceedsJsonDepth } from '../json-depth.ts'
+import { parseJsonSafely } from '../json.ts'
 import { Redactor } from '../redact.ts'
 import { collapseWhitespace, truncateText } from '../text.ts'
 
@@ -161,7 +161,7 @@ export class GitHubApi {
     }
     const { status, headers } = raw
     if (status >= 300 && status < 400) throw new ApiError({ type: 'redirect', call, status })
-    const body = parseJson(raw.body)
+    const body = parseJsonSafely(raw.body)
     if (status < 200 || status >= 300) {
       throw new ApiError({
         type: 'status',
@@ -322,16 +322,6 @@ function apiRoot(apiUrl: string): URL {
   root.hash = ''
   if (!root.pathname.endsWith('/')) root.pathname += '/'
   return root
-}
-
-/** JSON text as a value; undefined when it is not JSON or nests deeper than the shared bound. */
-function parseJson(body: Buffer): unknown {
-  if (body.byteLength === 0 || exceedsJsonDepth(body)) return undefined
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown
-  } catch {
-    return undefined
-  }
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -1,7 +1,13 @@
 /**
- * How deep JSON may nest in what the user gives (custom-metadata, events, an events file).
- * Deeper documents are refused before parsing: JSON.parse and JSON.stringify recurse, and a
- * 20,000-deep document ends in "Maximum call stack size exceeded", naming nothing.
+ * JSON from outside, read safely: a bound on nesting, a parse that never throws, and one guard
+ * for "a JSON object".
+ */
+
+/**
+ * How deep JSON may nest in what comes from outside (custom-metadata, events, an events file, the
+ * service's and GitHub's answers). Deeper documents are refused before parsing: printing or
+ * sending a parsed value recurses, and a 20,000-deep one ends in "Maximum call stack size
+ * exceeded", naming nothing.
  */
 export const MAX_JSON_DEPTH = 512
 
@@ -42,4 +48,27 @@ export function jsonDepthExceededAt(text: string | Uint8Array, max = MAX_JSON_DE
     }
   }
   return -1
+}
+
+/** JSON text as a value; undefined when it is not JSON or nests deeper than MAX_JSON_DEPTH. */
+export function parseJsonSafely(text: string | Buffer): unknown {
+  if (text.length === 0 || exceedsJsonDepth(text)) return undefined
+  try {
+    return JSON.parse(typeof text === 'string' ? text : text.toString('utf8')) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+// JSON.rawJSON and JSON.isRawJSON (Node 21+) are not in TypeScript's lib yet.
+const rawJson = JSON as JSON & { isRawJSON?: (value: unknown) => boolean }
+
+/** A JSON object: not null, not an array, not a number kept as written (JSON.rawJSON). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    rawJson.isRawJSON?.(value) !== true
+  )
 }
