@@ -3,19 +3,18 @@
  * quoted short and escaped, and characters are named by code point.
  */
 import { InputError } from '../errors.ts'
+import { inert } from '../text.ts'
 
 /** An offending value is quoted only this far, so that 100 KB of junk never floods a log. */
 const QUOTED_VALUE_MAX_CHARS = 40
 
-/** Characters that could break or disguise a log line: controls, line separators, bidi overrides. */
-const UNSAFE_IN_LOG = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu
 export const CONTROL_CHARACTER = /\p{Cc}/u
 const CONTROL_CHARACTER_EXCEPT_LINE_BREAKS_AND_TAB = /[^\P{Cc}\t\n\r]/u
 
 /** The value as a short, escaped JSON string literal, for an error message. */
 export function quote(raw: string): string {
   const shown = truncate(raw)
-  const literal = JSON.stringify(shown).replace(UNSAFE_IN_LOG, escapeCodeUnit)
+  const literal = inert(JSON.stringify(shown))
   return shown === raw ? literal : `${literal}… (${raw.length} characters)`
 }
 
@@ -23,10 +22,6 @@ function truncate(text: string): string {
   const shown = text.slice(0, QUOTED_VALUE_MAX_CHARS)
   // Do not cut a surrogate pair in half.
   return shown.length < text.length && /[\ud800-\udbff]$/.test(shown) ? shown.slice(0, -1) : shown
-}
-
-function escapeCodeUnit(character: string): string {
-  return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`
 }
 
 export function describeCharacter(raw: string, index: number): string {
@@ -38,7 +33,7 @@ export function describeCharacter(raw: string, index: number): string {
 /** A parsed JSON value as short JSON text, for an error message. */
 export function describeJsonValue(value: unknown): string {
   const text = JSON.stringify(value)
-  const shown = truncate(text).replace(UNSAFE_IN_LOG, escapeCodeUnit)
+  const shown = inert(truncate(text))
   return shown.length < text.length ? `${shown}…` : shown
 }
 

@@ -9,6 +9,7 @@ import picomatch from 'picomatch'
 import { GLOB_OPTIONS } from '../affected-services.ts'
 import type { ServiceSpec } from '../affected-services.ts'
 import { InputError } from '../errors.ts'
+import { quote } from './input-checks.ts'
 import { Inputs } from './names.ts'
 import { hasUnsafeCharacter, inert, truncateText } from '../text.ts'
 
@@ -165,9 +166,4 @@ function checkPattern(pattern: string, line: number): void {
 
 function fail(line: number, problem: string): never {
   throw new InputError(Inputs.Services, `Input "${Inputs.Services}", line ${line}, ${problem}`)
-}
-
-/** The value as a short, escaped JSON string literal, for an error message. */
-function quote(value: string): string {
-  return inert(JSON.stringify(truncateText(value, QUOTED_MAX_CHARS)))
 }
