@@ -22,19 +22,23 @@ import {
 export async function recordChange(context: CommandContext): Promise<void> {
   const { settings, report, env } = context
   const payload = readEventPayload(env)
-  const context_ = contextDefaults(env['GITHUB_EVENT_NAME'] ?? '', payload, env)
-  const shipped = await findShipped(settings, context_, payload, env, report)
-  const environment = settings.change.environment ?? context_.environment
-  const defaults = withShipped(context_, shipped, environment)
+  const gitDefaults = contextDefaults(env['GITHUB_EVENT_NAME'] ?? '', payload, env)
+  const shipped = await findShipped(settings, gitDefaults, payload, env, report)
+  const environment = settings.change.environment ?? gitDefaults.environment
+  const defaults = withShipped(gitDefaults, shipped, environment)
   if (settings.dryRun) printShipped(report, shipped)
   else outputShipped(report, shipped)
 
-  if (settings.services !== undefined) {
-    await recordServices(context, settings.services, defaults, shipped)
-  } else {
-    await recordOne(context, defaults)
+  try {
+    if (settings.services !== undefined) {
+      await recordServices(context, settings.services, defaults, shipped)
+    } else {
+      await recordOne(context, defaults)
+    }
+  } finally {
+    // What shipped is worth reading even when recording it failed.
+    summarizeShipped(report, shipped)
   }
-  summarizeShipped(report, shipped)
   if (settings.heartbeatId !== undefined) await sendHeartbeat(context)
 }
 
