@@ -108,9 +108,8 @@ async function main(): Promise<void> {
     }
   })
   const dist = resolve(values.dist)
-  if (!existsSync(join(dist, 'index.js'))) {
-    throw new Error(`${join(dist, 'index.js')} does not exist: build it with npm run bundle`)
-  }
+  const entry = join(dist, 'index.js')
+  if (!existsSync(entry)) throw new Error(`${entry} does not exist: build it with npm run bundle`)
   const certificate = await testCertificate()
   const emulator = await Emulator.start({ cert: certificate })
   const sample = sampleRepository()
@@ -134,7 +133,7 @@ async function main(): Promise<void> {
     return performance.now() - started
   }
   const inputs = { 'api-key': emulator.apiKey, 'base-url': emulator.url, 'job-summary': 'false' }
-  const hasLookup = actionInputs().has('include-commits')
+  const hasLookup = 'include-commits' in actionInputs()
   // Without the lookup in the cold start (it is measured on its own below).
   const changeInputs = hasLookup ? { ...inputs, 'include-commits': 'false' } : inputs
   const figures: Figure[] = []
@@ -147,7 +146,7 @@ async function main(): Promise<void> {
       const result = await runBundledAction({
         inputs: changeInputs,
         caCertPath: certificate.certPath,
-        dist
+        entry
       })
       check(result, 'the action')
       actionTimes.push(result.durationMs)
@@ -179,23 +178,21 @@ async function main(): Promise<void> {
     const smallFile = join(work, 'events-10k.ndjson')
     await writeEvents(bigFile, STREAM_EVENTS)
     await writeEvents(smallFile, SMALL_STREAM_EVENTS)
-    const rssProbe = join(PROJECT_ROOT, 'scripts', 'report-rss.mjs')
-    const rssFile = join(work, 'rss')
     const stream = async (file: string, count: number) => {
       emulator.reset()
       const result = await runBundledAction({
         inputs: { ...inputs, command: 'events', 'events-file': file },
         caCertPath: certificate.certPath,
-        nodeArgs: ['--import', rssProbe],
-        env: { RSS_FILE: rssFile },
+        measurePeakRss: true,
         timeoutMs: STREAM_TIMEOUT_MS,
-        dist
+        entry
       })
       check(result, `the action streaming ${file}`)
       if (emulator.events.size !== count) {
         throw new Error(`the action streamed ${emulator.events.size} of ${count} events`)
       }
-      return { ms: result.durationMs, rssKiB: Number(readFileSync(rssFile, 'utf8')) }
+      if (result.peakRssBytes === undefined) throw new Error(`no peak RSS for ${file}`)
+      return { ms: result.durationMs, rssKiB: result.peakRssBytes / 1024 }
     }
     const streamTimes: number[] = []
     const senderTimes: number[] = []
@@ -235,7 +232,7 @@ async function main(): Promise<void> {
     // 5. What the lookup of what a change ships adds to a change run.
     figures.push(
       hasLookup
-        ? await measureLookup(emulator, github, sample, inputs, certificate.certPath, dist)
+        ? await measureLookup(emulator, github, sample, inputs, certificate.certPath, entry)
         : {
             name: 'Lookup of what a change ships, added to a change run',
             action: '',
@@ -284,7 +281,7 @@ async function measureLookup(
   sample: ReturnType<typeof sampleRepository>,
   inputs: Record<string, string>,
   caCertPath: string,
-  dist: string
+  entry: string
 ): Promise<Figure> {
   const run = async (includeCommits: boolean): Promise<{ ms: number; calls: number }> => {
     emulator.reset()
@@ -298,7 +295,7 @@ async function measureLookup(
       eventName: 'push',
       payload: sample.pushPayload,
       caCertPath,
-      dist,
+      entry,
       env: {
         GITHUB_API_URL: github.url,
         GITHUB_REPOSITORY: sample.repository.fullName,

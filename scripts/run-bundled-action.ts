@@ -1,10 +1,11 @@
 /**
- * Runs the bundled action (dist/index.js) as a child process the way the runner does, for the demo
- * and the benchmark: INPUT_* variables with action.yml's defaults applied, the GITHUB_* context,
- * an event payload file, and the GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files.
+ * Runs the bundled action as a child process the way the runner does: INPUT_* variables with
+ * action.yml's defaults applied, the GITHUB_* context, an event payload file, and the
+ * GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files. The demo and the benchmark run dist/index.js; the
+ * end-to-end tests (__tests__/support/run-action.ts) run a bundle of the current sources.
  */
-import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,22 +15,23 @@ export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 export const DIST = join(PROJECT_ROOT, 'dist')
 /** The Node the runner would use (node24), from the "node" devDependency. */
 export const NODE_24 = join(PROJECT_ROOT, 'node_modules', '.bin', 'node')
+/** Preloaded with --import when measurePeakRss is asked for: writes the peak RSS on exit. */
+const PEAK_RSS_PROBE = join(PROJECT_ROOT, 'scripts', 'peak-rss.mjs')
 /** A run that takes longer than this is killed. */
 const DEFAULT_TIMEOUT_MS = 60_000
 
-export interface ActionRun {
-  exitCode: number | null
-  stdout: string
-  stderr: string
+export interface ActionRun extends NodeRun {
   /** Outputs parsed from the GITHUB_OUTPUT file. */
   outputs: Record<string, string>
   /** The GITHUB_STEP_SUMMARY file's content. */
   summary: string
   durationMs: number
+  /** The process's peak RSS in bytes, when measurePeakRss was asked for. */
+  peakRssBytes?: number
 }
 
 export interface RunOptions {
-  /** Inputs by their action.yml names; action.yml's defaults fill the rest. */
+  /** Inputs by their action.yml names, over inputDefaults and action.yml's defaults. */
   inputs: Record<string, string>
   /** Default 'push'. */
   eventName?: string
@@ -39,28 +41,49 @@ export interface RunOptions {
   /** PEM file the child trusts (NODE_EXTRA_CA_CERTS). */
   caCertPath?: string
   timeoutMs?: number
-  /** Arguments for node before the script (the benchmark preloads an RSS probe). */
+  /** Arguments for node before the script. */
   nodeArgs?: string[]
-  /** The bundle's folder. Default dist/. */
-  dist?: string
+  /** Measure the process's peak RSS (a probe preloaded with --import reads it on exit). */
+  measurePeakRss?: boolean
+  /** Called with the child as soon as it is spawned: to signal it later, say. */
+  onSpawn?: (child: ChildProcess) => void
+  /** The script to run. Default dist/index.js. */
+  entry?: string
+  /** Values of the expressions in action.yml's defaults: see actionDefaults(). */
+  expressions?: Record<string, string>
+  /** Inputs between action.yml's defaults and `inputs`: a caller's own defaults. */
+  inputDefaults?: Record<string, string>
 }
 
-interface ActionYaml {
-  inputs: Record<string, { default?: string }>
+/** action.yml's inputs by name. */
+export function actionInputs(): Record<string, { default?: string }> {
+  const action = parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as {
+    inputs: Record<string, { default?: string }>
+  }
+  return action.inputs
 }
 
 /**
- * action.yml's inputs and their defaults ('' when there is none). A default the runner would
- * evaluate (`${{ github.token }}`) is '': these runs have no token unless given one.
+ * action.yml's input defaults, as the runner applies them. Without `expressions`, a default the
+ * runner would evaluate (`${{ github.token }}`) is '': such runs have no token unless given one.
+ * With them, each `${{ … }}` takes its value from the map, and one the map lacks throws.
  */
-export function actionInputs(): Map<string, string> {
-  const action = parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as ActionYaml
-  return new Map(
-    Object.entries(action.inputs).map(([name, input]) => {
-      const value = String(input.default ?? '')
-      return [name, value.includes('${{') ? '' : value]
+export function actionDefaults(expressions?: Record<string, string>): Record<string, string> {
+  const defaults: Record<string, string> = {}
+  for (const [name, input] of Object.entries(actionInputs())) {
+    if (input.default === undefined) continue
+    const text = String(input.default)
+    if (expressions === undefined) {
+      defaults[name] = text.includes('${{') ? '' : text
+      continue
+    }
+    defaults[name] = text.replace(/\$\{\{\s*([^}]*?)\s*\}\}/g, (_, expression: string) => {
+      const value = expressions[expression]
+      if (value === undefined) throw new Error(`action.yml: no value for \${{ ${expression} }}`)
+      return value
     })
-  )
+  }
+  return defaults
 }
 
 /** The variables a runner sets for a push to main of octo-org/octo-repo. */
@@ -81,7 +104,7 @@ export function runnerContext(workspace: string): Record<string, string> {
     GITHUB_RUN_NUMBER: '42',
     GITHUB_RUN_ATTEMPT: '1',
     GITHUB_SERVER_URL: 'https://github.com',
-    // Nothing listens here: a run that is not given the fake GitHub API never reaches the real one.
+    // Nothing listens here: a run that is not given a fake GitHub API never reaches the real one.
     GITHUB_API_URL: 'https://127.0.0.1:9',
     GITHUB_WORKSPACE: workspace,
     RUNNER_OS: 'Linux',
@@ -90,7 +113,7 @@ export function runnerContext(workspace: string): Record<string, string> {
 }
 
 /** Parses the runner's output file: `name=value` lines and `name<<DELIMITER` heredocs. */
-function parseOutputFile(text: string): Record<string, string> {
+export function parseOutputFile(text: string): Record<string, string> {
   const outputs: Record<string, string> = {}
   const lines = text.split('\n')
   for (let i = 0; i < lines.length; i++) {
@@ -114,10 +137,12 @@ export async function runBundledAction(options: RunOptions): Promise<ActionRun> 
     const outputPath = join(dir, 'output.txt')
     const summaryPath = join(dir, 'summary.md')
     const eventPath = join(dir, 'event.json')
+    const rssPath = join(dir, 'peak-rss.txt')
     writeFileSync(outputPath, '')
     writeFileSync(summaryPath, '')
     writeFileSync(eventPath, JSON.stringify(options.payload ?? {}))
 
+    // Built from nothing: no proxy, CA or Node option of this process leaks into the child.
     const env: Record<string, string | undefined> = {
       PATH: process.env['PATH'],
       HOME: process.env['HOME'],
@@ -127,31 +152,67 @@ export async function runBundledAction(options: RunOptions): Promise<ActionRun> 
       GITHUB_OUTPUT: outputPath,
       GITHUB_STEP_SUMMARY: summaryPath,
       NODE_EXTRA_CA_CERTS: options.caCertPath,
+      CTA_PEAK_RSS_FILE: options.measurePeakRss === true ? rssPath : undefined,
       ...options.env
     }
-    const inputs = { ...Object.fromEntries(actionInputs()), ...options.inputs }
+    const inputs = {
+      ...actionDefaults(options.expressions),
+      ...options.inputDefaults,
+      ...options.inputs
+    }
     // As the runner names them: spaces become '_', hyphens stay (INPUT_GITHUB-TOKEN).
     for (const [name, value] of Object.entries(inputs)) {
       env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
     }
 
+    const probe = options.measurePeakRss === true ? ['--import', PEAK_RSS_PROBE] : []
+    const entry = options.entry ?? join(DIST, 'index.js')
     const started = performance.now()
-    const { exitCode, stdout, stderr } = await spawnNode(
-      [...(options.nodeArgs ?? []), join(options.dist ?? DIST, 'index.js')],
+    const run = await spawnNode(
+      [...probe, ...(options.nodeArgs ?? []), entry],
       env,
       dir,
-      options.timeoutMs
+      options.timeoutMs,
+      options.onSpawn
     )
     return {
-      exitCode,
-      stdout,
-      stderr,
+      ...run,
       outputs: parseOutputFile(readFileSync(outputPath, 'utf8')),
       summary: readFileSync(summaryPath, 'utf8'),
-      durationMs: performance.now() - started
+      durationMs: performance.now() - started,
+      peakRssBytes: existsSync(rssPath) ? Number(readFileSync(rssPath, 'utf8')) * 1024 : undefined
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+export interface NodeRun {
+  exitCode: number | null
+  /** The signal that ended the process, if one did. */
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  /** Each chunk of stdout with the milliseconds since the spawn at which it arrived. */
+  stdoutChunks: Array<{ atMs: number; text: string }>
+  /** When the process exited, in milliseconds since it was spawned. */
+  exitAtMs: number
+}
+
+/**
+ * A child whose resident memory passes this is killed: a run of unbounded memory must fail, not
+ * take the machine down (the defect once took 8 GB).
+ */
+const MAX_CHILD_RSS_BYTES = 2 * 1024 ** 3
+const RSS_POLL_MS = 100
+
+/** The resident memory of a live process, from /proc (Linux); undefined elsewhere. */
+function residentBytes(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return match ? Number(match[1]) * 1024 : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -160,19 +221,36 @@ export function spawnNode(
   args: string[],
   env: Record<string, string | undefined>,
   cwd: string,
-  timeoutMs = DEFAULT_TIMEOUT_MS
-): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+  onSpawn?: (child: ChildProcess) => void
+): Promise<NodeRun> {
   return new Promise((resolvePromise, reject) => {
+    const started = performance.now()
     const child = spawn(NODE_24, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', chunk => (stdout += chunk))
+    const stdoutChunks: Array<{ atMs: number; text: string }> = []
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+      stdoutChunks.push({ atMs: performance.now() - started, text: chunk })
+    })
     child.stderr.setEncoding('utf8').on('data', chunk => (stderr += chunk))
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    const watch = setInterval(() => {
+      const rss = child.pid === undefined ? undefined : residentBytes(child.pid)
+      if (rss !== undefined && rss > MAX_CHILD_RSS_BYTES) {
+        stderr += `[run] killed: resident memory passed ${MAX_CHILD_RSS_BYTES} bytes\n`
+        child.kill('SIGKILL')
+      }
+    }, RSS_POLL_MS)
+    let exitAtMs = 0
+    child.on('exit', () => (exitAtMs = performance.now() - started))
     child.on('error', reject)
-    child.on('close', exitCode => {
+    child.on('close', (exitCode, signal) => {
       clearTimeout(timer)
-      resolvePromise({ exitCode, stdout, stderr })
+      clearInterval(watch)
+      resolvePromise({ exitCode, signal, stdout, stderr, stdoutChunks, exitAtMs })
     })
+    onSpawn?.(child)
   })
 }
