@@ -27,8 +27,8 @@ var errors = __webpack_require__(3916);
 var external_node_buffer_ = __webpack_require__(4573);
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
-// EXTERNAL MODULE: ./src/json-depth.ts
-var json_depth = __webpack_require__(8829);
+// EXTERNAL MODULE: ./src/json.ts
+var json = __webpack_require__(8301);
 ;// CONCATENATED MODULE: ./src/events/events-error.ts
 /**
  * What the event pipeline says about a bad input. The pipeline does not know which action input
@@ -63,6 +63,7 @@ function changedError(what) {
  * it will be sent, with a generated id first when it has none of its own.
  */
 
+
 /** The fields of an event in the service's interface; the service refuses others. */
 const EVENT_FIELDS = new Set(['id', 'name', 'data']);
 /** Pass 1 sizes an event that has no id with this stand-in: randomUUID() has the same length. */
@@ -71,16 +72,9 @@ const UUID_PLACEHOLDER = '00000000-0000-0000-0000-000000000000';
 const GENERATED_ID_PREFIX_BYTES = external_node_buffer_.Buffer.byteLength(`{"id":${JSON.stringify(UUID_PLACEHOLDER)},`);
 // JSON.rawJSON and JSON.isRawJSON (Node 21+) are not in TypeScript's lib yet.
 const rawJson = JSON;
-/** A JSON object: not null, not an array, not a number kept as written. */
-function isJsonObject(value) {
-    return (typeof value === 'object' &&
-        value !== null &&
-        !Array.isArray(value) &&
-        rawJson.isRawJSON?.(value) !== true);
-}
 /** What is wrong with one parsed event, or undefined when the interface accepts it. */
 function eventProblem(value) {
-    if (!isJsonObject(value))
+    if (!(0,json/* isJsonObject */.OW)(value))
         return `it is ${describeJsonType(value)}, not an event object`;
     if (!Object.hasOwn(value, 'name'))
         return 'it has no "name" (a non-empty string is required)';
@@ -184,9 +178,9 @@ const ACCEPTED_FORMS = 'Give one JSON event object, a JSON array of events, or N
 /** The events of one JSON document, each with its 1-based number. */
 function documentEvents(text) {
     // Checked before parsing: the parser recurses, and a deep document overflows its stack.
-    if ((0,json_depth/* exceedsJsonDepth */.HV)(text)) {
+    if ((0,json/* exceedsJsonDepth */.HV)(text)) {
         const line = deepLine(text);
-        throw new EventsError('invalid', `, line ${line}: it nests JSON deeper than ${json_depth/* MAX_JSON_DEPTH */.KX} levels, the most accepted. Nothing was sent.`, [{ position: { unit: 'line', at: line }, problem: `it nests deeper than ${json_depth/* MAX_JSON_DEPTH */.KX}` }]);
+        throw new EventsError('invalid', `, line ${line}: it nests JSON deeper than ${json/* MAX_JSON_DEPTH */.KX} levels, the most accepted. Nothing was sent.`, [{ position: { unit: 'line', at: line }, problem: `it nests deeper than ${json/* MAX_JSON_DEPTH */.KX}` }]);
     }
     let document;
     try {
@@ -199,7 +193,7 @@ function documentEvents(text) {
     if (Array.isArray(document)) {
         return document.map((value, index) => ({ at: index + 1, value }));
     }
-    if (isJsonObject(document))
+    if ((0,json/* isJsonObject */.OW)(document))
         return [{ at: 1, value: document }];
     throw new EventsError('invalid', ` is ${describeJsonType(document)}. ${ACCEPTED_FORMS}`);
 }
@@ -217,7 +211,7 @@ function deepLine(text) {
     let high = lineEnds.length - 1;
     while (low < high) {
         const middle = (low + high) >> 1;
-        if ((0,json_depth/* exceedsJsonDepth */.HV)(text.slice(0, lineEnds[middle])))
+        if ((0,json/* exceedsJsonDepth */.HV)(text.slice(0, lineEnds[middle])))
             high = middle;
         else
             low = middle + 1;
@@ -606,8 +600,8 @@ class EventReader {
                     yield { position, problem: 'it is not valid UTF-8' };
                     continue;
                 }
-                if ((0,json_depth/* exceedsJsonDepth */.HV)(line)) {
-                    yield { position, problem: `it nests JSON deeper than ${json_depth/* MAX_JSON_DEPTH */.KX} levels` };
+                if ((0,json/* exceedsJsonDepth */.HV)(line)) {
+                    yield { position, problem: `it nests JSON deeper than ${json/* MAX_JSON_DEPTH */.KX} levels` };
                     continue;
                 }
                 let value;
@@ -670,6 +664,7 @@ class BitList {
  * as full as the service's limits allow. NDJSON lines are copied as bytes, not parsed again,
  * unless the event has an id of its own to read.
  */
+
 
 
 
@@ -787,7 +782,7 @@ async function* ndjsonLines(validated) {
             }
             if (!needsGeneratedId(validated, position++)) {
                 const event = parseOrUndefined(line.toString('utf8'));
-                if (!isJsonObject(event) || typeof event.id !== 'string')
+                if (!(0,json/* isJsonObject */.OW)(event) || typeof event.id !== 'string')
                     throw lineChanged(lineNumber);
                 yield ndjsonLine(line, event.id, false);
             }
