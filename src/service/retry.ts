@@ -105,10 +105,6 @@ export class OutageBudget {
     return Math.max(0, this.totalMs - this.spentMs)
   }
 
-  get exhausted(): boolean {
-    return this.remainingMs <= 0
-  }
-
   charge(ms: number): void {
     this.spentMs += Math.max(0, ms)
   }

@@ -160,7 +160,10 @@ export class Transport {
           : // A view, not a copy: event batches are up to 1 MB each.
             Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength)
 
-    if (this.budget.exhausted) throw failureError(scene, { type: 'budget-spent' }, 0, false)
+    // What a retry would need is what a later request needs too: less is as good as spent.
+    if (this.budget.remainingMs < this.minRetryAttemptMs) {
+      throw failureError(scene, { type: 'budget-spent' }, 0, false)
+    }
     for (let attempt = 1; ; attempt++) {
       if (this.closed)
         throw new Error(`${callName(request)} was not sent: the transport is closed.`)
