@@ -70,15 +70,13 @@ describe('retryDelayMs', () => {
 })
 
 describe('OutageBudget', () => {
-  it('counts down what is charged, never below zero, and is exhausted at zero', () => {
+  it('counts down what is charged, never below zero', () => {
     const budget = new OutageBudget(1000)
     budget.charge(400)
     budget.charge(-50)
     expect(budget.remainingMs).toBe(600)
-    expect(budget.exhausted).toBe(false)
     budget.charge(700)
     expect(budget.remainingMs).toBe(0)
-    expect(budget.exhausted).toBe(true)
   })
 })
 
