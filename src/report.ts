@@ -11,8 +11,8 @@
 import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
 import type { Runner } from './action/runner.ts'
 import { errorMessage, failureKind, type FailureKind } from './errors.ts'
-import type { Redactor } from './redact.ts'
-import type { ServiceRequest } from './service/request.ts'
+import { REDACTED, type Redactor } from './redact.ts'
+import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
 import { collapseWhitespace, inert, truncateText } from './text.ts'
 
 /** Cells longer than this are cut in the job summary (the service still gets the whole value). */
@@ -21,8 +21,6 @@ const MAX_SUMMARY_CELL_CHARS = 500
 const DEFAULT_TITLE = 'Change tracking'
 /** A dry run prints at most this much of a request body. */
 const DRY_RUN_BODY_CHARS = 4000
-/** The header that carries the API key, as a dry run shows it (the key itself is never shown). */
-const DRY_RUN_KEY_LINE = 'X-Service-ApiKey: ***'
 
 /**
  * Whether an error fails the step. Under `auto`, what the user must fix fails; a service outage
@@ -120,7 +118,7 @@ export class Report {
   /** Dry run: the request, as it would be sent, with the key masked. */
   printRequest(request: ServiceRequest, url: URL): void {
     this.info(`[dry-run] ${request.method} ${url.href}`)
-    this.info(`  ${DRY_RUN_KEY_LINE}`)
+    this.info(`  ${API_KEY_HEADER}: ${REDACTED}`)
     if (request.contentType) this.info(`  Content-Type: ${request.contentType}`)
     if (request.body === undefined) return
     const body =
