@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import { buildChangeRequest } from '../src/change.ts'
-import type { ChangeDefaults } from '../src/context.ts'
+import type { ChangeDefaults } from '../src/change.ts'
 
 const GITHUB = {
   repository: 'octo-org/shop-api',
@@ -16,7 +16,7 @@ const DEFAULTS: ChangeDefaults = {
   user: 'monalisa',
   environment: 'production',
   description: 'Deploy d2c8cd8 on main of octo-org/shop-api',
-  github: GITHUB
+  metadata: { github: GITHUB }
 }
 
 describe('buildChangeRequest', () => {
@@ -77,7 +77,7 @@ describe('buildChangeRequest', () => {
     const emptyDefaults: ChangeDefaults = {
       service: '',
       description: 'Change recorded by change-tracking-action',
-      github: {}
+      metadata: {}
     }
     const request = buildChangeRequest(
       { environment: '', service: '', comment: '', team: undefined, labels: [] },
@@ -161,5 +161,23 @@ describe('buildChangeRequest custom_metadata', () => {
 
   it('is left out when github-metadata is false and the user gave none', () => {
     expect('custom_metadata' in buildChangeRequest({}, DEFAULTS, false)).toBe(false)
+  })
+
+  it('keeps the other default keys when github-metadata is false, under the user keys', () => {
+    const defaults = { ...DEFAULTS, metadata: { github: GITHUB, deploy: { outcome: 'success' } } }
+    expect(buildChangeRequest({}, defaults, false).custom_metadata).toBe(
+      '{"deploy":{"outcome":"success"}}'
+    )
+    expect(
+      buildChangeRequest({ customMetadata: { deploy: 'mine' } }, defaults, true).custom_metadata
+    ).toBe(JSON.stringify({ github: GITHUB, deploy: 'mine' }))
+  })
+
+  it('takes created_at from the defaults unless the user gave created-at', () => {
+    const defaults = { ...DEFAULTS, createdAt: 1_700_000_000 }
+    expect(buildChangeRequest({}, defaults, false).created_at).toBe(1_700_000_000)
+    expect(buildChangeRequest({ createdAt: 1_600_000_000 }, defaults, false).created_at).toBe(
+      1_600_000_000
+    )
   })
 })

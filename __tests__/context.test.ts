@@ -1,10 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { readEventPayload } from '../src/action/payload.ts'
-import { contextDefaults, type Env } from '../src/context.ts'
+import {
+  MAX_EVENT_PAYLOAD_BYTES,
+  readEventPayload,
+  readRunContext,
+  runContextOf,
+  type Env
+} from '../src/action/run-context.ts'
+import { contextDefaults as defaultsOfRun } from '../src/context.ts'
 
 const FIXTURES = new URL('./fixtures/payloads/', import.meta.url)
 
@@ -23,6 +30,11 @@ const PR_HEAD = '4109194f70e9edc290cf0f79cba71858b5f3abab'
 const PR_MERGE_COMMIT = '3a9da6e824c4bb37edb64345cba4bcda1e542c74'
 const FORK_HEAD = '44e11f3f042a3bb71a4462660f9b909fed0d16d1'
 const DEPLOYED = 'b68fbebe0ce5d5831b2cf04dde542b6d7cb9ff4d'
+
+/** The defaults of a run of `eventName` with this payload and environment. */
+function contextDefaults(eventName: string, payload: unknown, env: Env) {
+  return defaultsOfRun(runContextOf({ ...env, GITHUB_EVENT_NAME: eventName }, payload))
+}
 
 /** The variables the runner sets for a run of the given event. */
 function runEnv(eventName: string, overrides: Env = {}): Env {
@@ -52,18 +64,20 @@ describe('contextDefaults on push', () => {
       version: MAIN_HEAD,
       user: 'monalisa',
       description: 'Deploy d2c8cd8 on main of octo-org/shop-api',
-      github: {
-        repository: REPOSITORY,
-        sha: MAIN_HEAD,
-        ref: 'refs/heads/main',
-        event_name: 'push',
-        workflow: 'Deploy',
-        job: 'record-change',
-        run_id: '13901299999',
-        run_number: '77',
-        run_attempt: '1',
-        run_url: 'https://github.com/octo-org/shop-api/actions/runs/13901299999/attempts/1',
-        actor: 'monalisa'
+      metadata: {
+        github: {
+          repository: REPOSITORY,
+          sha: MAIN_HEAD,
+          ref: 'refs/heads/main',
+          event_name: 'push',
+          workflow: 'Deploy',
+          job: 'record-change',
+          run_id: '13901299999',
+          run_number: '77',
+          run_attempt: '1',
+          run_url: 'https://github.com/octo-org/shop-api/actions/runs/13901299999/attempts/1',
+          actor: 'monalisa'
+        }
       }
     })
     expect('environment' in defaults).toBe(false)
@@ -113,7 +127,7 @@ describe('contextDefaults on pull requests', () => {
   it('uses the pull request head SHA, not the merge commit GITHUB_SHA', () => {
     const defaults = contextDefaults('pull_request', fixture('pull_request'), env)
     expect(defaults.version).toBe(PR_HEAD)
-    expect(defaults.github.sha).toBe(PR_HEAD)
+    expect(defaults.metadata.github!.sha).toBe(PR_HEAD)
     expect(JSON.stringify(defaults)).not.toContain(PR_MERGE_COMMIT)
   })
 
@@ -122,8 +136,8 @@ describe('contextDefaults on pull requests', () => {
     expect(defaults.description).toBe(
       'Pull request #42 "Retry payment capture on 503" at 4109194 of octo-org/shop-api'
     )
-    expect(defaults.github.pull_request).toBe(42)
-    expect(defaults.github.ref).toBe('refs/pull/42/merge')
+    expect(defaults.metadata.github!.pull_request).toBe(42)
+    expect(defaults.metadata.github!.ref).toBe('refs/pull/42/merge')
     expect(defaults.environment).toBeUndefined()
   })
 
@@ -156,7 +170,7 @@ describe('contextDefaults on pull requests', () => {
       targetEnv
     )
     expect(defaults.version).toBe(FORK_HEAD)
-    expect(defaults.github.pull_request).toBe(57)
+    expect(defaults.metadata.github!.pull_request).toBe(57)
     expect(defaults.description).toBe(
       'Pull request #57 "Fix typo in README" at 44e11f3 of octo-org/shop-api'
     )
@@ -171,7 +185,7 @@ describe('contextDefaults on deployments', () => {
       runEnv('deployment_status', { GITHUB_REF: 'refs/tags/v1.2.3' })
     )
     expect(defaults.version).toBe(DEPLOYED)
-    expect(defaults.github.sha).toBe(DEPLOYED)
+    expect(defaults.metadata.github!.sha).toBe(DEPLOYED)
     expect(defaults.environment).toBe('production')
     expect(defaults.description).toBe('Deploy b68fbeb of octo-org/shop-api to production (success)')
   })
@@ -210,7 +224,7 @@ describe('contextDefaults on other events', () => {
       runEnv('workflow_run')
     )
     expect(defaults.version).toBe(PR_HEAD)
-    expect(defaults.github.pull_request).toBe(42)
+    expect(defaults.metadata.github!.pull_request).toBe(42)
     expect(defaults.description).toBe(
       'Workflow "CI" run at 4109194 on payment-retry of octo-org/shop-api'
     )
@@ -223,7 +237,7 @@ describe('contextDefaults on other events', () => {
       pull_requests: []
     }
     const defaults = contextDefaults('workflow_run', payload, runEnv('workflow_run'))
-    expect('pull_request' in defaults.github).toBe(false)
+    expect('pull_request' in defaults.metadata.github!).toBe(false)
   })
 
   it('describes a scheduled run by its workflow', () => {
@@ -241,7 +255,7 @@ describe('contextDefaults on other events', () => {
     expect(defaults.description).toBe(
       'workflow_dispatch run of Deploy at d2c8cd8 of octo-org/shop-api'
     )
-    expect(defaults.github.event_name).toBe('workflow_dispatch')
+    expect(defaults.metadata.github!.event_name).toBe('workflow_dispatch')
   })
 })
 
@@ -283,7 +297,7 @@ describe('contextDefaults with missing or malformed context', () => {
       expect(defaults.version).toBe(MAIN_HEAD)
       expect(defaults.description).toMatch(/\S/)
       expect(defaults.description).toContain(REPOSITORY)
-      expect('pull_request' in defaults.github).toBe(false)
+      expect('pull_request' in defaults.metadata.github!).toBe(false)
       expect('environment' in defaults).toBe(false)
     }
   })
@@ -292,9 +306,9 @@ describe('contextDefaults with missing or malformed context', () => {
     const defaults = contextDefaults('', {}, {})
     expect(defaults).toEqual({
       description: 'Change recorded by change-tracking-action',
-      github: {}
+      metadata: { github: {} }
     })
-    expect(Object.keys(defaults)).toEqual(['description', 'github'])
+    expect(Object.keys(defaults)).toEqual(['description', 'metadata'])
   })
 
   it.each(EVENTS)('gives a non-empty description for %s with an empty environment', event => {
@@ -310,7 +324,7 @@ describe('contextDefaults with missing or malformed context', () => {
     expect(defaults.version).toBe(MAIN_HEAD)
     expect(defaults.description).toBe('Pull request #42 at d2c8cd8 of octo-org/shop-api')
     expect('user' in defaults).toBe(false)
-    expect('job' in defaults.github).toBe(false)
+    expect('job' in defaults.metadata.github!).toBe(false)
   })
 
   it('never throws and always gives one non-empty line, for any JSON payload', () => {
@@ -334,14 +348,14 @@ describe('run_url', () => {
       GITHUB_SERVER_URL: 'https://github.example-corp.com/',
       GITHUB_RUN_ATTEMPT: '2'
     })
-    expect(contextDefaults('push', {}, env).github.run_url).toBe(
+    expect(contextDefaults('push', {}, env).metadata.github!.run_url).toBe(
       'https://github.example-corp.com/octo-org/shop-api/actions/runs/13901299999/attempts/2'
     )
   })
 
   it('defaults to github.com and leaves out the attempt when it is not known', () => {
     const env = runEnv('push', { GITHUB_SERVER_URL: undefined, GITHUB_RUN_ATTEMPT: undefined })
-    expect(contextDefaults('push', {}, env).github.run_url).toBe(
+    expect(contextDefaults('push', {}, env).metadata.github!.run_url).toBe(
       'https://github.com/octo-org/shop-api/actions/runs/13901299999'
     )
   })
@@ -353,9 +367,9 @@ describe('run_url', () => {
       {},
       runEnv('push', { GITHUB_REPOSITORY: undefined })
     )
-    expect('run_url' in withoutRunId.github).toBe(false)
-    expect('run_url' in withoutRepository.github).toBe(false)
-    expect(withoutRepository.github.run_id).toBe('13901299999')
+    expect('run_url' in withoutRunId.metadata.github!).toBe(false)
+    expect('run_url' in withoutRepository.metadata.github!).toBe(false)
+    expect(withoutRepository.metadata.github!.run_id).toBe('13901299999')
   })
 })
 
@@ -371,22 +385,88 @@ describe('readEventPayload', () => {
   it('reads the JSON file at GITHUB_EVENT_PATH', () => {
     const path = join(directory, 'event.json')
     writeFileSync(path, JSON.stringify(fixture('release')))
-    expect(readEventPayload({ GITHUB_EVENT_PATH: path })).toEqual(fixture('release'))
+    expect(readEventPayload(path)).toEqual({ payload: fixture('release') })
   })
 
-  it('gives {} when GITHUB_EVENT_PATH is not set', () => {
-    expect(readEventPayload({})).toEqual({})
-    expect(readEventPayload({ GITHUB_EVENT_PATH: '' })).toEqual({})
+  it('gives {} without a word when there is no event file', () => {
+    expect(readEventPayload(undefined)).toEqual({ payload: {} })
+    expect(readEventPayload('')).toEqual({ payload: {} })
   })
 
-  it('gives {} when the file does not exist or is a directory', () => {
-    expect(readEventPayload({ GITHUB_EVENT_PATH: join(directory, 'missing.json') })).toEqual({})
-    expect(readEventPayload({ GITHUB_EVENT_PATH: directory })).toEqual({})
+  it('gives {} and names the problem when the file does not exist or is a directory', () => {
+    expect(readEventPayload(join(directory, 'missing.json'))).toEqual({
+      payload: {},
+      problem: 'could not be read (ENOENT)'
+    })
+    expect(readEventPayload(directory)).toEqual({
+      payload: {},
+      problem: 'could not be read (EISDIR)'
+    })
   })
 
-  it('gives {} when the file is not valid JSON', () => {
+  it('gives {} and says so when the file is not JSON', () => {
     const path = join(directory, 'broken.json')
     writeFileSync(path, '{"action": "created",')
-    expect(readEventPayload({ GITHUB_EVENT_PATH: path })).toEqual({})
+    expect(readEventPayload(path)).toEqual({ payload: {}, problem: 'is not JSON' })
+  })
+
+  it('refuses a file over 25 MiB without reading it', () => {
+    const path = join(directory, 'huge.json')
+    writeFileSync(path, '')
+    truncateSync(path, MAX_EVENT_PAYLOAD_BYTES + 1)
+    expect(readEventPayload(path)).toEqual({
+      payload: {},
+      problem: "is larger than 25 MiB, GitHub's own limit"
+    })
+  })
+
+  it('reads a pipe only up to the bound', () => {
+    // A FIFO has no size to check first: the read itself must stop at the bound.
+    const path = join(directory, 'fifo.json')
+    execFileSync('mkfifo', [path])
+    const writer = spawn('sh', ['-c', `head -c ${MAX_EVENT_PAYLOAD_BYTES + 2} /dev/zero > ${path}`])
+    try {
+      expect(readEventPayload(path).problem).toBe("is larger than 25 MiB, GitHub's own limit")
+    } finally {
+      writer.kill()
+    }
+  })
+})
+
+describe('readRunContext', () => {
+  it('reads the variables and the payload once, into a frozen context with the defaults of github.com', () => {
+    const path = join(tmpdir(), `run-context-${process.pid}.json`)
+    writeFileSync(path, JSON.stringify(fixture('push')))
+    try {
+      const { context, warning } = readRunContext({
+        ...runEnv('push'),
+        GITHUB_EVENT_PATH: path,
+        GITHUB_SERVER_URL: ' '
+      })
+      expect(warning).toBeUndefined()
+      expect(context).toMatchObject({
+        eventName: 'push',
+        repository: REPOSITORY,
+        runId: '13901299999',
+        serverUrl: 'https://github.com',
+        apiUrl: 'https://api.github.com'
+      })
+      expect(context.payload).toEqual(fixture('push'))
+      expect(Object.isFrozen(context)).toBe(true)
+    } finally {
+      rmSync(path, { force: true })
+    }
+  })
+
+  it('warns once, naming the event payload, when it cannot be used, and goes on with the environment', () => {
+    const { context, warning } = readRunContext({
+      ...runEnv('push'),
+      GITHUB_EVENT_PATH: join(tmpdir(), 'no-such-event-file.json')
+    })
+    expect(warning).toBe(
+      "The event payload (GITHUB_EVENT_PATH) could not be read (ENOENT): it is ignored, and the change's defaults come from the runner's environment only."
+    )
+    expect(context.payload).toEqual({})
+    expect(defaultsOfRun(context).version).toBe(MAIN_HEAD)
   })
 })

@@ -7,7 +7,7 @@ import {
   MAX_SERVICE_NAME_CHARS,
   parseServices
 } from '../src/action/services-input.ts'
-import type { ServiceSpec } from '../src/action/services-input.ts'
+import type { ServiceSpec } from '../src/affected-services.ts'
 import { Inputs } from '../src/action/names.ts'
 import { hasUnsafeCharacter } from '../src/text.ts'
 import { inputError } from './support/input-error.ts'

@@ -1,67 +1,40 @@
 /**
- * The Git context -> defaults for a change: which service, which commit, who, where, a readable
- * description and the run's metadata. Pure: it reads only what it is given, and never throws on a
- * payload of an unexpected shape (the payload file is the runner's, but events evolve).
+ * The run's context -> defaults for a change: which service, which commit, who, where, a readable
+ * description and the run's metadata. Pure: it reads only the context it is given, and never
+ * throws on a payload of an unexpected shape (the payload file is the runner's, but events evolve).
  */
-export type Env = Record<string, string | undefined>
-
-/** The run's GitHub context, sent in custom_metadata. Fields with no value are omitted. */
-export interface GithubMetadata {
-  repository?: string
-  /** The commit the change is about (the resolved version), not always GITHUB_SHA. */
-  sha?: string
-  ref?: string
-  event_name?: string
-  workflow?: string
-  job?: string
-  run_id?: string
-  run_number?: string
-  run_attempt?: string
-  run_url?: string
-  actor?: string
-  pull_request?: number
-}
-
-/** What the Git context says about a change, before the user's inputs override it. */
-export interface ChangeDefaults {
-  service?: string
-  version?: string
-  user?: string
-  environment?: string
-  /** Never empty. */
-  description: string
-  github: GithubMetadata
-}
+import type { RunContext } from './action/run-context.ts'
+import type { ChangeDefaults, GithubMetadata } from './change.ts'
+import { MAX_DESCRIPTION_CHARS } from './shipped/describe.ts'
+import { truncateText } from './text.ts'
 
 /** The description when nothing at all is known about the run. */
 const FALLBACK_DESCRIPTION = 'Change recorded by change-tracking-action'
 const SHORT_SHA_LENGTH = 7
-const DEFAULT_SERVER_URL = 'https://github.com'
 
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target'])
 const DEPLOYMENT_EVENTS = new Set(['deployment', 'deployment_status'])
 
-export function contextDefaults(eventName: string, payload: unknown, env: Env): ChangeDefaults {
-  const event = eventName.trim()
-  const repository = envValue(env, 'GITHUB_REPOSITORY')
-  const version = resolveVersion(event, payload, env)
+export function contextDefaults(run: RunContext): ChangeDefaults {
+  const version = resolveVersion(run)
   return definedOnly({
-    service: repository,
+    service: run.repository,
     version,
-    user: envValue(env, 'GITHUB_ACTOR'),
-    environment: deploymentEnvironment(event, payload),
-    description: describe(event, payload, env, version),
-    github: githubMetadata(event, payload, env, version)
+    user: run.actor,
+    environment: deploymentEnvironment(run.eventName, run.payload),
+    description: describe(run, version),
+    metadata: { github: githubMetadata(run, version) }
   })
 }
 
 /** The commit the event is about: for a pull request its head, not the merge commit in GITHUB_SHA. */
-function resolveVersion(event: string, payload: unknown, env: Env): string | undefined {
+function resolveVersion(run: RunContext): string | undefined {
+  const { eventName: event, payload } = run
   let sha: string | undefined
   if (PULL_REQUEST_EVENTS.has(event)) sha = stringAt(payload, 'pull_request', 'head', 'sha')
   else if (DEPLOYMENT_EVENTS.has(event)) sha = stringAt(payload, 'deployment', 'sha')
   else if (event === 'workflow_run') sha = stringAt(payload, 'workflow_run', 'head_sha')
-  return sha ?? envValue(env, 'GITHUB_SHA')
+  return sha ?? run.sha
 }
 
 function deploymentEnvironment(event: string, payload: unknown): string | undefined {
@@ -72,42 +45,29 @@ function deploymentEnvironment(event: string, payload: unknown): string | undefi
   )
 }
 
-function githubMetadata(
-  event: string,
-  payload: unknown,
-  env: Env,
-  sha: string | undefined
-): GithubMetadata {
-  const repository = envValue(env, 'GITHUB_REPOSITORY')
-  const runId = envValue(env, 'GITHUB_RUN_ID')
-  const runAttempt = envValue(env, 'GITHUB_RUN_ATTEMPT')
+function githubMetadata(run: RunContext, sha: string | undefined): GithubMetadata {
   return definedOnly({
-    repository,
+    repository: run.repository,
     sha,
-    ref: envValue(env, 'GITHUB_REF'),
-    event_name: event || undefined,
-    workflow: envValue(env, 'GITHUB_WORKFLOW'),
-    job: envValue(env, 'GITHUB_JOB'),
-    run_id: runId,
-    run_number: envValue(env, 'GITHUB_RUN_NUMBER'),
-    run_attempt: runAttempt,
-    run_url: runUrl(env, repository, runId, runAttempt),
-    actor: envValue(env, 'GITHUB_ACTOR'),
-    pull_request: pullRequestNumber(event, payload)
+    ref: run.ref,
+    event_name: run.eventName || undefined,
+    workflow: run.workflow,
+    job: run.job,
+    run_id: run.runId,
+    run_number: run.runNumber,
+    run_attempt: run.runAttempt,
+    run_url: runUrl(run),
+    actor: run.actor,
+    pull_request: pullRequestNumber(run.eventName, run.payload)
   })
 }
 
 /** The run's page, on the server the run is on (GITHUB_SERVER_URL, so GHES works too). */
-function runUrl(
-  env: Env,
-  repository: string | undefined,
-  runId: string | undefined,
-  runAttempt: string | undefined
-): string | undefined {
-  if (!repository || !runId) return undefined
-  const server = (envValue(env, 'GITHUB_SERVER_URL') ?? DEFAULT_SERVER_URL).replace(/\/+$/, '')
-  const run = `${server}/${repository}/actions/runs/${runId}`
-  return runAttempt ? `${run}/attempts/${runAttempt}` : run
+export function runUrl(run: RunContext): string | undefined {
+  if (!run.repository || !run.runId) return undefined
+  const server = run.serverUrl.replace(/\/+$/, '')
+  const page = `${server}/${run.repository}/actions/runs/${run.runId}`
+  return run.runAttempt ? `${page}/attempts/${run.runAttempt}` : page
 }
 
 function pullRequestNumber(event: string, payload: unknown): number | undefined {
@@ -121,27 +81,23 @@ function pullRequestNumber(event: string, payload: unknown): number | undefined 
 
 // ---- The description ------------------------------------------------------------------------
 
-function describe(event: string, payload: unknown, env: Env, sha: string | undefined): string {
-  const described = describeEvent(event, payload, env, sha)
-  return (described && oneLine(described)) || FALLBACK_DESCRIPTION
+function describe(run: RunContext, sha: string | undefined): string {
+  const described = describeEvent(run, sha)
+  const line = described && oneLine(described)
+  // The same bound as a looked-up description: a payload's environment or title may be huge.
+  return line ? truncateText(line, MAX_DESCRIPTION_CHARS) : FALLBACK_DESCRIPTION
 }
 
 /** A sentence naming what happened; undefined when nothing about it is known. */
-function describeEvent(
-  event: string,
-  payload: unknown,
-  env: Env,
-  sha: string | undefined
-): string | undefined {
-  const repository = envValue(env, 'GITHUB_REPOSITORY')
+function describeEvent(run: RunContext, sha: string | undefined): string | undefined {
+  const { eventName: event, payload, repository, workflow } = run
   const commit = sha && shortSha(sha)
   const at = commit && `at ${commit}`
   const of = repository && `of ${repository}`
-  const workflow = envValue(env, 'GITHUB_WORKFLOW')
 
   switch (event) {
     case 'push': {
-      const ref = pushedRef(env, payload)
+      const ref = pushedRef(run)
       if (ref?.type === 'tag') return sentence('Deploy tag', ref.name, at, of)
       return sentence('Deploy', commit, ref && `on ${ref.name}`, of)
     }
@@ -192,14 +148,10 @@ function sentence(
 }
 
 /** The branch or tag a push was to: from GITHUB_REF_NAME/GITHUB_REF_TYPE, else from the full ref. */
-function pushedRef(
-  env: Env,
-  payload: unknown
-): { type: 'branch' | 'tag'; name: string } | undefined {
-  const name = envValue(env, 'GITHUB_REF_NAME')
-  const type = envValue(env, 'GITHUB_REF_TYPE')
+function pushedRef(run: RunContext): { type: 'branch' | 'tag'; name: string } | undefined {
+  const { refName: name, refType: type } = run
   if (name && (type === 'branch' || type === 'tag')) return { type, name }
-  const ref = envValue(env, 'GITHUB_REF') ?? stringAt(payload, 'ref')
+  const ref = run.ref ?? stringAt(run.payload, 'ref')
   if (ref?.startsWith('refs/heads/'))
     return { type: 'branch', name: ref.slice('refs/heads/'.length) }
   if (ref?.startsWith('refs/tags/')) return { type: 'tag', name: ref.slice('refs/tags/'.length) }
@@ -225,11 +177,6 @@ function definedOnly<T extends object>(record: T): T {
 }
 
 // ---- Reading values defensively -------------------------------------------------------------
-
-function envValue(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim()
-  return value ? value : undefined
-}
 
 /** The value at a path of keys and indexes, or undefined when any step is missing. */
 function valueAt(root: unknown, path: Array<string | number>): unknown {

@@ -1,20 +1,31 @@
 /**
- * One run of the action: read the inputs, run the command against the service, report.
+ * One run of the action: read the inputs and the run's context, run the command against the
+ * service (or a dry run of it), report.
  */
 import { ACTION_NAME, ACTION_VERSION, Inputs, type Command } from './action/names.ts'
+import { readRunContext, type Env } from './action/run-context.ts'
 import { githubRunner, type Runner } from './action/runner.ts'
-import { isUnevaluatedExpression, parseBoolean, parseFailOnError } from './action/parsers.ts'
-import { readSettings } from './action/settings.ts'
+import {
+  readReportingSettings,
+  readSecrets,
+  readSettings,
+  type Settings
+} from './action/settings.ts'
 import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandHandler } from './commands/command.ts'
 import { getChange, hello } from './commands/read.ts'
-import type { Env } from './context.ts'
 import { errorMessage } from './errors.ts'
 import { Redactor } from './redact.ts'
 import { Report } from './report.ts'
-import { ServiceClient, type CallHints } from './service/client.ts'
+import {
+  ENDPOINT_CALLS,
+  ServiceClient,
+  type CallHints,
+  type ChangeService,
+  type Endpoint
+} from './service/client.ts'
+import { DryRunClient } from './service/dry-run-client.ts'
 import type { FailureAdvice } from './service/failures.ts'
-import { requestUrl } from './service/request.ts'
 import { OUTAGE_BUDGET_MS } from './service/retry.ts'
 import { Transport } from './service/transport.ts'
 
@@ -42,66 +53,47 @@ const CALL_HINTS: CallHints = {
   }
 }
 
-/** What a cancelled run says was in flight, per client method. */
-const CALLS_IN_FLIGHT: Partial<Record<keyof ServiceClient, string>> = {
-  createChange: 'A change (POST /v2/change)',
-  sendHeartbeat: 'A heartbeat (POST /v1/heartbeat)',
-  sendEvents: 'A batch of events (POST /v2/stream)'
+/** What a cancelled run says was in flight, per client method that records something. */
+const CALLS_IN_FLIGHT: Partial<Record<Endpoint, string>> = {
+  createChange: `A change (${ENDPOINT_CALLS.createChange})`,
+  sendHeartbeat: `A heartbeat (${ENDPOINT_CALLS.sendHeartbeat})`,
+  sendEvents: `A batch of events (${ENDPOINT_CALLS.sendEvents})`
 }
 /** After SIGTERM or SIGINT the process exits within this, whatever reporting still does. */
 const CANCEL_EXIT_MS = 800
 const SIGNAL_EXIT_CODES = { SIGTERM: 143, SIGINT: 130 } as const
 
 export async function run(runner: Runner = githubRunner, env: Env = process.env): Promise<void> {
+  const getInput = (name: string): string => runner.getInput(name)
   // Mask the secrets before anything else can print them.
   const redactor = new Redactor()
-  for (const name of [Inputs.ApiKey, Inputs.GithubToken]) {
-    const secret = runner.getInput(name)
-    if (secret && !isUnevaluatedExpression(secret)) {
-      runner.setSecret(secret)
-      redactor.add(secret)
-    }
+  for (const secret of readSecrets(getInput)) {
+    runner.setSecret(secret)
+    redactor.add(secret)
   }
   const report = new Report(runner, redactor)
   // Until every input is read, these two are taken as given, or as their defaults if invalid.
-  let policy = bestEffort(() => parseFailOnError(runner.getInput(Inputs.FailOnError)), 'auto')
-  let jobSummary = bestEffort(
-    () => parseBoolean(Inputs.JobSummary, runner.getInput(Inputs.JobSummary) || 'true'),
-    true
-  )
+  let { failOnError: policy, jobSummary } = readReportingSettings(getInput)
   const inFlight = new Set<string>()
-  const stopWatching = watchForCancellation(report, inFlight, () => jobSummary)
+  watchForCancellation(report, inFlight, () => jobSummary)
 
   let error: unknown
   try {
-    const settings = readSettings(name => runner.getInput(name))
+    const settings = readSettings(getInput)
     policy = settings.failOnError
     jobSummary = settings.jobSummary
-    const transport = new Transport({
-      baseUrl: settings.baseUrl,
-      apiKey: settings.apiKey,
-      timeoutMs: settings.timeoutSeconds * 1000,
-      maxAttempts: settings.maxAttempts,
-      userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
-      redactor,
-      advice: FAILURE_ADVICE,
-      // A timeout-seconds above the budget would otherwise be cut short on its first attempt.
-      outageBudgetMs: Math.max(OUTAGE_BUDGET_MS, settings.timeoutSeconds * 1000),
-      log: message => report.info(message)
-    })
-    const client = tracked(new ServiceClient(transport, CALL_HINTS), inFlight)
-    const printRequest: Parameters<CommandHandler>[0]['printRequest'] = request =>
-      report.printRequest(request, requestUrl(settings.baseUrl, request))
+    const { context, warning } = readRunContext(env)
+    if (warning) report.warning(warning)
+    const { client, close } = serviceFor(settings, redactor, report, inFlight)
     try {
-      await COMMAND_HANDLERS[settings.command]({ settings, client, report, env, printRequest })
+      await COMMAND_HANDLERS[settings.command]({ settings, run: context, client, report })
     } finally {
-      transport.close()
+      close()
     }
     if (settings.dryRun) report.info('Dry run: nothing was sent.')
   } catch (caught) {
     error = caught
   }
-  stopWatching()
   try {
     await report.finish({ error, policy, jobSummary })
   } catch (reportError) {
@@ -112,12 +104,33 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
   }
 }
 
-function bestEffort<T>(read: () => T, fallback: T): T {
-  try {
-    return read()
-  } catch {
-    return fallback
+/** The service, or with dry-run a client that prints each request instead of sending it. */
+function serviceFor(
+  settings: Settings,
+  redactor: Redactor,
+  report: Report,
+  inFlight: Set<string>
+): { client: ChangeService; close: () => void } {
+  if (settings.dryRun) {
+    const client = new DryRunClient(settings.baseUrl, (request, url) =>
+      report.printRequest(request, url)
+    )
+    return { client, close: () => {} }
   }
+  const transport = new Transport({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    maxAttempts: settings.maxAttempts,
+    userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
+    redactor,
+    advice: FAILURE_ADVICE,
+    // A timeout-seconds above the budget would otherwise be cut short on its first attempt.
+    outageBudgetMs: Math.max(OUTAGE_BUDGET_MS, settings.timeoutSeconds * 1000),
+    log: message => report.info(message)
+  })
+  const client = tracked(new ServiceClient(transport, CALL_HINTS), inFlight)
+  return { client, close: () => transport.close() }
 }
 
 /** The client, noting which of its calls are under way, for a cancelled run to report. */
@@ -125,7 +138,7 @@ function tracked(client: ServiceClient, inFlight: Set<string>): ServiceClient {
   return new Proxy(client, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver)
-      const label = CALLS_IN_FLIGHT[property as keyof ServiceClient]
+      const label = CALLS_IN_FLIGHT[property as Endpoint]
       if (typeof value !== 'function' || label === undefined) return value
       return async (...args: unknown[]) => {
         inFlight.add(label)
@@ -141,22 +154,22 @@ function tracked(client: ServiceClient, inFlight: Set<string>): ServiceClient {
 
 /**
  * On SIGTERM or SIGINT (a cancelled job), report the cancellation and exit promptly instead of
- * dying silently mid-request. Returns a function that stops watching.
+ * dying silently mid-request. The listeners stay until the process exits: a signal that arrives
+ * while the run computes (matching globs, say) is delivered once the event loop runs again, and
+ * is still reported.
  */
 function watchForCancellation(
   report: Report,
   inFlight: ReadonlySet<string>,
   jobSummary: () => boolean
-): () => void {
+): void {
   const onSignal = (signal: keyof typeof SIGNAL_EXIT_CODES): void => {
     const code = SIGNAL_EXIT_CODES[signal]
     setTimeout(() => process.exit(code), CANCEL_EXIT_MS).unref()
     const what = inFlight.size > 0 ? [...inFlight].join(' and ') : undefined
     report.cancel(signal, what, jobSummary()).finally(() => process.exit(code))
   }
-  const signals = Object.keys(SIGNAL_EXIT_CODES) as Array<keyof typeof SIGNAL_EXIT_CODES>
-  for (const signal of signals) process.once(signal, onSignal)
-  return () => {
-    for (const signal of signals) process.removeListener(signal, onSignal)
+  for (const signal of Object.keys(SIGNAL_EXIT_CODES) as Array<keyof typeof SIGNAL_EXIT_CODES>) {
+    process.once(signal, onSignal)
   }
 }

@@ -6,14 +6,11 @@
  * quoted short and escaped. Every pattern is validated here, before anything is sent.
  */
 import picomatch from 'picomatch'
-import { GLOB_OPTIONS } from '../affected-services.ts'
-import type { ServiceSpec } from '../affected-services.ts'
+import { GLOB_OPTIONS, type ServiceSpec } from '../affected-services.ts'
 import { InputError } from '../errors.ts'
 import { quote } from './input-checks.ts'
 import { Inputs } from './names.ts'
 import { hasUnsafeCharacter, inert, truncateText } from '../text.ts'
-
-export type { ServiceSpec } from '../affected-services.ts'
 
 /** A monorepo's deploy step rarely names more; the bound keeps one run's changes and summary sane. */
 export const MAX_SERVICES = 100

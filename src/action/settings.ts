@@ -8,7 +8,8 @@
 import { InputError } from '../errors.ts'
 import { parseBaseUrl } from './base-url.ts'
 import { parseCreatedAt } from './created-at.ts'
-import { parseServices, type ServiceSpec } from './services-input.ts'
+import type { ServiceSpec } from '../affected-services.ts'
+import { parseServices } from './services-input.ts'
 import {
   INPUT_DEFAULTS,
   Inputs,
@@ -21,6 +22,7 @@ import {
   type InputName
 } from './names.ts'
 import {
+  isUnevaluatedExpression,
   parseApiKey,
   parseBoolean,
   parseCommand,
@@ -86,6 +88,45 @@ export interface Settings {
 
 /** Returns the raw input (trimmed), or '' when it was not given. */
 export type GetInput = (name: string) => string
+
+/**
+ * The secrets among the inputs (the API key, the GitHub token) as given, to be masked before
+ * anything can print them, even when another input turns out to be invalid.
+ */
+export function readSecrets(getInput: GetInput): string[] {
+  return [Inputs.ApiKey, Inputs.GithubToken]
+    .map(name => getInput(name).trim())
+    .filter(secret => secret !== '' && !isUnevaluatedExpression(secret))
+}
+
+/** How a run reports, as far as it can be told before every input is valid. */
+export interface ReportingSettings {
+  failOnError: FailOnError
+  jobSummary: boolean
+}
+
+/**
+ * fail-on-error and job-summary read on their own, each as its default when invalid: what a run
+ * whose other inputs are invalid still needs to report that.
+ */
+export function readReportingSettings(getInput: GetInput): ReportingSettings {
+  const bestEffort = <T>(read: () => T, fallback: T): T => {
+    try {
+      return read()
+    } catch {
+      return fallback
+    }
+  }
+  const withDefault = (name: keyof typeof INPUT_DEFAULTS): string =>
+    getInput(name).trim() || INPUT_DEFAULTS[name]
+  return {
+    failOnError: bestEffort(() => parseFailOnError(withDefault(Inputs.FailOnError)), 'auto'),
+    jobSummary: bestEffort(
+      () => parseBoolean(Inputs.JobSummary, withDefault(Inputs.JobSummary)),
+      true
+    )
+  }
+}
 
 /**
  * Reads, validates and types every input. Pure: `getInput` is the only source, and `now`

@@ -1,74 +1,64 @@
 import { Outputs } from '../action/names.ts'
-import { readEventPayload } from '../action/payload.ts'
-import { buildChangeRequest, type ChangeRequest } from '../change.ts'
-import { contextDefaults, type ChangeDefaults, type GithubMetadata } from '../context.ts'
+import { buildChangeRequest, type ChangeDefaults } from '../change.ts'
+import { contextDefaults, runUrl } from '../context.ts'
 import type { SummaryRow } from '../report.ts'
-import { serviceRequests } from '../service/client.ts'
+import type { ChangeRequest } from '../service/client.ts'
+import type { Shipped } from '../shipped/types.ts'
 import type { CommandContext } from './command.ts'
 import { formatField } from './read.ts'
 import { recordServices } from './services.ts'
-import {
-  findShipped,
-  outputShipped,
-  printShipped,
-  summarizeShipped,
-  withShipped
-} from './shipped.ts'
+import { findShipped, logShipped, outputShipped, summarizeShipped, withShipped } from './shipped.ts'
 
 /**
  * `change`: look up what the change ships, record the change (one per touched service with the
  * services input), then send the heartbeat, once, when a monitor is named.
  */
 export async function recordChange(context: CommandContext): Promise<void> {
-  const { settings, report, env } = context
-  const payload = readEventPayload(env)
-  const gitDefaults = contextDefaults(env['GITHUB_EVENT_NAME'] ?? '', payload, env)
-  const shipped = await findShipped(settings, gitDefaults, payload, env, report)
-  const environment = settings.change.environment ?? gitDefaults.environment
-  const defaults = withShipped(gitDefaults, shipped, environment)
-  if (settings.dryRun) printShipped(report, shipped)
-  else outputShipped(report, shipped)
+  const { settings, run, report } = context
+  const defaults = contextDefaults(run)
+  // The change as far as the run and the user say: what the lookup is about.
+  const subject = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
+  const shipped = await findShipped(context, subject)
+  logShipped(report, shipped)
 
   try {
     if (settings.services !== undefined) {
-      await recordServices(context, settings.services, defaults, shipped)
+      await recordServices(context, settings.services, { defaults, subject, shipped })
     } else {
-      await recordOne(context, defaults)
+      await recordOne(context, withShipped(defaults, shipped, subject), shipped)
     }
   } finally {
     // What shipped is worth reading even when recording it failed.
     summarizeShipped(report, shipped)
   }
+  // After the change: an output file that cannot be written must not keep it from being recorded.
+  outputShipped(report, shipped)
   if (settings.heartbeatId !== undefined) await sendHeartbeat(context)
 }
 
 /** One change: the service input's, or the repository's. */
-async function recordOne(context: CommandContext, defaults: ChangeDefaults): Promise<void> {
-  const { settings, client, report } = context
+async function recordOne(
+  context: CommandContext,
+  defaults: ChangeDefaults,
+  shipped: Shipped | undefined
+): Promise<void> {
+  const { settings, run, client, report } = context
   const change = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
-  let changeId: string | undefined
-  if (settings.dryRun) {
-    context.printRequest(serviceRequests.createChange(change))
-    report.setTitle('Change not sent (dry run)')
-  } else {
-    changeId = await client.createChange(change)
-    // Set at once: the change exists even if the heartbeat below fails.
-    report.output(Outputs.ChangeId, changeId)
-    report.notice(`Recorded change ${changeId}: ${change.description}`)
-    report.setTitle('Change recorded')
-  }
-  report.table('Change', changeRows(change, changeId, defaults.github))
+  const changeId = await client.createChange(change)
+  report.setTitle(changeId === undefined ? 'Change not sent' : 'Change recorded')
+  report.table('Change', changeRows(change, changeId, runUrl(run), shipped?.compareUrl))
+  if (changeId === undefined) return
+  report.notice(`Recorded change ${changeId}: ${change.description}`)
+  report.output(Outputs.ChangeId, changeId)
 }
 
-/** Every field that was sent, and the link to the run. */
+/** Every field that was sent, and the links to the run and the compare view. */
 export function changeRows(
   change: ChangeRequest,
   changeId: string | undefined,
-  github: GithubMetadata
+  runLink: string | undefined,
+  compareLink: string | undefined
 ): SummaryRow[] {
-  const { run_url: runUrl, compare_url: compareUrl } = github as GithubMetadata & {
-    compare_url?: string
-  }
   return [
     ['Id', changeId],
     ['Service', change.service],
@@ -80,26 +70,24 @@ export function changeRows(
     ['Comment', change.comment],
     ['Labels', change.labels],
     ['Created at', formatField('created_at', change.created_at)],
-    ['Run', runUrl && { text: runUrl, url: runUrl }],
-    ['Compare', compareUrl && { text: compareUrl, url: compareUrl }]
+    ['Run', runLink && { text: runLink, url: runLink }],
+    ['Compare', compareLink && { text: compareLink, url: compareLink }]
   ]
 }
 
 /** `heartbeat`: one signal to the monitor named by heartbeat-id. */
-export async function sendHeartbeat(context: CommandContext): Promise<void> {
-  const { settings, client, report } = context
+export async function sendHeartbeat({ settings, client, report }: CommandContext): Promise<void> {
   const monitorId = settings.heartbeatId ?? ''
-  if (settings.dryRun) {
-    context.printRequest(serviceRequests.sendHeartbeat(monitorId))
-    report.table('Heartbeat (dry run, not sent)', [['Monitor', monitorId]])
+  const signalId = await client.sendHeartbeat(monitorId)
+  if (signalId === undefined) {
+    report.table('Heartbeat (not sent)', [['Monitor', monitorId]])
     return
   }
-  const signalId = await client.sendHeartbeat(monitorId)
-  report.output(Outputs.HeartbeatSignalId, signalId)
   report.info(`Heartbeat ${monitorId} received as signal ${signalId}.`)
   if (settings.command === 'heartbeat') report.setTitle('Heartbeat received')
   report.table('Heartbeat', [
     ['Monitor', monitorId],
     ['Signal id', signalId]
   ])
+  report.output(Outputs.HeartbeatSignalId, signalId)
 }

@@ -1,20 +1,15 @@
+import type { RunContext } from '../action/run-context.ts'
 import type { Settings } from '../action/settings.ts'
-import type { Env } from '../context.ts'
 import type { Report } from '../report.ts'
-import type { ServiceClient } from '../service/client.ts'
-import type { ServiceRequest } from '../service/request.ts'
+import type { ChangeService } from '../service/client.ts'
 
-/** What every command gets: validated settings, the service, the report and the environment. */
+/** What every command gets: the validated settings, the run's context, the service and the report. */
 export interface CommandContext {
   settings: Settings
-  client: ServiceClient
+  run: RunContext
+  /** The service, or a dry run that prints each request and answers `undefined` (not sent). */
+  client: ChangeService
   report: Report
-  env: Env
-  /**
-   * Dry run: prints a request instead of sending it (the key masked). Commands call it, rather
-   * than the client, when settings.dryRun is true.
-   */
-  printRequest: (request: ServiceRequest) => void
 }
 
 export type CommandHandler = (context: CommandContext) => Promise<void>

@@ -1,8 +1,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import { Inputs, Outputs } from '../action/names.ts'
-import { MAX_EVENT_IDS_PER_REQUEST, serviceRequests } from '../service/client.ts'
+import { ENDPOINT_CALLS, MAX_EVENT_IDS_PER_REQUEST } from '../service/client.ts'
 import { InputError, ServiceError, errorMessage } from '../errors.ts'
-import { eventBatches } from '../events/batches.ts'
 import { EventsError } from '../events/events-error.ts'
 import type { EventSource } from '../events/source.ts'
 import { describePartialFailure, streamEvents } from '../events/stream.ts'
@@ -11,38 +10,28 @@ import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
 
 /** `events`: validate every event, then stream them to POST /v2/stream in batches. */
-export async function sendEvents({
-  settings,
-  client,
-  report,
-  env,
-  printRequest
-}: CommandContext): Promise<void> {
-  const source = eventSource(settings.events, settings.eventsFile, env['GITHUB_WORKSPACE'])
+export async function sendEvents({ settings, run, client, report }: CommandContext): Promise<void> {
+  const source = eventSource(settings.events, settings.eventsFile, run.workspace)
   const validated = await namingTheInput(source, () => validateEvents(source))
   const total = validated.total
 
-  if (settings.dryRun) {
-    let requests = 0
-    await namingTheInput(source, async () => {
-      for await (const batch of eventBatches(validated)) {
-        printRequest(serviceRequests.sendEvents(batch.body))
-        requests++
-      }
+  let requests = 0
+  let notSent = 0
+  const result = await namingTheInput(source, () =>
+    streamEvents(validated, async batch => {
+      const ids = await client.sendEvents(batch.body, batch.ids.length)
+      requests++
+      if (ids === undefined) notSent++
+      return ids ?? []
     })
-    report.table('Events (dry run, not sent)', [
+  )
+  if (notSent === requests && result.failure === undefined) {
+    report.table('Events (not sent)', [
       ['Events', total],
       ['Requests', requests]
     ])
     return
   }
-
-  let requests = 0
-  const result = await streamEvents(validated, async batch => {
-    const ids = await client.sendEvents(batch.body, batch.ids.length)
-    requests++
-    return ids
-  })
   // Accepted ids are reported even when a later batch failed: nothing accepted is lost.
   report.outputLines(Outputs.EventIds, result.accepted.jsonLines())
   report.table('Events sent', [
@@ -57,7 +46,7 @@ export async function sendEvents({
     if (cause instanceof InputError) throw new InputError(cause.input, message)
     throw new ServiceError(message, {
       kind: cause instanceof ServiceError ? cause.kind : 'protocol',
-      call: cause instanceof ServiceError ? cause.call : 'POST /v2/stream',
+      call: cause instanceof ServiceError ? cause.call : ENDPOINT_CALLS.sendEvents,
       status: cause instanceof ServiceError ? cause.status : undefined
     })
   }
@@ -65,23 +54,17 @@ export async function sendEvents({
 }
 
 /** `event-results`: read results for the ids, at most MAX_EVENT_IDS_PER_REQUEST per request. */
-export async function getEventResults({
-  settings,
-  client,
-  report,
-  printRequest
-}: CommandContext): Promise<void> {
+export async function getEventResults({ settings, client, report }: CommandContext): Promise<void> {
   const ids = settings.eventIds ?? []
   const responses: unknown[] = []
   let requests = 0
   for (let start = 0; start < ids.length; start += MAX_EVENT_IDS_PER_REQUEST) {
-    const slice = ids.slice(start, start + MAX_EVENT_IDS_PER_REQUEST)
-    if (settings.dryRun) printRequest(serviceRequests.getEventResults(slice))
-    else responses.push(await client.getEventResults(slice))
+    const answer = await client.getEventResults(ids.slice(start, start + MAX_EVENT_IDS_PER_REQUEST))
+    if (answer !== undefined) responses.push(answer)
     requests++
   }
-  if (settings.dryRun) {
-    report.table('Event results (dry run, not read)', [
+  if (responses.length === 0 && requests > 0) {
+    report.table('Event results (not read)', [
       ['Event ids', ids.length],
       ['Requests', requests]
     ])

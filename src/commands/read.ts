@@ -1,6 +1,6 @@
 import { Outputs } from '../action/names.ts'
 import type { SummaryRow } from '../report.ts'
-import { serviceRequests } from '../service/client.ts'
+import { ENDPOINT_CALLS } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
 
 /** The change fields shown in the summary, in the interface's order. */
@@ -19,42 +19,37 @@ const CHANGE_FIELDS = [
 ] as const
 
 /** `get-change`: read a change back by id. */
-export async function getChange(context: CommandContext): Promise<void> {
-  const { settings, client, report } = context
+export async function getChange({ settings, client, report }: CommandContext): Promise<void> {
   const changeId = settings.changeId ?? ''
-  if (settings.dryRun) {
-    context.printRequest(serviceRequests.getChange(changeId))
-    report.setTitle('Change not read (dry run)')
+  const change = await client.getChange(changeId)
+  if (change === undefined) {
+    report.setTitle('Change not read')
     report.table('Change', [['Id', changeId]])
     return
   }
-  const change = await client.getChange(changeId)
   report.output(Outputs.Change, JSON.stringify(change))
   report.info(`Read change ${changeId}.`)
   report.setTitle('Change read')
   const rows: SummaryRow[] = CHANGE_FIELDS.map(([field, label]) => [
     label,
-    formatField(field, change?.[field])
+    formatField(field, change[field])
   ])
   report.table('Change', rows)
 }
 
 /** `hello`: check that the service accepts the API key. */
-export async function hello(context: CommandContext): Promise<void> {
-  const { settings, client, report } = context
+export async function hello({ settings, client, report }: CommandContext): Promise<void> {
   const host = settings.baseUrl.host
-  if (settings.dryRun) {
-    context.printRequest(serviceRequests.hello())
-    report.setTitle('API key not checked (dry run)')
+  if ((await client.hello()) === undefined) {
+    report.setTitle('API key not checked')
     report.table('API key check', [['Service', host]])
     return
   }
-  await client.hello()
   report.info(`The service at ${host} accepted the API key.`)
   report.setTitle('API key valid')
   report.table('API key check', [
     ['Service', host],
-    ['Result', 'The API key is valid (GET /v2/hello answered OK).']
+    ['Result', `The API key is valid (${ENDPOINT_CALLS.hello} answered OK).`]
   ])
 }
 

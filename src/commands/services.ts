@@ -3,69 +3,73 @@
  * at once. Every change that was recorded is output, even when another one failed.
  */
 import { Outputs } from '../action/names.ts'
-import type { ServiceSpec } from '../action/services-input.ts'
+import type { ServiceSpec } from '../affected-services.ts'
 import {
   selectServices,
   type ChangedFiles,
   type ServiceDecision,
   type ServiceSelection
 } from '../affected-services.ts'
-import { buildChangeRequest, type ChangeRequest } from '../change.ts'
-import type { ChangeDefaults } from '../context.ts'
+import { buildChangeRequest, type ChangeDefaults } from '../change.ts'
 import { errorMessage, failureKind, ServiceError, type FailureKind } from '../errors.ts'
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
-import { serviceRequests } from '../service/client.ts'
-import { describeDeploy } from '../shipped/describe.ts'
+import { ENDPOINT_CALLS, type ChangeRequest } from '../service/client.ts'
 import type { Shipped } from '../shipped/types.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
+import { withShipped } from './shipped.ts'
+
+/** What the services' changes are built from: the run's defaults, the change so far, what shipped. */
+export interface ServicesBasis {
+  defaults: ChangeDefaults
+  /** The change as merged before the lookup: its version and environment. */
+  subject: ChangeRequest
+  shipped: Shipped | undefined
+}
 
 /** Records the touched services' changes; throws when any of them could not be recorded. */
 export async function recordServices(
   context: CommandContext,
   specs: ServiceSpec[],
-  defaults: ChangeDefaults,
-  shipped: Shipped | undefined
+  basis: ServicesBasis
 ): Promise<void> {
   const { settings, client, report } = context
-  const selection = selectServices(specs, changedFiles(settings.includeCommits, shipped))
+  const selection = selectServices(specs, changedFiles(settings.includeCommits, basis.shipped))
   if (selection.allRecordedBecause) {
     report.notice(selection.allRecordedBecause)
     report.note(selection.allRecordedBecause)
   }
+  for (const decision of selection.decisions) report.info(describeDecision(decision))
   const recorded = selection.decisions.filter(decision => decision.recorded)
-  const changes = recorded.map(decision =>
-    serviceChange(context, decision, defaults, shipped, selection)
-  )
+  const changes = recorded.map(decision => serviceChange(context, decision, basis, selection))
   const skipped = selection.decisions.filter(decision => !decision.recorded).map(d => d.name)
-
-  if (settings.dryRun) {
-    for (const decision of selection.decisions) report.info(describeDecision(decision))
-    for (const change of changes) context.printRequest(serviceRequests.createChange(change))
-    report.setTitle(`${plural(changes.length, 'change')} not sent (dry run)`)
-    summarize(context, selection, new Map())
-    return
-  }
 
   const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, change =>
     client.createChange(change)
   )
   const ids = new Map<string, string>()
   const failures: Array<{ name: string; error: unknown }> = []
+  let notSent = 0
   results.forEach((result, index) => {
     const name = recorded[index].name
-    if (result.ok) ids.set(name, result.value)
-    else failures.push({ name, error: result.error })
+    if (!result.ok) failures.push({ name, error: result.error })
+    else if (result.value === undefined) notSent++
+    else ids.set(name, result.value)
   })
-  // Output before any failure is reported: nothing recorded is lost.
-  report.output(Outputs.ChangeIds, JSON.stringify(Object.fromEntries(ids)))
-  if (ids.size === 1) report.output(Outputs.ChangeId, [...ids.values()][0])
-  report.output(Outputs.SkippedServices, JSON.stringify(skipped))
+  if (notSent > 0 && failures.length === 0 && ids.size === 0) {
+    report.setTitle(`${plural(notSent, 'change')} not sent`)
+    summarize(context, selection, ids, 'not sent')
+    return
+  }
   for (const [name, id] of ids) report.notice(`Recorded change ${id} for ${name}.`)
   report.setTitle(
     `${plural(ids.size, 'change')} recorded${skipped.length ? `, ${skipped.length} skipped` : ''}`
   )
-  summarize(context, selection, ids)
+  summarize(context, selection, ids, 'not recorded')
+  // Output before any failure is reported: nothing recorded is lost.
+  report.output(Outputs.ChangeIds, JSON.stringify(Object.fromEntries(ids)))
+  if (ids.size === 1) report.output(Outputs.ChangeId, [...ids.values()][0])
+  report.output(Outputs.SkippedServices, JSON.stringify(skipped))
   if (failures.length > 0) throw notRecorded(failures, ids.size)
 }
 
@@ -90,54 +94,44 @@ function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): Ch
 }
 
 function serviceChange(
-  context: CommandContext,
+  { settings }: CommandContext,
   decision: ServiceDecision,
-  defaults: ChangeDefaults,
-  shipped: Shipped | undefined,
+  { defaults, subject, shipped }: ServicesBasis,
   selection: ServiceSelection
 ): ChangeRequest {
-  const { settings } = context
   const known = selection.allRecordedBecause === undefined
-  const description = describeDeploy({
-    repository: defaults.service,
-    version: settings.change.version ?? defaults.version,
-    environment: settings.change.environment ?? defaults.environment,
-    shipped,
-    serviceName: decision.name,
-    matchingFiles: known ? decision.matchedCount : undefined
+  const serviceDefaults = withShipped(defaults, shipped, subject, {
+    name: decision.name,
+    ...(known
+      ? {
+          matchingFiles: decision.matchedCount,
+          metadata: {
+            changed_paths: decision.matchedPaths,
+            changed_paths_count: decision.matchedCount
+          }
+        }
+      : {})
   })
-  const github = known
-    ? {
-        ...defaults.github,
-        changed_paths: decision.matchedPaths,
-        changed_paths_count: decision.matchedCount
-      }
-    : defaults.github
-  return buildChangeRequest(
-    { ...settings.change, service: decision.name },
-    { ...defaults, description: description ?? defaults.description, github },
-    settings.githubMetadata
-  )
+  return buildChangeRequest(settings.change, serviceDefaults, settings.githubMetadata)
 }
 
 function describeDecision(decision: ServiceDecision): string {
   const paths = decision.matchedPaths.length ? ` (${decision.matchedPaths.join(', ')})` : ''
-  return `[dry-run] ${decision.name}: ${decision.recorded ? 'would be ' : ''}${decision.reason}${paths}`
+  return `${decision.name}: ${decision.reason}${paths}`
 }
 
 function summarize(
-  context: CommandContext,
+  { report }: CommandContext,
   selection: ServiceSelection,
-  ids: ReadonlyMap<string, string>
+  ids: ReadonlyMap<string, string>,
+  unrecorded: string
 ): void {
-  const { settings, report } = context
   report.list(
     'Services',
     ['Service', 'Change id', 'Why'],
     selection.decisions.map(decision => [
       decision.name,
-      ids.get(decision.name) ??
-        (decision.recorded ? (settings.dryRun ? 'dry run' : 'not recorded') : 'skipped'),
+      ids.get(decision.name) ?? (decision.recorded ? unrecorded : 'skipped'),
       decision.reason
     ])
   )
@@ -155,6 +149,6 @@ function notRecorded(
   const why = failures.map(failure => `${failure.name}: ${errorMessage(failure.error)}`).join(' ')
   return new ServiceError(
     `${plural(failures.length, 'service')} not recorded (${plural(recordedCount, 'other')} recorded). ${why}`,
-    { kind, call: 'POST /v2/change' }
+    { kind, call: ENDPOINT_CALLS.createChange }
   )
 }

@@ -3,70 +3,82 @@
  * place in the change's defaults, its outputs, and its table in the job summary.
  */
 import { Outputs } from '../action/names.ts'
-import type { Settings } from '../action/settings.ts'
-import type { ChangeDefaults, Env } from '../context.ts'
+import type { ChangeDefaults } from '../change.ts'
 import type { Report } from '../report.ts'
+import type { ChangeRequest } from '../service/client.ts'
 import { describeDeploy } from '../shipped/describe.ts'
 import { lookUpShipped } from '../shipped/lookup.ts'
 import { shippedMetadata } from '../shipped/metadata.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
 import { plural } from '../text.ts'
+import type { CommandContext } from './command.ts'
 
-/** GitHub's public API, when the runner does not name its server's (GITHUB_API_URL). */
-const DEFAULT_API_URL = 'https://api.github.com'
-const DEFAULT_SERVER_URL = 'https://github.com'
 /** The summary lists at most this many commits; the metadata carries its own capped list. */
 const MAX_SUMMARY_COMMITS = 50
 
 /**
  * Looks up what the change ships, unless include-commits is false (then no GitHub API call is
- * made). Any failure is one warning; the change is recorded without that part.
+ * made). `subject` is the change as merged so far: its service, version and environment are the
+ * ones the lookup is about. Any failure is one warning; the change is recorded without that part.
  */
 export async function findShipped(
-  settings: Settings,
-  defaults: ChangeDefaults,
-  payload: unknown,
-  env: Env,
-  report: Report
+  { settings, run, report }: CommandContext,
+  subject: ChangeRequest
 ): Promise<Shipped | undefined> {
   if (!settings.includeCommits) return undefined
-  const repository = defaults.github.repository
-  const version = settings.change.version ?? defaults.version
+  const repository = run.repository
+  const version = subject.version
   if (!repository || !version) return undefined
   const { shipped, warning } = await lookUpShipped({
     token: settings.githubToken,
-    apiUrl: env['GITHUB_API_URL']?.trim() || DEFAULT_API_URL,
-    serverUrl: env['GITHUB_SERVER_URL']?.trim() || DEFAULT_SERVER_URL,
+    apiUrl: run.apiUrl,
+    serverUrl: run.serverUrl,
     repository,
-    eventName: env['GITHUB_EVENT_NAME']?.trim() ?? '',
-    payload,
-    env,
+    eventName: run.eventName,
+    payload: run.payload,
+    env: { GITHUB_RUN_ID: run.runId },
     version,
     previousVersion: settings.previousVersion,
-    environment: settings.change.environment ?? defaults.environment
+    environment: subject.environment
   })
   if (warning) report.warning(warning)
   return shipped
 }
 
-/** The context's defaults, with what the change ships in its description and metadata. */
+/**
+ * The defaults with what the change ships in their description and metadata. `serviceName` and
+ * `matchingFiles` describe one service of several.
+ */
 export function withShipped(
   defaults: ChangeDefaults,
   shipped: Shipped | undefined,
-  environment: string | undefined
+  subject: ChangeRequest,
+  service:
+    | { name: string; matchingFiles?: number; metadata?: Record<string, unknown> }
+    | undefined = undefined
 ): ChangeDefaults {
-  if (shipped === undefined) return defaults
+  if (shipped === undefined && service === undefined) return defaults
   const description = describeDeploy({
     repository: defaults.service,
-    version: defaults.version,
-    environment,
-    shipped
+    version: subject.version,
+    environment: subject.environment,
+    shipped,
+    serviceName: service?.name,
+    matchingFiles: service?.matchingFiles
   })
   return {
     ...defaults,
+    ...(service ? { service: service.name } : {}),
     description: description ?? defaults.description,
-    github: { ...defaults.github, ...shippedMetadata(shipped) }
+    metadata: {
+      ...defaults.metadata,
+      github: {
+        ...defaults.metadata.github,
+        ...(shipped ? shippedMetadata(shipped) : {}),
+        ...service?.metadata
+      }
+    }
   }
 }
 
@@ -78,8 +90,8 @@ export function outputShipped(report: Report, shipped: Shipped | undefined): voi
   report.output(Outputs.Rollback, String(shipped?.rollback ?? false))
 }
 
-/** Dry run: what the lookup found, in one line. */
-export function printShipped(report: Report, shipped: Shipped | undefined): void {
+/** What the lookup found, in one line of the log. */
+export function logShipped(report: Report, shipped: Shipped | undefined): void {
   if (shipped === undefined) return
   const found = [
     shipped.previousSha
@@ -91,7 +103,7 @@ export function printShipped(report: Report, shipped: Shipped | undefined): void
     shipped.compareUrl,
     plural(shipped.apiCalls, 'GitHub API call')
   ].filter(Boolean)
-  report.info(`[dry-run] What the change ships: ${found.join(', ')}.`)
+  report.info(`What the change ships: ${found.join(', ')}.`)
 }
 
 /** The commits with their pull requests, as a table an on-call engineer reads at a glance. */

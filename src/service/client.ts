@@ -1,9 +1,8 @@
 /**
  * The service's interface: one method per endpoint, typed requests and responses, and the checks
  * that each answer is the documented one. HTTPS, retries, timeouts and error wording belong to
- * the transport underneath. A dry run never reaches this class: it prints `serviceRequests`.
+ * the transport underneath. A dry run uses DryRunClient instead, with the same interface.
  */
-import type { ChangeRequest } from '../change.ts'
 import { isJsonObject, parseJsonSafely } from '../json.ts'
 import { hasUnsafeCharacter, plural } from '../text.ts'
 import type { ServiceRequest, StatusHints } from './request.ts'
@@ -19,8 +18,49 @@ export const MAX_EVENT_IDS_PER_REQUEST = 1000
  */
 export const MAX_ID_CHARS = 1024
 
+/** The body of POST /v2/change, as the service interface defines it. */
+export interface ChangeRequest {
+  description: string
+  environment?: string
+  service?: string
+  version?: string
+  user?: string
+  comment?: string
+  team?: string
+  /** Comma-separated. */
+  labels?: string
+  /** A JSON document, carried as a string. */
+  custom_metadata?: string
+  /** Unix epoch seconds; the service uses the current time when omitted. */
+  created_at?: number
+}
+
 /** A change as the service returns it (the fields of the interface's change table). */
 export type ChangeRecord = Record<string, unknown>
+
+/** Each endpoint's call as messages name it: the one spelling of these labels. */
+export const ENDPOINT_CALLS = {
+  createChange: 'POST /v2/change',
+  getChange: 'GET /v2/change/{id}',
+  sendEvents: 'POST /v2/stream',
+  getEventResults: 'GET /v2/event_results',
+  sendHeartbeat: 'POST /v1/heartbeat/{id}',
+  hello: 'GET /v2/hello'
+} as const
+export type Endpoint = keyof typeof ENDPOINT_CALLS
+
+/**
+ * What the commands call: the service, or a dry run that prints each request and answers
+ * `undefined`, meaning "not sent".
+ */
+export interface ChangeService {
+  createChange(change: ChangeRequest): Promise<string | undefined>
+  getChange(changeId: string): Promise<ChangeRecord | undefined>
+  sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[] | undefined>
+  getEventResults(eventIds: readonly string[]): Promise<unknown>
+  sendHeartbeat(heartbeatId: string): Promise<string | undefined>
+  hello(): Promise<'OK' | undefined>
+}
 
 /** The request for each endpoint, built without sending anything. */
 export const serviceRequests = {
@@ -51,15 +91,15 @@ export const serviceRequests = {
     path: `v1/heartbeat/${encodeURIComponent(heartbeatId)}`
   }),
   hello: (): ServiceRequest => ({ method: 'GET', path: 'v2/hello' })
-}
+} satisfies Record<Endpoint, (...args: never[]) => ServiceRequest>
 
 /**
  * The caller's advice per endpoint and status, added to the failure's message: e.g.
  * { getChange: { 404: 'No change has that id: check the change-id input.' } }.
  */
-export type CallHints = Partial<Record<keyof typeof serviceRequests, StatusHints>>
+export type CallHints = Partial<Record<Endpoint, StatusHints>>
 
-export class ServiceClient {
+export class ServiceClient implements ChangeService {
   private readonly transport: Transport
   private readonly hints: CallHints
 
@@ -100,7 +140,7 @@ export class ServiceClient {
 
   /** Sends one request and reads its answer; an answer of the wrong shape names the call. */
   private async call<T>(
-    endpoint: keyof typeof serviceRequests,
+    endpoint: Endpoint,
     built: ServiceRequest,
     read: (body: string) => Read<T>
   ): Promise<T> {
