@@ -2,7 +2,7 @@
  * Every README example and every workflow of the repository passes values to scripts through
  * `env:`, never as `${{ … }}` inside `run:`: the runner pastes an expression into the script
  * before the shell reads it, so an event named `it's done` breaks the step and a crafted step
- * output, input or event field runs code (issue 9 item 13).
+ * output, input or event field runs code.
  */
 import { describe, expect, it } from '@jest/globals'
 import { readdirSync, readFileSync } from 'node:fs'

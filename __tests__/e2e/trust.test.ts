@@ -1,6 +1,6 @@
 /**
- * The bundled action as a real process against hostile services, proxies and inputs on loopback
- * (issue 9): nothing from outside becomes a workflow command, no socket outlives its deadline,
+ * The bundled action as a real process against hostile services, proxies and inputs on loopback:
+ * nothing from outside becomes a workflow command, no socket outlives its deadline,
  * memory stays bounded, secrets never show, failures are classified by who must act, and a
  * cancelled run leaves a trace.
  */
@@ -75,7 +75,7 @@ function everythingSeen(run: ActionRun, key = API_KEY): string {
 /** The workflow commands this action may print itself. */
 const OWN_COMMAND = /^::(add-mask|debug|notice|warning|error)( [^:]*)?::/
 
-describe('issue 9 item 1: outside text never becomes a workflow command', () => {
+describe('outside text never becomes a workflow command', () => {
   const SIGNAL_ID =
     'sig1\n::warning::pwned\n::set-output name=change-id::evil\n::add-mask::octocat\n::stop-commands::tok'
 
@@ -121,7 +121,7 @@ describe('issue 9 item 1: outside text never becomes a workflow command', () => 
   })
 })
 
-describe('issue 9 item 2: no socket outlives its attempt', () => {
+describe('no socket outlives its attempt', () => {
   it('exits within 2 s of its warning when a proxy never answers CONNECT', async () => {
     const proxy = await startBadProxy()
     servers.push(proxy)
@@ -147,7 +147,7 @@ describe('issue 9 item 2: no socket outlives its attempt', () => {
   })
 })
 
-describe('issue 9 item 3: bounded memory for any events file', () => {
+describe('bounded memory for any events file', () => {
   /** Loose enough for CI, far below what reading a 3 GB line costs (8 GB was seen). */
   const MAX_PEAK_RSS_BYTES = 200 * 1024 * 1024
   const HUGE_BYTES = '3G'
@@ -186,7 +186,7 @@ describe('issue 9 item 3: bounded memory for any events file', () => {
   })
 })
 
-describe('issue 9 item 5: credentials in base-url are never quoted', () => {
+describe('credentials in base-url are never quoted', () => {
   it.each([
     'http://user:pass@host/',
     'ftp://user:pass@host/',
@@ -206,7 +206,7 @@ describe('issue 9 item 5: credentials in base-url are never quoted', () => {
   })
 })
 
-describe('issue 9 item 6: a response over the size cap is an error, never truncated data', () => {
+describe('a response over the size cap is an error, never truncated data', () => {
   it('fails event-results whose 2XX answer is over 10 MiB, naming the call and the cap', async () => {
     const server = await hostile((_request, response) => {
       response.writeHead(200, { 'Content-Type': 'application/json' })
@@ -227,7 +227,7 @@ describe('issue 9 item 6: a response over the size cap is an error, never trunca
   })
 })
 
-describe('issue 9 item 7: failures are classified by who must act', () => {
+describe('failures are classified by who must act', () => {
   it.each([407, 403] as const)(
     'a proxy answering %i to CONNECT fails under auto, names the proxy, and is not retried',
     async status => {
@@ -283,7 +283,7 @@ describe('issue 9 item 7: failures are classified by who must act', () => {
   })
 })
 
-describe('issue 9 item 9: deep JSON is an input error naming the input', () => {
+describe('deep JSON is an input error naming the input', () => {
   const DEPTH = 20_000
   const deep = `${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`
 
@@ -300,7 +300,7 @@ describe('issue 9 item 9: deep JSON is an input error naming the input', () => {
   })
 })
 
-describe('issue 9 item 10: a cancelled run leaves a trace', () => {
+describe('a cancelled run leaves a trace', () => {
   /** The action must be gone this soon after the signal. */
   const MAX_EXIT_AFTER_SIGNAL_MS = 1000
 
@@ -341,7 +341,7 @@ describe('issue 9 item 10: a cancelled run leaves a trace', () => {
   })
 })
 
-describe('issue 9 items 4 and 8: the key never shows, in any form', () => {
+describe('the key never shows, in any form', () => {
   it.each([
     ['as it is', ''],
     ['after 480 characters, where a 500-character cut falls inside it', 'a'.repeat(480)]

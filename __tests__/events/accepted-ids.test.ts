@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
 import { AcceptedIds } from '../../src/events/accepted-ids.ts'
-import { newEventId } from '../../src/events/batches.ts'
 
 function parsed(accepted: AcceptedIds): unknown {
   return JSON.parse([...accepted.jsonLines()].join('\n'))
@@ -35,15 +34,5 @@ describe('AcceptedIds', () => {
     expect(lines).toHaveLength(3)
     expect(lines.every(line => !line.includes('\n'))).toBe(true)
     expect(parsed(accepted)).toEqual(ids)
-  })
-})
-
-describe('newEventId', () => {
-  it('makes distinct version 4 UUIDs', () => {
-    const ids = Array.from({ length: 10_000 }, () => newEventId())
-    for (const id of ids.slice(0, 500)) {
-      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-    }
-    expect(new Set(ids).size).toBe(ids.length)
   })
 })
