@@ -1,0 +1,155 @@
+/**
+ * Several services in one step, in process: which services are recorded, what each change says,
+ * the outputs, a failure of one of them, and the dry run.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { runContextOf } from '../../src/action/run-context.ts'
+import { readSettings } from '../../src/action/settings.ts'
+import { contextDefaults } from '../../src/context.ts'
+import { recordServices } from '../../src/commands/services.ts'
+import { buildChangeRequest } from '../../src/change.ts'
+import { ServiceError } from '../../src/errors.ts'
+import { Redactor } from '../../src/redact.ts'
+import { Report } from '../../src/report.ts'
+import type { ChangeRequest, ChangeService } from '../../src/service/client.ts'
+import { DryRunClient } from '../../src/service/dry-run-client.ts'
+import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
+import { FakeRunner } from '../support/fake-runner.ts'
+
+const SERVICES = 'api: services/api/**\nweb: services/web/**\ndocs: docs/**\nbilling'
+const PREVIOUS = 'a'.repeat(40)
+const VERSION = 'b'.repeat(40)
+
+/** A service that records every change it is given, failing for the services named. */
+class RecordingService implements ChangeService {
+  readonly changes: ChangeRequest[] = []
+  constructor(private readonly failFor: Record<string, Error> = {}) {}
+  async createChange(change: ChangeRequest): Promise<string> {
+    const failure = this.failFor[change.service ?? '']
+    if (failure) throw failure
+    this.changes.push(change)
+    return `chg-${change.service}`
+  }
+  async getChange(): Promise<undefined> {}
+  async sendEvents(): Promise<undefined> {}
+  async getEventResults(): Promise<undefined> {}
+  async sendHeartbeat(): Promise<undefined> {}
+  async hello(): Promise<undefined> {}
+}
+
+function shippedWith(paths: string[] | undefined): Shipped {
+  return {
+    ...emptyShipped(),
+    previousSha: PREVIOUS,
+    commitCount: 2,
+    ...(paths ? { changedFiles: paths.map(path => ({ path })) } : {}),
+    changedFilesComplete: paths !== undefined
+  }
+}
+
+async function record(
+  options: { shipped?: Shipped; client?: ChangeService; inputs?: Record<string, string> } = {}
+) {
+  const runner = new FakeRunner({
+    'api-key': 'k',
+    'base-url': 'https://service.example/',
+    services: SERVICES,
+    ...options.inputs
+  })
+  const settings = readSettings(name => runner.getInput(name))
+  const run = runContextOf(
+    { GITHUB_REPOSITORY: 'octo/mono', GITHUB_SHA: VERSION, GITHUB_EVENT_NAME: 'push' },
+    {}
+  )
+  const report = new Report(runner, new Redactor())
+  const client = options.client ?? new RecordingService()
+  const defaults = contextDefaults(run)
+  const subject = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
+  let error: unknown
+  try {
+    await recordServices({ settings, run, client, report }, settings.services ?? [], {
+      defaults,
+      subject,
+      shipped: options.shipped
+    })
+  } catch (caught) {
+    error = caught
+  }
+  await report.finish({ error, policy: 'false', jobSummary: true })
+  return { runner, client, error }
+}
+
+describe('recordServices', () => {
+  it('records the services whose files changed, and those without patterns', async () => {
+    const { runner, client } = await record({
+      shipped: shippedWith(['services/api/main.ts', 'services/api/db.ts', 'README.md'])
+    })
+    const changes = (client as RecordingService).changes
+    expect(changes.map(change => change.service)).toEqual(['api', 'billing'])
+    expect(runner.outputs['change-ids']).toBe('{"api":"chg-api","billing":"chg-billing"}')
+    expect(runner.outputs['skipped-services']).toBe('["web","docs"]')
+    expect('change-id' in runner.outputs).toBe(false)
+    const api = JSON.parse(changes[0].custom_metadata ?? '{}') as {
+      github: Record<string, unknown>
+    }
+    expect(api.github['changed_paths']).toEqual(['services/api/main.ts', 'services/api/db.ts'])
+    expect(api.github['changed_paths_count']).toBe(2)
+    expect(changes[0].description).toBe(
+      `Deploy api of octo/mono bbbbbbb: 2 matching files changed in 2 commits since aaaaaaa`
+    )
+  })
+
+  it('outputs change-id when exactly one change is recorded', async () => {
+    const { runner } = await record({
+      shipped: shippedWith(['docs/index.md']),
+      inputs: { services: 'api: services/api/**\ndocs: docs/**' }
+    })
+    expect(runner.outputs['change-id']).toBe('chg-docs')
+  })
+
+  it('records every service, saying why, when the changed files are unknown', async () => {
+    const { runner, client } = await record({ shipped: undefined })
+    expect((client as RecordingService).changes).toHaveLength(4)
+    expect(runner.notices[0]).toMatch(/^Every service is recorded: .*unknown/)
+    expect(runner.summary).toContain('Every service is recorded')
+  })
+
+  it('names each service not recorded, keeps the ids of the others, and stays an outage only if all were', async () => {
+    const outage = new ServiceError('The service is down.', {
+      kind: 'outage',
+      call: 'POST /v2/change'
+    })
+    const { runner, error } = await record({
+      shipped: undefined,
+      client: new RecordingService({ web: outage })
+    })
+    expect(error).toBeInstanceOf(ServiceError)
+    expect((error as ServiceError).kind).toBe('outage')
+    expect((error as Error).message).toBe(
+      '1 service not recorded (3 others recorded). web: The service is down.'
+    )
+    expect(JSON.parse(runner.outputs['change-ids'])).toEqual({
+      api: 'chg-api',
+      docs: 'chg-docs',
+      billing: 'chg-billing'
+    })
+    expect(runner.summary).toMatch(/\| web \| not recorded \|/)
+  })
+
+  it('in a dry run prints each change it would send and sets no output', async () => {
+    const runner = new FakeRunner({})
+    const report = new Report(runner, new Redactor())
+    const printed: string[] = []
+    const dryRun = new DryRunClient(new URL('https://service.example/'), (request, url) =>
+      printed.push(`${request.method} ${url.href} ${String(request.body)}`)
+    )
+    const result = await record({ shipped: shippedWith(['services/web/a.css']), client: dryRun })
+    expect(printed).toHaveLength(2)
+    expect(printed[0]).toMatch(/^POST https:\/\/service\.example\/v2\/change \{.*"service":"web"/)
+    expect(printed[1]).toMatch(/"service":"billing"/)
+    expect(result.runner.outputs).toEqual({})
+    expect(result.runner.summary).toContain('## 2 changes not sent')
+    expect(result.runner.lines).toContain('api: skipped: no changed file matches its patterns')
+    expect(report).toBeDefined()
+  })
+})
