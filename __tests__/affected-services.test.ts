@@ -1,19 +1,26 @@
 import { describe, expect, it, jest } from '@jest/globals'
-import type { ServiceSpec } from '../src/affected-services.ts'
+import type { ChangedPath, ServiceSpec } from '../src/affected-services.ts'
 
 // Wraps picomatch to count compilations; matching itself is the real library's.
 const realPicomatch = (await import('picomatch')).default
 const compile = jest.fn(realPicomatch)
 jest.unstable_mockModule('picomatch', () => ({ default: compile }))
-const { MAX_MATCHED_PATHS, selectServices } = await import('../src/affected-services.ts')
+const { MAX_MATCHED_PATHS, SERVICE_SELECTION_BUDGET_MS, selectServices } =
+  await import('../src/affected-services.ts')
 
 function spec(name: string, patterns: string[], line = 1): ServiceSpec {
   return { name, patterns, line }
 }
 
+/** Changed files that were edited in place, none renamed. */
+function edited(...paths: string[]): ChangedPath[] {
+  return paths.map(path => ({ path }))
+}
+
 /** The decision for one service against a complete list of changed files. */
-function decide(patterns: string[], files: string[]) {
-  return selectServices([spec('svc', patterns)], { files, complete: true }).decisions[0]
+function decide(patterns: string[], paths: string[]) {
+  return selectServices([spec('svc', patterns)], { files: edited(...paths), complete: true })
+    .decisions[0]
 }
 
 const SHOP = [
@@ -25,7 +32,7 @@ const SHOP = [
 describe('selectServices', () => {
   it('records the services whose patterns a changed file matches, and always those without patterns', () => {
     const selection = selectServices(SHOP, {
-      files: ['services/api/src/server.ts', 'apps/web/README.md', 'libs/common/log.ts'],
+      files: edited('services/api/src/server.ts', 'apps/web/README.md', 'libs/common/log.ts'),
       complete: true
     })
     expect(selection.allRecordedBecause).toBeUndefined()
@@ -120,6 +127,131 @@ describe('selectServices', () => {
     expect(decision.matchedPaths).toEqual(files.slice(0, MAX_MATCHED_PATHS))
   })
 
+  describe('renamed files', () => {
+    it('count once when both names match, listed under the new name', () => {
+      const decision = selectServices([spec('api', ['services/api/**'])], {
+        files: [{ path: 'services/api/b.ts', previousPath: 'services/api/a.ts' }],
+        complete: true
+      }).decisions[0]
+      expect(decision.matchedCount).toBe(1)
+      expect(decision.matchedPaths).toEqual(['services/api/b.ts'])
+      expect(decision.reason).toBe('recorded: 1 changed file matches')
+    })
+
+    it('touch the service that owned the file before, and the one that owns it after', () => {
+      const moved = { path: 'libs/common/retry.ts', previousPath: 'services/api/retry.ts' }
+      const selection = selectServices(SHOP, { files: [moved], complete: true })
+      expect(selection.decisions[0]).toMatchObject({
+        recorded: true,
+        matchedCount: 1,
+        matchedPaths: ['libs/common/retry.ts']
+      })
+      const out = selectServices([spec('api', ['services/api/**'])], {
+        files: [{ path: 'services/billing/retry.ts', previousPath: 'services/api/retry.ts' }],
+        complete: true
+      })
+      expect(out.decisions[0].matchedPaths).toEqual(['services/billing/retry.ts'])
+    })
+
+    it('leave a service alone when neither name matches its patterns', () => {
+      const renamed = { path: 'apps/web/guide.md', previousPath: 'apps/web/README.md' }
+      expect(selectServices(SHOP, { files: [renamed], complete: true }).decisions[1]).toMatchObject(
+        { recorded: false, matchedCount: 0 }
+      )
+    })
+  })
+
+  describe('time bound', () => {
+    // picomatch compiles each * to a lazy [^/]*?: against a path it fails to match, this
+    // pattern backtracks for minutes.
+    const SLOW_PATTERN = '**/*a*a*a*a*a*a*a*b'
+    /** Changed paths of 65 characters that the slow pattern fails to match. */
+    const SLOW_PATHS = edited(...Array.from({ length: 5 }, () => `${'a'.repeat(64)}/`))
+    /** Ample for the budget to run out and for the answer to come back, far below the minutes. */
+    const SMALL_BUDGET_MS = 100
+    const SMALL_BUDGET_MARGIN_MS = 1000
+
+    it('records every service, and says why, when matching takes longer than the budget', () => {
+      const specs = [spec('api', [SLOW_PATTERN], 1), spec('docs', [], 2)]
+      const started = performance.now()
+      const selection = selectServices(
+        specs,
+        { files: SLOW_PATHS, complete: true },
+        { budgetMs: SMALL_BUDGET_MS }
+      )
+      expect(performance.now() - started).toBeLessThan(SMALL_BUDGET_MARGIN_MS)
+      expect(selection.decisions).toEqual([
+        {
+          name: 'api',
+          recorded: true,
+          reason: 'recorded: matching the changed files took too long',
+          matchedPaths: [],
+          matchedCount: 0
+        },
+        {
+          name: 'docs',
+          recorded: true,
+          reason: 'always recorded: no patterns',
+          matchedPaths: [],
+          matchedCount: 0
+        }
+      ])
+      expect(selection.allRecordedBecause).toMatch(
+        /^Every service is recorded: matching the services' patterns against the changed files took longer than 0\.1 s\. Simplify the patterns/
+      )
+    })
+
+    it('bounds the whole selection, not each service', () => {
+      const specs = Array.from({ length: 100 }, (_, i) => spec(`svc-${i}`, [SLOW_PATTERN], i + 1))
+      const files = edited(...Array.from({ length: 299 }, () => `${'a'.repeat(64)}/`))
+      const started = performance.now()
+      const selection = selectServices(
+        specs,
+        { files, complete: true },
+        { budgetMs: SMALL_BUDGET_MS }
+      )
+      expect(performance.now() - started).toBeLessThan(SMALL_BUDGET_MARGIN_MS)
+      expect(selection.decisions.every(decision => decision.recorded)).toBe(true)
+      expect(selection.allRecordedBecause).toContain('took longer than')
+    })
+
+    it('gives the pathological case at most the real budget, about 2 s', () => {
+      /** The budget, plus the time to stop and answer on a busy machine. */
+      const REAL_BUDGET_MARGIN_MS = 500
+      const started = performance.now()
+      const selection = selectServices([spec('api', [SLOW_PATTERN])], {
+        files: SLOW_PATHS,
+        complete: true
+      })
+      expect(performance.now() - started).toBeLessThan(
+        SERVICE_SELECTION_BUDGET_MS + REAL_BUDGET_MARGIN_MS
+      )
+      expect(selection.decisions[0].recorded).toBe(true)
+      expect(selection.allRecordedBecause).toContain(
+        "matching the services' patterns against the changed files took longer than 2 s."
+      )
+    })
+
+    it('matches as usual when the slow pattern is given a path it matches quickly', () => {
+      const decision = selectServices(
+        [spec('api', [SLOW_PATTERN])],
+        { files: edited('src/aaaaaaab', 'src/aaaaaaa.ts'), complete: true },
+        { budgetMs: SMALL_BUDGET_MS }
+      ).decisions[0]
+      expect(decision).toMatchObject({ recorded: true, matchedPaths: ['src/aaaaaaab'] })
+    })
+
+    it('leaves an incomplete list reported as incomplete when matching finishes in time', () => {
+      const selection = selectServices(
+        SHOP,
+        { files: edited('services/api/a.ts'), complete: false, reason: 'cut' },
+        { budgetMs: SERVICE_SELECTION_BUDGET_MS }
+      )
+      expect(selection.allRecordedBecause).toContain('is incomplete (cut); 1 file known.')
+      expect(selection.decisions[0].matchedCount).toBe(1)
+    })
+  })
+
   it('skips every service with patterns when no file changed', () => {
     const selection = selectServices(SHOP, { files: [], complete: true })
     expect(selection.decisions.map(d => d.recorded)).toEqual([false, false, true])
@@ -145,7 +277,7 @@ describe('selectServices', () => {
 
   it('records every service when the list is incomplete, keeping what the known files matched', () => {
     const selection = selectServices(SHOP, {
-      files: ['libs/common/log.ts'],
+      files: edited('libs/common/log.ts'),
       complete: false,
       reason: "GitHub's compare lists at most 300 files"
     })
@@ -166,10 +298,9 @@ describe('selectServices', () => {
     const services = Array.from({ length: 50 }, (_, i) =>
       spec(`svc-${i}`, [`services/svc-${i}/**`, `!services/svc-${i}/**/*.md`], i + 1)
     )
-    const files = Array.from(
-      { length: 300 },
-      (_, i) => `services/svc-${i % 60}/src/module-${i}/index.ts`
-    )
+    const files = Array.from({ length: 300 }, (_, i) => ({
+      path: `services/svc-${i % 60}/src/module-${i}/index.ts`
+    }))
     compile.mockClear()
     const selection = selectServices(services, { files, complete: true })
     // One include and one exclude matcher per service.

@@ -3,7 +3,8 @@
  * the previous deploy. Knows nothing about inputs or GitHub; the caller gives the changed files.
  */
 import picomatch from 'picomatch'
-import { plural } from './text.ts'
+import { formatSeconds, plural } from './text.ts'
+import { runWithin } from './time-bound.ts'
 
 /** One service of the `services` input. */
 export interface ServiceSpec {
@@ -15,10 +16,18 @@ export interface ServiceSpec {
   line: number
 }
 
+/** One changed file: a renamed file is one change, under both its names. */
+export interface ChangedPath {
+  /** The repository-relative path after the change, with "/" separators. */
+  path: string
+  /** The path before a rename; a service whose patterns match either name is touched. */
+  previousPath?: string
+}
+
 /** The files changed since the previous deploy, as far as they are known. */
 export interface ChangedFiles {
-  /** Repository-relative paths with "/" separators; undefined when unknown. */
-  files?: string[]
+  /** One entry per changed file; undefined when unknown. */
+  files?: ChangedPath[]
   /** False when the list was cut (GitHub's compare lists at most 300 files) or partly unknown. */
   complete: boolean
   /** Why the list is unknown or incomplete, mid-sentence ("no previous deploy was found"). */
@@ -32,9 +41,12 @@ export interface ServiceDecision {
   recorded: boolean
   /** Why, as a short phrase for the summary and the dry-run listing. */
   reason: string
-  /** The first MAX_MATCHED_PATHS changed paths that matched, in the order of the changed list. */
+  /**
+   * The first MAX_MATCHED_PATHS changed files that matched, by their current path, in the order of
+   * the changed list.
+   */
   matchedPaths: string[]
-  /** How many changed paths matched in all (0 for a service without patterns). */
+  /** How many changed files matched in all, a rename once (0 for a service without patterns). */
   matchedCount: number
 }
 
@@ -42,8 +54,8 @@ export interface ServiceSelection {
   /** One decision per service, in the order of the input. */
   decisions: ServiceDecision[]
   /**
-   * Set when every service is recorded because the changed files are unknown or incomplete: one
-   * sentence, for the summary and a notice.
+   * Set when every service is recorded because the changed files are unknown or incomplete, or
+   * matching them took too long: one sentence, for the summary and a notice.
    */
   allRecordedBecause?: string
 }
@@ -66,6 +78,21 @@ export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
 /** A change's metadata lists at most this many matched paths, so that it stays small. */
 export const MAX_MATCHED_PATHS = 20
 
+/**
+ * The whole selection, every service against every changed file, may take this long. picomatch
+ * compiles `*` to a lazy `[^/]*?`, so a pattern such as **\/*a*a*a*a*a*a*a*b backtracks for
+ * minutes on a path that fails to match it, and anyone who can land a file chooses the paths. A
+ * normal selection (50 services, 300 files) takes a few milliseconds; past this bound the changed
+ * files are treated as unknown and every service is recorded, which is what a deploy without a
+ * file list does anyway.
+ */
+export const SERVICE_SELECTION_BUDGET_MS = 2000
+
+export interface SelectionOptions {
+  /** The time the whole selection may take; SERVICE_SELECTION_BUDGET_MS unless given (tests). */
+  budgetMs?: number
+}
+
 type PathMatcher = (path: string) => boolean
 
 /**
@@ -81,33 +108,61 @@ export function compileServiceMatcher(patterns: string[]): PathMatcher {
   return path => includes(path) && !excludes(path)
 }
 
-/** Decides, for each service, whether the deploy touched it. */
-export function selectServices(specs: ServiceSpec[], changed: ChangedFiles): ServiceSelection {
+/**
+ * Decides, for each service, whether the deploy touched it. Synchronous; returns soon after the
+ * budget at worst, whatever the patterns and paths (stopping the matching takes under a millisecond
+ * on an idle machine).
+ */
+export function selectServices(
+  specs: ServiceSpec[],
+  changed: ChangedFiles,
+  options: SelectionOptions = {}
+): ServiceSelection {
+  const budgetMs = options.budgetMs ?? SERVICE_SELECTION_BUDGET_MS
   const files = changed.files
-  const known = files !== undefined && changed.complete
-  const decisions = specs.map(spec => decide(spec, files, known))
-  if (known) return { decisions }
+  if (files === undefined) {
+    const because = changed.reason ? ` (${changed.reason})` : ''
+    return {
+      decisions: specs.map(spec => unmatched(spec, 'recorded: the changed files are unknown')),
+      allRecordedBecause: `Every service is recorded: the files changed since the previous deploy are unknown${because}.`
+    }
+  }
+  const matched = runWithin(budgetMs, () =>
+    specs.map(spec => decide(spec, files, changed.complete))
+  )
+  if (!matched.finished) {
+    return {
+      decisions: specs.map(spec =>
+        unmatched(spec, 'recorded: matching the changed files took too long')
+      ),
+      allRecordedBecause: `Every service is recorded: matching the services' patterns against the changed files took longer than ${formatSeconds(budgetMs)}. Simplify the patterns: several * in one folder or file name, as **/*a*a*b, make a match slow.`
+    }
+  }
+  if (changed.complete) return { decisions: matched.value }
   const because = changed.reason ? ` (${changed.reason})` : ''
-  const allRecordedBecause =
-    files === undefined
-      ? `Every service is recorded: the files changed since the previous deploy are unknown${because}.`
-      : `Every service is recorded: the list of files changed since the previous deploy is incomplete${because}; ${plural(files.length, 'file')} known.`
-  return { decisions, allRecordedBecause }
+  return {
+    decisions: matched.value,
+    allRecordedBecause: `Every service is recorded: the list of files changed since the previous deploy is incomplete${because}; ${plural(files.length, 'file')} known.`
+  }
 }
 
-function decide(spec: ServiceSpec, files: string[] | undefined, known: boolean): ServiceDecision {
+/** The decision for a service whose patterns were not matched against any file. */
+function unmatched(spec: ServiceSpec, reason: string): ServiceDecision {
+  const decision = { name: spec.name, recorded: true, matchedPaths: [], matchedCount: 0 }
+  if (spec.patterns.length === 0) return { ...decision, reason: 'always recorded: no patterns' }
+  return { ...decision, reason }
+}
+
+function decide(spec: ServiceSpec, files: ChangedPath[], known: boolean): ServiceDecision {
+  if (spec.patterns.length === 0) return unmatched(spec, 'always recorded: no patterns')
   const decision = { name: spec.name, matchedPaths: [] as string[], matchedCount: 0 }
-  if (spec.patterns.length === 0) {
-    return { ...decision, recorded: true, reason: 'always recorded: no patterns' }
-  }
-  if (files === undefined) {
-    return { ...decision, recorded: true, reason: 'recorded: the changed files are unknown' }
-  }
   const matches = compileServiceMatcher(spec.patterns)
   for (const file of files) {
-    if (!matches(file)) continue
+    // A rename touches the service that owned the file as much as the one that owns it now.
+    const previous = file.previousPath
+    if (!matches(file.path) && (previous === undefined || !matches(previous))) continue
     decision.matchedCount++
-    if (decision.matchedPaths.length < MAX_MATCHED_PATHS) decision.matchedPaths.push(file)
+    if (decision.matchedPaths.length < MAX_MATCHED_PATHS) decision.matchedPaths.push(file.path)
   }
   const matching = `${plural(decision.matchedCount, 'changed file')} ${decision.matchedCount === 1 ? 'matches' : 'match'}`
   if (!known) {

@@ -87,7 +87,7 @@ function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): Ch
     return { complete: false, reason: 'the lookup did not read them' }
   }
   return {
-    files: shipped.changedFiles,
+    files: shipped.changedFiles.map(path => ({ path })),
     complete: shipped.changedFilesComplete,
     reason: shipped.changedFilesComplete ? undefined : "GitHub's compare lists at most 300 files"
   }
