@@ -1,6 +1,7 @@
 /**
  * One run of the action: read the inputs and the run's context, run the command against the
- * service (or a dry run of it), report.
+ * service (or a dry run of it), report. With `record-at: job-end` the main step only checks and
+ * saves its start, and the post step records.
  */
 import { ACTION_NAME, ACTION_VERSION, Inputs, type Command } from './action/names.ts'
 import { readRunContext, type Env } from './action/run-context.ts'
@@ -11,8 +12,10 @@ import {
   readSettings,
   type Settings
 } from './action/settings.ts'
+import { IS_POST_STATE, type JobEndState } from './action/post-state.ts'
 import { recordChange, sendHeartbeat } from './commands/change.ts'
-import type { CommandHandler } from './commands/command.ts'
+import type { CommandContext, CommandHandler } from './commands/command.ts'
+import { prepareJobEnd, recordJobEnd } from './commands/job-end.ts'
 import { getChange, hello } from './commands/read.ts'
 import { errorMessage } from './errors.ts'
 import { Redactor } from './redact.ts'
@@ -64,6 +67,24 @@ const CANCEL_EXIT_MS = 800
 const SIGNAL_EXIT_CODES = { SIGTERM: 143, SIGINT: 130 } as const
 
 export async function run(runner: Runner = githubRunner, env: Env = process.env): Promise<void> {
+  // First, so that the post step knows it is one whatever happens here.
+  runner.saveState(IS_POST_STATE, 'true')
+  await runStep(runner, env, { phase: 'main' })
+}
+
+/** The post step of a `record-at: job-end` run whose main step saved its state. */
+export async function runPost(
+  jobEnd: JobEndState,
+  runner: Runner = githubRunner,
+  env: Env = process.env
+): Promise<void> {
+  await runStep(runner, env, { phase: 'post', jobEnd })
+}
+
+type Phase = { phase: 'main' } | { phase: 'post'; jobEnd: JobEndState }
+
+async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
+  const startedAt = Date.now()
   const getInput = (name: string): string => runner.getInput(name)
   // Mask the secrets before anything else can print them.
   const redactor = new Redactor()
@@ -85,8 +106,32 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
     const { context, warning } = readRunContext(env)
     if (warning) report.warning(warning)
     const { client, close } = serviceFor(settings, redactor, report, inFlight)
+    const commandContext: CommandContext = {
+      settings,
+      run: context,
+      client,
+      report,
+      clock: Date.now
+    }
     try {
-      await COMMAND_HANDLERS[settings.command]({ settings, run: context, client, report })
+      if (phase.phase === 'post') {
+        await recordJobEnd({
+          ...commandContext,
+          deploy: {
+            outcome: settings.jobOutcome,
+            startedAt: phase.jobEnd.startedAt,
+            finishedAt: startedAt
+          }
+        })
+      } else if (settings.recordAt === 'job-end') {
+        await prepareJobEnd(
+          commandContext,
+          (name, value) => runner.saveState(name, value),
+          startedAt
+        )
+      } else {
+        await COMMAND_HANDLERS[settings.command](commandContext)
+      }
     } finally {
       close()
     }

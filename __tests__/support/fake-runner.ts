@@ -9,6 +9,7 @@ export class FakeRunner implements Runner {
   readonly notices: string[] = []
   readonly warnings: string[] = []
   readonly failures: string[] = []
+  readonly states: Record<string, string> = {}
   summary = ''
 
   constructor(inputs: Record<string, string> = {}) {
@@ -41,6 +42,9 @@ export class FakeRunner implements Runner {
   }
   async appendSummary(markdown: string): Promise<void> {
     this.summary += markdown
+  }
+  saveState(name: string, value: string): void {
+    this.states[name] = value
   }
 
   /** Everything the action printed, output or summarised, as one text (for leak checks). */

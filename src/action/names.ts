@@ -27,7 +27,9 @@ export const Inputs = {
   GithubToken: 'github-token',
   IncludeCommits: 'include-commits',
   PreviousVersion: 'previous-version',
-  Services: 'services'
+  Services: 'services',
+  RecordAt: 'record-at',
+  JobStatus: 'job-status'
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 
@@ -61,7 +63,8 @@ export const INPUT_DEFAULTS = {
   [Inputs.TimeoutSeconds]: '30',
   [Inputs.MaxAttempts]: '4',
   [Inputs.JobSummary]: 'true',
-  [Inputs.IncludeCommits]: 'true'
+  [Inputs.IncludeCommits]: 'true',
+  [Inputs.RecordAt]: 'now'
 } as const satisfies Partial<Record<InputName, string>>
 
 export const COMMANDS = [
@@ -73,6 +76,10 @@ export const COMMANDS = [
   'hello'
 ] as const
 export type Command = (typeof COMMANDS)[number]
+
+/** When a change or heartbeat is recorded: as the step runs, or when the job ends (the post step). */
+export const RECORD_AT_MODES = ['now', 'job-end'] as const
+export type RecordAt = (typeof RECORD_AT_MODES)[number]
 
 export const FAIL_ON_ERROR_MODES = ['auto', 'true', 'false'] as const
 export type FailOnError = (typeof FAIL_ON_ERROR_MODES)[number]

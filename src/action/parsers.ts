@@ -6,7 +6,15 @@
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
 import { describeJsonValue, quote, rejectControlCharacters } from './input-checks.ts'
-import { COMMANDS, FAIL_ON_ERROR_MODES, Inputs, type Command, type FailOnError } from './names.ts'
+import {
+  COMMANDS,
+  FAIL_ON_ERROR_MODES,
+  Inputs,
+  RECORD_AT_MODES,
+  type Command,
+  type FailOnError,
+  type RecordAt
+} from './names.ts'
 
 /** `true` or `false`, in any letter case (a superset of YAML 1.2 core schema: True, TRUE). */
 export function parseBoolean(name: string, raw: string): boolean {
@@ -35,6 +43,17 @@ export function parseCommand(raw: string): Command {
   throw new InputError(
     Inputs.Command,
     `Input "${Inputs.Command}" must be one of ${COMMANDS.join(', ')}; got ${quote(raw)}.`
+  )
+}
+
+/** `now` or `job-end`. */
+export function parseRecordAt(raw: string): RecordAt {
+  const value = raw.trim()
+  const mode = RECORD_AT_MODES.find(known => known === value)
+  if (mode) return mode
+  throw new InputError(
+    Inputs.RecordAt,
+    `Input "${Inputs.RecordAt}" must be one of ${RECORD_AT_MODES.join(', ')}; got ${quote(raw)}.`
   )
 }
 

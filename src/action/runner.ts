@@ -28,6 +28,8 @@ export interface Runner {
   setFailed(message: string): void
   /** Appends markdown to the job summary, when the runner offers one. */
   appendSummary(markdown: string): Promise<void>
+  /** Saves a value for the post step, which reads it as STATE_<name>. Never a secret. */
+  saveState(name: string, value: string): void
 }
 
 export const githubRunner: Runner = {
@@ -53,6 +55,7 @@ export const githubRunner: Runner = {
   notice: message => core.notice(message),
   warning: message => core.warning(message),
   setFailed: message => core.setFailed(message),
+  saveState: (name, value) => core.saveState(name, value),
   appendSummary: async markdown => {
     // Without a summary file core.summary.write() throws; a run without one has no summary.
     if (!process.env['GITHUB_STEP_SUMMARY']) return

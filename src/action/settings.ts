@@ -19,8 +19,10 @@ import {
   TIMEOUT_SECONDS_MIN,
   type Command,
   type FailOnError,
-  type InputName
+  type InputName,
+  type RecordAt
 } from './names.ts'
+import { readOutcome, type DeployOutcome } from '../deploy.ts'
 import {
   isUnevaluatedExpression,
   parseApiKey,
@@ -31,6 +33,7 @@ import {
   parseId,
   parseJson,
   parseLabels,
+  parseRecordAt,
   parseRef,
   parseText,
   parseToken,
@@ -84,6 +87,10 @@ export interface Settings {
   previousVersion?: string
   /** Several services in one step (a monorepo): each recorded when its paths changed. */
   services?: ServiceSpec[]
+  /** `job-end`: the step checks the key and the post step records, after the job's steps. */
+  recordAt: RecordAt
+  /** How the job ended, as the runner fills in job-status for the post step. */
+  jobOutcome: DeployOutcome
 }
 
 /** Returns the raw input (trimmed), or '' when it was not given. */
@@ -192,7 +199,9 @@ export function readSettings(getInput: GetInput, options: { now?: number } = {})
     githubToken: parseToken(Inputs.GithubToken, getInput(Inputs.GithubToken)),
     includeCommits: parseBoolean(Inputs.IncludeCommits, withDefault(Inputs.IncludeCommits)),
     previousVersion: parseRef(Inputs.PreviousVersion, getInput(Inputs.PreviousVersion)),
-    services: parseServices(getInput(Inputs.Services))
+    services: parseServices(getInput(Inputs.Services)),
+    recordAt: parseRecordAt(withDefault(Inputs.RecordAt)),
+    jobOutcome: readOutcome(getInput(Inputs.JobStatus))
   }
   checkCommandRequirements(settings)
   return settings
@@ -209,6 +218,12 @@ function checkCommandRequirements(settings: Settings): void {
     throw new InputError(
       Inputs.Services,
       `Inputs "${Inputs.Service}" and "${Inputs.Services}" are both given; give "${Inputs.Service}" for one service, or list every service in "${Inputs.Services}".`
+    )
+  }
+  if (settings.recordAt === 'job-end' && command !== 'change' && command !== 'heartbeat') {
+    throw new InputError(
+      Inputs.RecordAt,
+      `Input "${Inputs.RecordAt}" may be "job-end" only when command is "change" or "heartbeat"; command is "${command}": leave ${Inputs.RecordAt} at "now".`
     )
   }
   switch (command) {

@@ -1,6 +1,7 @@
 import { Outputs } from '../action/names.ts'
 import { buildChangeRequest, type ChangeDefaults } from '../change.ts'
 import { contextDefaults, runUrl } from '../context.ts'
+import { withDeploy } from '../deploy.ts'
 import type { SummaryRow } from '../report.ts'
 import type { ChangeRequest } from '../service/client.ts'
 import type { Shipped } from '../shipped/types.ts'
@@ -25,7 +26,9 @@ export async function recordChange(context: CommandContext): Promise<void> {
     if (settings.services !== undefined) {
       await recordServices(context, settings.services, { defaults, subject, shipped })
     } else {
-      await recordOne(context, withShipped(defaults, shipped, subject), shipped)
+      const recordedAt = context.clock()
+      const shippedDefaults = withShipped(defaults, { shipped, subject, recordedAt })
+      await recordOne(context, withDeploy(shippedDefaults, context.deploy), shipped)
     }
   } finally {
     // What shipped is worth reading even when recording it failed.
@@ -33,7 +36,9 @@ export async function recordChange(context: CommandContext): Promise<void> {
   }
   // After the change: an output file that cannot be written must not keep it from being recorded.
   outputShipped(report, shipped)
-  if (settings.heartbeatId !== undefined) await sendHeartbeat(context)
+  // At a job's end, a heartbeat says the job succeeded: none is sent for any other outcome.
+  const succeeded = context.deploy === undefined || context.deploy.outcome === 'success'
+  if (settings.heartbeatId !== undefined && succeeded) await sendHeartbeat(context)
 }
 
 /** One change: the service input's, or the repository's. */

@@ -1,5 +1,6 @@
 import type { RunContext } from '../action/run-context.ts'
 import type { Settings } from '../action/settings.ts'
+import type { DeployRecord } from '../deploy.ts'
 import type { Report } from '../report.ts'
 import type { ChangeService } from '../service/client.ts'
 
@@ -10,6 +11,10 @@ export interface CommandContext {
   /** The service, or a dry run that prints each request and answers `undefined` (not sent). */
   client: ChangeService
   report: Report
+  /** Milliseconds since the epoch, now: when the change is recorded, for its lead time. */
+  clock: () => number
+  /** In the post step of `record-at: job-end`: how the deploy ended, and when it started. */
+  deploy?: DeployRecord
 }
 
 export type CommandHandler = (context: CommandContext) => Promise<void>

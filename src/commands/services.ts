@@ -11,6 +11,7 @@ import {
   type ServiceSelection
 } from '../affected-services.ts'
 import { buildChangeRequest, type ChangeDefaults } from '../change.ts'
+import { withDeploy } from '../deploy.ts'
 import { errorMessage, failureKind, ServiceError, type FailureKind } from '../errors.ts'
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
 import { ENDPOINT_CALLS, type ChangeRequest } from '../service/client.ts'
@@ -41,7 +42,10 @@ export async function recordServices(
   }
   for (const decision of selection.decisions) report.info(describeDecision(decision))
   const recorded = selection.decisions.filter(decision => decision.recorded)
-  const changes = recorded.map(decision => serviceChange(context, decision, basis, selection))
+  const recordedAt = context.clock()
+  const changes = recorded.map(decision =>
+    serviceChange(context, decision, basis, selection, recordedAt)
+  )
   const skipped = selection.decisions.filter(decision => !decision.recorded).map(d => d.name)
 
   const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, change =>
@@ -94,25 +98,34 @@ function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): Ch
 }
 
 function serviceChange(
-  { settings }: CommandContext,
+  { settings, deploy }: CommandContext,
   decision: ServiceDecision,
   { defaults, subject, shipped }: ServicesBasis,
-  selection: ServiceSelection
+  selection: ServiceSelection,
+  recordedAt: number
 ): ChangeRequest {
   const known = selection.allRecordedBecause === undefined
-  const serviceDefaults = withShipped(defaults, shipped, subject, {
-    name: decision.name,
-    ...(known
-      ? {
-          matchingFiles: decision.matchedCount,
-          metadata: {
-            changed_paths: decision.matchedPaths,
-            changed_paths_count: decision.matchedCount
+  const serviceDefaults = withShipped(
+    defaults,
+    { shipped, subject, recordedAt },
+    {
+      name: decision.name,
+      ...(known
+        ? {
+            matchingFiles: decision.matchedCount,
+            metadata: {
+              changed_paths: decision.matchedPaths,
+              changed_paths_count: decision.matchedCount
+            }
           }
-        }
-      : {})
-  })
-  return buildChangeRequest(settings.change, serviceDefaults, settings.githubMetadata)
+        : {})
+    }
+  )
+  return buildChangeRequest(
+    settings.change,
+    withDeploy(serviceDefaults, deploy),
+    settings.githubMetadata
+  )
 }
 
 function describeDecision(decision: ServiceDecision): string {

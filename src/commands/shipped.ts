@@ -8,6 +8,7 @@ import type { Report } from '../report.ts'
 import type { ChangeRequest } from '../service/client.ts'
 import { describeDeploy } from '../shipped/describe.ts'
 import { lookUpShipped } from '../shipped/lookup.ts'
+import { leadTime } from '../lead-time.ts'
 import { shippedMetadata } from '../shipped/metadata.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
@@ -46,17 +47,30 @@ export async function findShipped(
   return shipped
 }
 
+/** What a change's defaults are completed with: the lookup, the change so far, the moment. */
+export interface ShippedBasis {
+  shipped: Shipped | undefined
+  /** The change as merged before the lookup: its version and environment. */
+  subject: ChangeRequest
+  /** Milliseconds since the epoch: when the change is recorded, for the lead time. */
+  recordedAt: number
+}
+
+/** One service of several: its name, and what its patterns matched when that is known. */
+export interface ServiceDefaults {
+  name: string
+  matchingFiles?: number
+  metadata?: Record<string, unknown>
+}
+
 /**
- * The defaults with what the change ships in their description and metadata. `serviceName` and
- * `matchingFiles` describe one service of several.
+ * The defaults with what the change ships in their description and metadata (the commits, their
+ * lead time) and, for one service of several, its name and matched paths.
  */
 export function withShipped(
   defaults: ChangeDefaults,
-  shipped: Shipped | undefined,
-  subject: ChangeRequest,
-  service:
-    | { name: string; matchingFiles?: number; metadata?: Record<string, unknown> }
-    | undefined = undefined
+  { shipped, subject, recordedAt }: ShippedBasis,
+  service: ServiceDefaults | undefined = undefined
 ): ChangeDefaults {
   if (shipped === undefined && service === undefined) return defaults
   const description = describeDeploy({
@@ -67,6 +81,7 @@ export function withShipped(
     serviceName: service?.name,
     matchingFiles: service?.matchingFiles
   })
+  const waited = shipped && leadTime(shipped.commits, recordedAt)
   return {
     ...defaults,
     ...(service ? { service: service.name } : {}),
@@ -76,6 +91,7 @@ export function withShipped(
       github: {
         ...defaults.metadata.github,
         ...(shipped ? shippedMetadata(shipped) : {}),
+        ...(waited ? { lead_time_seconds: waited } : {}),
         ...service?.metadata
       }
     }

@@ -1,0 +1,42 @@
+/**
+ * What the main step leaves for the post step, through the runner's saved state (core.saveState
+ * in the main step reaches the post step as STATE_<name>). This module imports nothing, so that
+ * the post step can decide it has nothing to do before it loads the toolkit or the service client.
+ * State is not secret storage: it holds no input, only the start time.
+ */
+
+/** Saved first by every main step, so that the post step knows it is one (as actions/checkout does). */
+export const IS_POST_STATE = 'isPost'
+/** Saved by a `record-at: job-end` main step once its inputs and key check passed. */
+export const JOB_END_STATE = 'jobEnd'
+
+/** What a job-end main step saves: when it ran, in milliseconds since the epoch. */
+export interface JobEndState {
+  startedAt: number
+}
+
+type Env = Record<string, string | undefined>
+
+/** Whether this process is the post step: the main step saved IS_POST_STATE. */
+export function isPostStep(env: Env): boolean {
+  return env[`STATE_${IS_POST_STATE}`] === 'true'
+}
+
+/** The job-end state saved by the main step, or undefined when it saved none (or a broken one). */
+export function readJobEndState(env: Env): JobEndState | undefined {
+  const saved = env[`STATE_${JOB_END_STATE}`]
+  if (!saved) return undefined
+  try {
+    const parsed: unknown = JSON.parse(saved)
+    const startedAt = (parsed as { startedAt?: unknown } | null)?.startedAt
+    return typeof startedAt === 'number' && Number.isSafeInteger(startedAt) && startedAt > 0
+      ? { startedAt }
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export function jobEndStateText(state: JobEndState): string {
+  return JSON.stringify({ startedAt: state.startedAt })
+}
