@@ -209,7 +209,7 @@ export class Report {
     }
   }
 
-  /** A summary cell: redacted first, then one line, cut, and escaped for markdown (see escapeCell). */
+  /** A summary cell: redacted first, then one line, cut and escaped for markdown (escapeCell). */
   private cell(value: Cell): string {
     if (value === undefined) return ''
     if (typeof value === 'object') {
