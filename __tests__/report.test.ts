@@ -1,7 +1,10 @@
 import { describe, expect, it } from '@jest/globals'
+import fc from 'fast-check'
+import { micromark } from 'micromark'
+import { gfm, gfmHtml } from 'micromark-extension-gfm'
 import { InputError, ServiceError } from '../src/errors.ts'
 import { Redactor } from '../src/redact.ts'
-import { Report, escapeCell, shouldFail } from '../src/report.ts'
+import { MAX_MESSAGE_CHARS, Report, escapeCell, shouldFail } from '../src/report.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 
 function setup() {
@@ -177,5 +180,345 @@ describe('escapeCell', () => {
     const cut = escapeCell(long)
     expect(cut.endsWith('…')).toBe(true)
     expect(Array.from(cut).length).toBe(500)
+  })
+})
+
+/**
+ * What @actions/core writes to stdout for each call: core.info writes the text and a line end;
+ * an annotation is `::name::` and the data with `%`, `\r` and `\n` percent-escaped. Each write
+ * is kept apart, so that an annotation's own prefix can be told from an injected one.
+ */
+class StdoutRunner extends FakeRunner {
+  readonly writes: Array<{ annotation?: string; text: string }> = []
+
+  override info(message: string): void {
+    this.writes.push({ text: `${message}\n` })
+  }
+  override notice(message: string): void {
+    this.annotate('notice', message)
+  }
+  override warning(message: string): void {
+    this.annotate('warning', message)
+  }
+  override setFailed(message: string): void {
+    this.annotate('error', message)
+  }
+  private annotate(name: string, message: string): void {
+    const data = message.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+    this.writes.push({ annotation: name, text: `::${name}::${data}\n` })
+  }
+}
+
+/** The runner reads its log line by line, ending a line at `\n`, `\r\n` or a bare `\r`. */
+function runnerLines(text: string): string[] {
+  return text.split(/\r\n|\n|\r/)
+}
+
+/** What .NET's String.TrimStart() removes: the whitespace of char.IsWhiteSpace. */
+const DOTNET_WHITESPACE =
+  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/
+
+/** The runner's current parser: `::name …::data` once leading whitespace is trimmed. */
+function commandV2(line: string): string | undefined {
+  const trimmed = line.replace(DOTNET_WHITESPACE, '')
+  if (!trimmed.startsWith('::')) return undefined
+  const end = trimmed.indexOf('::', 2)
+  if (end < 0) return undefined
+  return trimmed.slice(2, end).split(' ')[0]
+}
+
+/** The runner's legacy parser: `##[name …]` anywhere in the line (every occurrence, to be strict). */
+function legacyCommands(line: string): string[] {
+  const found: string[] = []
+  for (let at = line.indexOf('##['); at >= 0; at = line.indexOf('##[', at + 1)) {
+    const close = line.indexOf(']', at + 3)
+    if (close < 0) break
+    const name = line.slice(at + 3, close).split(' ')[0]
+    if (/^[a-z][a-z-]*$/i.test(name)) found.push(name)
+  }
+  return found
+}
+
+/** Outside text leaning towards what starts commands and lines. */
+const commandish = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(
+        '##[',
+        '##[set-output name=change-id;]pwned',
+        '##[add-mask]',
+        '##[warning]',
+        ']',
+        '#',
+        '[',
+        '::',
+        '::warning::',
+        '::add-mask::x',
+        ':',
+        '\r',
+        '\n',
+        '\r\n',
+        '\u2028',
+        '\u0085',
+        '%0A',
+        '%0D',
+        '%25',
+        ' ',
+        '\t',
+        '\u00a0',
+        '\u3000'
+      ),
+      fc.string({ unit: 'binary', maxLength: 8 })
+    ),
+    { maxLength: 12 }
+  )
+  .map(parts => parts.join(''))
+
+describe('the one way out, as the runner reads it', () => {
+  /** Every line the runner would read as a workflow command, but an annotation's own prefix. */
+  function injectedCommands(runner: StdoutRunner): string[] {
+    const injected: string[] = []
+    for (const write of runner.writes) {
+      runnerLines(write.text).forEach((line, index) => {
+        const own = write.annotation !== undefined && index === 0
+        const v2 = commandV2(line)
+        if (v2 !== undefined && !(own && line.startsWith(`::${write.annotation}::`))) {
+          injected.push(line)
+        }
+        if (legacyCommands(line).length > 0) injected.push(line)
+      })
+    }
+    return injected
+  }
+
+  async function printEverywhere(text: string, policy: 'auto' | 'false'): Promise<StdoutRunner> {
+    const runner = new StdoutRunner()
+    const report = new Report(runner, new Redactor())
+    report.info(text)
+    report.notice(text)
+    report.warning(text)
+    report.printRequest(
+      { method: 'POST', path: 'v2/change', body: text, contentType: 'application/json' },
+      new URL('https://tracking.example/v2/change')
+    )
+    report.printRequest(
+      { method: 'POST', path: 'v2/change', body: JSON.stringify({ description: text }) },
+      new URL('https://tracking.example/v2/change')
+    )
+    await report.finish({ error: new Error(text), policy, jobSummary: false })
+    return runner
+  }
+
+  it('lets no outside text become a workflow command, in either syntax, on any line', async () => {
+    await fc.assert(
+      fc.asyncProperty(commandish, fc.constantFrom('auto', 'false'), async (text, policy) => {
+        const runner = await printEverywhere(text, policy as 'auto' | 'false')
+        expect(injectedCommands(runner)).toEqual([])
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it('breaks a legacy command in the middle of a heartbeat signal id or a commit message', async () => {
+    const runner = new StdoutRunner()
+    const report = new Report(runner, new Redactor())
+    report.info('Heartbeat sent, received as signal sig-1 ##[set-output name=change-id;]pwned.')
+    report.printRequest(
+      {
+        method: 'POST',
+        path: 'v2/change',
+        body: '{\n  "message": "Fix typo ##[set-output name=error;]x"\n}'
+      },
+      new URL('https://tracking.example/v2/change')
+    )
+    expect(injectedCommands(runner)).toEqual([])
+    const printed = runner.writes.map(write => write.text).join('')
+    // Still readable: the escape stands for the character it replaces.
+    expect(printed).toContain('sig-1 #\\u0023[set-output name=change-id;]pwned.')
+    expect(printed).toContain('"message": "Fix typo #\\u0023[set-output name=error;]x"')
+  })
+
+  it('never lets a line begin like a command after leading whitespace', () => {
+    const { runner, report } = setup()
+    report.info(' \u3000::add-mask::x')
+    expect(runner.lines).toEqual([' \u3000\\u003a:add-mask::x'])
+  })
+})
+
+describe('the summary as GitHub renders it', () => {
+  /** Links the report builds itself; only these may be links in the rendered summary. */
+  const OUR_LINKS = [
+    'https://github.com/o/r/actions/runs/1',
+    'https://github.com/o/r/compare/a1...b2',
+    'https://github.com/o/r/pull/7'
+  ]
+
+  /** The tags markdown of our own makes: headings, paragraphs, bold, tables, our links. */
+  const OUR_TAGS = new Set([
+    'h2',
+    'h3',
+    'p',
+    'strong',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
+    'a'
+  ])
+
+  function render(markdown: string): string {
+    // Raw HTML passes through, as GitHub lets (sanitised) HTML through: the test must see it.
+    return micromark(markdown, {
+      allowDangerousHtml: true,
+      extensions: [gfm()],
+      htmlExtensions: [gfmHtml()]
+    })
+  }
+
+  async function summaryOf(texts: readonly string[]): Promise<string> {
+    const runner = new FakeRunner()
+    const report = new Report(runner, new Redactor())
+    const [first = '', ...rest] = texts
+    report.setTitle(first)
+    report.table(
+      first,
+      texts.map((text, index) => [`Field ${text}`, index % 2 ? text : { text, url: OUR_LINKS[0] }])
+    )
+    report.list(
+      'Commits',
+      ['Commit', 'Author', 'Message'],
+      rest.map(text => [{ text: 'a1b2c3d', url: OUR_LINKS[1] }, text, { text, url: OUR_LINKS[2] }])
+    )
+    report.note(first)
+    await report.finish({ error: new Error(first), policy: 'auto', jobSummary: true })
+    return runner.summary
+  }
+
+  function problems(html: string): string[] {
+    const found: string[] = []
+    for (const [tag, name = ''] of html.matchAll(/<\/?([a-z][a-z0-9-]*)[^>]*>/gi)) {
+      if (!OUR_TAGS.has(name.toLowerCase())) found.push(tag)
+    }
+    for (const [anchor] of html.matchAll(/<a\b[^>]*>/gi)) {
+      const href = /\shref="([^"]*)"/.exec(anchor)?.[1]
+      if (href === undefined || !OUR_LINKS.includes(href)) found.push(anchor)
+    }
+    if (/<img/i.test(html)) found.push('<img')
+    if (/<!--/.test(html)) found.push('<!--')
+    return found
+  }
+
+  const hostile = fc
+    .array(
+      fc.oneof(
+        fc.constantFrom(
+          'https://evil.example/login',
+          'HTTP://EVIL.EXAMPLE',
+          'http://x.y/a_b(c)',
+          'ftp://evil.example/f',
+          'www.evil.example',
+          'WWW.Evil.Example/path',
+          'a@b.co',
+          'first.last+tag@evil.example',
+          'mailto:a@b.co',
+          'xmpp:a@b.co',
+          '<https://evil.example>',
+          '<a@b.co>',
+          '<img src=x onerror=alert(1)>',
+          '<script>alert(1)</script>',
+          '<a href="https://evil.example">x</a>',
+          '<!-- hidden -->',
+          '<details><summary>x</summary>',
+          '[x](javascript:alert(1))',
+          '[x](https://evil.example "t")',
+          '![i](http://x)',
+          '[r]: https://evil.example',
+          '*em* _em_ ~~del~~ `code`',
+          '|',
+          '\\',
+          '&',
+          '&#58;',
+          ':',
+          '@',
+          '.',
+          '/',
+          ' ',
+          '\n'
+        ),
+        fc.string({ maxLength: 6 })
+      ),
+      { maxLength: 10 }
+    )
+    .map(parts => parts.join(''))
+
+  /** A URL that the 500-character cell cut falls inside, gluing `…` onto it. */
+  const cutInsideUrl = fc
+    .integer({ min: 470, max: 499 })
+    .map(padding => `${'x '.repeat(padding / 2)}https://evil.example/login?next=account`)
+
+  it('makes no outside text a link, an image or raw HTML; our own links stay links', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(hostile, cutInsideUrl), { minLength: 2, maxLength: 4 }),
+        async texts => {
+          const html = render(await summaryOf(texts))
+          expect(problems(html)).toEqual([])
+          for (const link of OUR_LINKS) expect(html).toContain(`<a href="${link}">`)
+        }
+      ),
+      { numRuns: 100 }
+    )
+  })
+
+  it('keeps outside URLs and addresses readable as text', async () => {
+    const html = render(
+      await summaryOf(['Deploy https://evil.example/login by a@b.co via www.evil.example'])
+    )
+    expect(problems(html)).toEqual([])
+    expect(html).toContain('Deploy https://evil.example/login by a@b.co via www.evil.example')
+  })
+})
+
+describe('messages cut to MAX_MESSAGE_CHARS', () => {
+  const huge = 'f'.repeat(100_000)
+  const length = (text: string | undefined): number => Array.from(text ?? '').length
+
+  it('cuts a 100 KB text in a log line, a notice, a warning, the failure and the error output', async () => {
+    const { runner, report } = setup()
+    report.info(`Heartbeat for ${huge}`)
+    report.notice(huge)
+    report.warning(`The pull request head ${huge} is not a commit SHA.`)
+    await report.finish({ error: new Error(huge), policy: 'auto', jobSummary: false })
+    const printed = [...runner.lines, ...runner.notices, ...runner.warnings, ...runner.failures]
+    expect(printed).toHaveLength(4)
+    for (const text of [...printed, runner.outputs['error']]) {
+      expect(length(text)).toBeLessThanOrEqual(MAX_MESSAGE_CHARS)
+      expect(text?.endsWith('…')).toBe(true)
+    }
+  })
+
+  it('keeps the reason a long error does not fail the step whole', async () => {
+    const { runner, report } = setup()
+    await report.finish({ error: new Error(huge), policy: 'false', jobSummary: false })
+    expect(length(runner.warnings[0])).toBeLessThanOrEqual(MAX_MESSAGE_CHARS)
+    expect(runner.warnings[0]).toMatch(/… \(Not failing the step: fail-on-error is false\.\)$/)
+  })
+
+  it('cuts after redacting, so a secret across the cut leaves no part of itself', () => {
+    const { runner, report } = setup()
+    const upToKey = 'x'.repeat(MAX_MESSAGE_CHARS - 4)
+    report.warning(`${upToKey}sekrit-key and more`)
+    const warning = runner.warnings[0] ?? ''
+    expect(length(warning)).toBe(MAX_MESSAGE_CHARS)
+    expect(warning.slice(upToKey.length)).toBe('***…')
+  })
+
+  it('keeps whole output values such as JSON, which are not messages', () => {
+    const { runner, report } = setup()
+    const json = JSON.stringify({ ids: Array.from({ length: 2000 }, (_, i) => `event-${i}`) })
+    report.output('event-results', json)
+    expect(runner.outputs['event-results']).toBe(json)
   })
 })

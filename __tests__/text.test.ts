@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { exceedsJsonDepth, jsonDepthExceededAt } from '../src/json.ts'
-import { inert, plural, truncateText } from '../src/text.ts'
+import { escapeControls, inert, plural, truncateText } from '../src/text.ts'
 
 describe('inert', () => {
   it('escapes line breaks, ESC and bidi controls visibly, keeping everything else', () => {
@@ -21,13 +21,49 @@ describe('inert', () => {
     )
   })
 
-  it('keeps JSON text valid and equal in meaning', () => {
+  it('breaks the legacy ##[ command wherever it is, and :: at the start after whitespace', () => {
+    expect(inert('sig-1 ##[set-output name=change-id;]pwned')).toBe(
+      'sig-1 #\\u0023[set-output name=change-id;]pwned'
+    )
+    expect(inert('###[a] ##[b]')).toBe('##\\u0023[a] #\\u0023[b]')
+    expect(inert(' \u00a0::add-mask::x')).toBe(' \u00a0\\u003a:add-mask::x')
+    // Mid-line, :: is no command: a URL or a C++ name stays as written.
+    expect(inert('see std::vector and http://[::1]:80')).toBe('see std::vector and http://[::1]:80')
+  })
+
+  it('leaves no ##[ and no leading :: in any text, and is stable when applied twice', () => {
+    const risky = fc
+      .array(
+        fc.oneof(fc.constantFrom('#', '##[', '[', ':', '::', ' ', '\u3000', '\n'), fc.string())
+      )
+      .map(parts => parts.join(''))
     fc.assert(
-      fc.property(fc.jsonValue(), value => {
-        const json = JSON.stringify(value)
+      fc.property(risky, text => {
+        const once = inert(text)
+        expect(once.includes('##[')).toBe(false)
+        expect(once.trimStart().startsWith('::')).toBe(false)
+        expect(inert(once)).toBe(once)
+      })
+    )
+  })
+
+  it('keeps JSON text valid and equal in meaning, with command prefixes in its strings', () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.constantFrom('##[set-output name=x;]y', '::warning::x', ' ::x', '#')
+    )
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: 'binary' }), text, (value, extra) => {
+        const json = JSON.stringify([value, extra, { [extra]: extra }])
         expect(JSON.parse(inert(json))).toEqual(JSON.parse(json))
       })
     )
+  })
+})
+
+describe('escapeControls', () => {
+  it('escapes control characters but leaves command prefixes for text the runner never reads', () => {
+    expect(escapeControls('a\n##[b] ::c')).toBe('a\\n##[b] ::c')
   })
 })
 

@@ -4,16 +4,16 @@
  *
  * This is the one way out for text. Whatever came from outside (the service's answers and
  * errors, the event payload, the inputs, GitHub's API) reaches the runner only through here:
- * first every secret is redacted, then the text is made inert (no line break or control
- * character can start a workflow command or move the terminal), and only then escaped for
- * markdown and cut.
+ * first every secret is redacted, then the text is made inert (no line break, control
+ * character or command prefix can start a workflow command or move the terminal), and only then
+ * cut and, in the job summary, escaped for markdown so that it is neither markup nor a link.
  */
 import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
 import type { Runner } from './action/runner.ts'
 import { errorMessage, failureKind, type FailureKind } from './errors.ts'
 import { REDACTED, type Redactor } from './redact.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
-import { collapseWhitespace, inert, truncateText } from './text.ts'
+import { collapseWhitespace, escapeControls, inert, truncateText } from './text.ts'
 
 /** Cells longer than this are cut in the job summary (the service still gets the whole value). */
 const MAX_SUMMARY_CELL_CHARS = 500
@@ -21,6 +21,13 @@ const MAX_SUMMARY_CELL_CHARS = 500
 const DEFAULT_TITLE = 'Change tracking'
 /** A dry run prints at most this much of a request body. */
 const DRY_RUN_BODY_CHARS = 4000
+/**
+ * Every log line, annotation and the `error` output is cut to this many code points, after
+ * redaction (so a cut never leaves part of a secret). Our own wording with a quoted service
+ * excerpt fits many times over, while a hostile payload (a 100 KB commit SHA) cannot flood the
+ * log or an annotation.
+ */
+export const MAX_MESSAGE_CHARS = 4000
 
 /**
  * Whether an error fails the step. Under `auto`, what the user must fix fails; a service outage
@@ -47,18 +54,32 @@ export class Report {
     this.redactor = redactor
   }
 
-  /** Secrets out, then one inert line: the form every outside text takes on its way out. */
+  /**
+   * Secrets out, then one inert line, cut to MAX_MESSAGE_CHARS: the form every printed message
+   * (log line, annotation) and the `error` output take on their way out.
+   */
   safe(text: string): string {
+    return this.safeEndingWith(text, '')
+  }
+
+  /** As `safe`, with our own ending kept whole: a cut falls in the text before it. */
+  private safeEndingWith(text: string, ending: string): string {
+    const room = MAX_MESSAGE_CHARS - Array.from(ending).length
+    return `${truncateText(inert(this.redactor.redact(text)), room)}${ending}`
+  }
+
+  /** An output value: secrets out, one inert line, never cut (JSON outputs can be long). */
+  private outputValue(text: string): string {
     return inert(this.redactor.redact(text))
   }
 
   output(name: OutputName, value: string): void {
-    this.runner.setOutput(name, this.safe(value))
+    this.runner.setOutput(name, this.outputValue(value))
   }
 
   /** An output written line by line; see Runner.setOutputLines. */
   outputLines(name: OutputName, lines: Iterable<string>): void {
-    const safe = (text: string): string => this.safe(text)
+    const safe = (text: string): string => this.outputValue(text)
     this.runner.setOutputLines(
       name,
       (function* () {
@@ -68,7 +89,7 @@ export class Report {
   }
 
   info(message: string): void {
-    this.runner.info(logLine(this.safe(message)))
+    this.runner.info(this.safe(message))
   }
 
   notice(message: string): void {
@@ -149,7 +170,9 @@ export class Report {
       } else {
         const why =
           policy === 'false' ? 'fail-on-error is false' : 'a service outage does not fail the step'
-        this.runner.warning(`${message} (Not failing the step: ${why}.)`)
+        this.runner.warning(
+          this.safeEndingWith(errorMessage(error), ` (Not failing the step: ${why}.)`)
+        )
         this.title = `${this.title} (with a warning)`
         this.sections.unshift(`**Warning:** ${this.cell(message)} (not failing the step: ${why})`)
       }
@@ -186,7 +209,7 @@ export class Report {
     }
   }
 
-  /** A summary cell: redacted first, then one inert line, cut, and escaped for markdown. */
+  /** A summary cell: redacted first, then one line, cut and escaped for markdown (escapeCell). */
   private cell(value: Cell): string {
     if (value === undefined) return ''
     if (typeof value === 'object') {
@@ -198,25 +221,42 @@ export class Report {
   }
 }
 
-/** A log line never begins like a workflow command, whatever text it starts with. */
-function logLine(text: string): string {
-  return /^\s*::/.test(text) ? text.replace('::', '\\u003a:') : text
+/**
+ * Makes (already redacted) text safe inside a markdown table cell: one line, no markup, no link.
+ * The runner never reads the summary for workflow commands, so only control characters are
+ * escaped, and `##[` stays as written.
+ */
+export function escapeCell(text: string): string {
+  return withoutAutolinks(
+    truncateText(escapeControls(collapseWhitespace(text)), MAX_SUMMARY_CELL_CHARS)
+      .replace(/([\\`*_[\]#~!()])/g, '\\$1')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/\|/g, '&#124;')
+  )
 }
 
-/** Makes (already redacted) text safe inside a markdown table cell: one line, no markup. */
-export function escapeCell(text: string): string {
-  return truncateText(inert(collapseWhitespace(text)), MAX_SUMMARY_CELL_CHARS)
-    .replace(/([\\`*_[\]#~!()])/g, '\\$1')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\|/g, '&#124;')
+/**
+ * GFM links bare URLs (`https://…`, `mailto:…`), `www.` hosts and e-mail addresses by itself,
+ * which would turn outside text (a commit message, an author, a pull request title) into a link
+ * we did not build. Its autolink literal needs the `:` after a scheme, the `.` after `www` and
+ * the `@` as plain characters, so they are written as HTML character references: the rendered
+ * text reads the same, and the link is gone. (A code span would stop it too, but would show every
+ * value as code and need escapes of its own for backticks and pipes.) Applied after `&` is
+ * escaped, so the references stay references; a cut cannot split one, as it comes before.
+ */
+function withoutAutolinks(markdown: string): string {
+  return markdown
+    .replace(/(?<=[a-z]):/gi, '&#58;')
+    .replace(/(?<=www)\./gi, '&#46;')
+    .replace(/@/g, '&#64;')
 }
 
 /** An http(s) URL for a markdown link, with the characters that could end the link encoded. */
 function safeUrl(url: string): string | undefined {
   if (!/^https?:\/\/[^\s]+$/i.test(url)) return undefined
-  return inert(url).replace(
+  return escapeControls(url).replace(
     /[()<>"'|\\[\]` ]/g,
     character => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
   )

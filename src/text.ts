@@ -11,15 +11,45 @@
 const UNSAFE_CHARACTERS = /[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
 
 /**
- * Outside text made inert for one line of a log, an annotation or a table cell: each unsafe
- * character becomes its visible escape (`\n`, `\u001b`), so nothing can begin a new line, a
- * workflow command or a terminal sequence, and nothing is silently lost.
+ * Outside text made inert for one line of a log, an annotation or an output: nothing in it can
+ * begin a new line, a terminal sequence or a workflow command, and nothing is silently lost.
+ * Each unsafe character becomes its visible escape (`\n`, `\u001b`); then the two command forms
+ * the runner reads are broken: the legacy `##[name …]`, which it finds anywhere in a line, and
+ * `::name::`, which it reads when a line begins with it after whitespace.
  */
 export function inert(text: string): string {
+  return withoutCommands(escapeControls(text))
+}
+
+/**
+ * Each unsafe character as its visible escape: one line that cannot move the terminal. Enough
+ * where the runner never reads commands (the job summary); printed lines need `inert`.
+ */
+export function escapeControls(text: string): string {
   return text.replace(UNSAFE_CHARACTERS, escapeCharacter)
 }
 
-/** Whether the text holds a character that `inert` would escape. */
+/**
+ * The runner's legacy command prefix, which it looks for anywhere in a line (not only at the
+ * start), and the current one, which it reads at the start of a line after whitespace (.NET's
+ * whitespace, all of it within `\s` once control characters are escaped).
+ */
+const LEGACY_COMMAND_PREFIX = /##\[/g
+const LEADING_COMMAND_PREFIX = /^(\s*)::/
+
+/**
+ * The second `#` of `##[` and the first `:` of a leading `::` written as the same visible
+ * `\uXXXX` escape `inert` uses for control characters: readers know the form, and a JSON body
+ * keeps its meaning (`#` and `:` only occur inside JSON strings, where `\u0023` and `\u003a`
+ * are the same characters). A plain backslash (`##\[`) would make a JSON string invalid.
+ */
+function withoutCommands(text: string): string {
+  return text
+    .replace(LEGACY_COMMAND_PREFIX, '#\\u0023[')
+    .replace(LEADING_COMMAND_PREFIX, '$1\\u003a:')
+}
+
+/** Whether the text holds a character that `escapeControls` (and so `inert`) would escape. */
 export function hasUnsafeCharacter(text: string): boolean {
   UNSAFE_CHARACTERS.lastIndex = 0
   const found = UNSAFE_CHARACTERS.test(text)
