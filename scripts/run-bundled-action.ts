@@ -25,6 +25,8 @@ export interface ActionRun extends NodeRun {
   outputs: Record<string, string>
   /** The GITHUB_STEP_SUMMARY file's content. */
   summary: string
+  /** What the step saved for the post step (the GITHUB_STATE file), by name. */
+  state: Record<string, string>
   durationMs: number
   /** The process's peak RSS in bytes, when measurePeakRss was asked for. */
   peakRssBytes?: number
@@ -53,6 +55,8 @@ export interface RunOptions {
   expressions?: Record<string, string>
   /** Inputs between action.yml's defaults and `inputs`: a caller's own defaults. */
   inputDefaults?: Record<string, string>
+  /** State a main step saved: the post step sees each as STATE_<name>, as the runner passes it. */
+  state?: Record<string, string>
 }
 
 /** action.yml's inputs by name. */
@@ -138,7 +142,9 @@ export async function runBundledAction(options: RunOptions): Promise<ActionRun> 
     const summaryPath = join(dir, 'summary.md')
     const eventPath = join(dir, 'event.json')
     const rssPath = join(dir, 'peak-rss.txt')
+    const statePath = join(dir, 'state.txt')
     writeFileSync(outputPath, '')
+    writeFileSync(statePath, '')
     writeFileSync(summaryPath, '')
     writeFileSync(eventPath, JSON.stringify(options.payload ?? {}))
 
@@ -151,6 +157,10 @@ export async function runBundledAction(options: RunOptions): Promise<ActionRun> 
       GITHUB_EVENT_PATH: eventPath,
       GITHUB_OUTPUT: outputPath,
       GITHUB_STEP_SUMMARY: summaryPath,
+      GITHUB_STATE: statePath,
+      ...Object.fromEntries(
+        Object.entries(options.state ?? {}).map(([name, value]) => [`STATE_${name}`, value])
+      ),
       NODE_EXTRA_CA_CERTS: options.caCertPath,
       CTA_PEAK_RSS_FILE: options.measurePeakRss === true ? rssPath : undefined,
       ...options.env
@@ -179,6 +189,7 @@ export async function runBundledAction(options: RunOptions): Promise<ActionRun> 
       ...run,
       outputs: parseOutputFile(readFileSync(outputPath, 'utf8')),
       summary: readFileSync(summaryPath, 'utf8'),
+      state: parseOutputFile(readFileSync(statePath, 'utf8')),
       durationMs: performance.now() - started,
       peakRssBytes: existsSync(rssPath) ? Number(readFileSync(rssPath, 'utf8')) * 1024 : undefined
     }

@@ -17,6 +17,13 @@ export interface DeployRecord {
   finishedAt: number
 }
 
+/** How a description says a deploy ended, when it did not succeed. */
+const OUTCOME_WORDING: Record<Exclude<DeployOutcome, 'success'>, string> = {
+  failure: 'failed',
+  cancelled: 'cancelled',
+  unknown: 'ended with an unknown status'
+}
+
 /** The job-status input as an outcome: `success`, `failure`, `cancelled`, else `unknown`. */
 export function readOutcome(jobStatus: string): DeployOutcome {
   const value = jobStatus.trim().toLowerCase()
@@ -49,7 +56,7 @@ export function deployCreatedAt(deploy: DeployRecord): number {
  */
 export function describeOutcome(description: string, deploy: DeployRecord): string {
   if (deploy.outcome === 'success') return description
-  const how = deploy.outcome === 'unknown' ? 'ended with an unknown status' : deploy.outcome
+  const how = OUTCOME_WORDING[deploy.outcome]
   return `${description} ${how} after ${formatDuration(durationSeconds(deploy))}`
 }
 

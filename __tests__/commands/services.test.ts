@@ -19,11 +19,15 @@ import { FakeRunner } from '../support/fake-runner.ts'
 const SERVICES = 'api: services/api/**\nweb: services/web/**\ndocs: docs/**\nbilling'
 const PREVIOUS = 'a'.repeat(40)
 const VERSION = 'b'.repeat(40)
+const NOW = Date.parse('2026-11-23T12:00:00Z')
 
 /** A service that records every change it is given, failing for the services named. */
 class RecordingService implements ChangeService {
   readonly changes: ChangeRequest[] = []
-  constructor(private readonly failFor: Record<string, Error> = {}) {}
+  private readonly failFor: Record<string, Error>
+  constructor(failFor: Record<string, Error> = {}) {
+    this.failFor = failFor
+  }
   async createChange(change: ChangeRequest): Promise<string> {
     const failure = this.failFor[change.service ?? '']
     if (failure) throw failure
@@ -42,7 +46,7 @@ function shippedWith(paths: string[] | undefined): Shipped {
     ...emptyShipped(),
     previousSha: PREVIOUS,
     commitCount: 2,
-    ...(paths ? { changedFiles: paths.map(path => ({ path })) } : {}),
+    ...(paths ? { changedFiles: paths.map(path => ({ path })) as unknown as Shipped['changedFiles'] } : {}),
     changedFilesComplete: paths !== undefined
   }
 }
@@ -67,11 +71,15 @@ async function record(
   const subject = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
   let error: unknown
   try {
-    await recordServices({ settings, run, client, report }, settings.services ?? [], {
-      defaults,
-      subject,
-      shipped: options.shipped
-    })
+    await recordServices(
+      { settings, run, client, report, clock: () => NOW },
+      settings.services ?? [],
+      {
+        defaults,
+        subject,
+        shipped: options.shipped
+      }
+    )
   } catch (caught) {
     error = caught
   }

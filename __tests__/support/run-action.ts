@@ -32,7 +32,10 @@ const SUITE_DEFAULTS: Record<string, string> = { 'include-commits': 'false' }
 /** The token the runner gives `${{ github.token }}` in these runs. */
 export const TEST_GITHUB_TOKEN = 'ghs_testTokenForTheEndToEndSuite0000'
 /** The expressions action.yml's defaults may use, as the runner would evaluate them here. */
-const DEFAULT_EXPRESSIONS: Record<string, string> = { 'github.token': TEST_GITHUB_TOKEN }
+const DEFAULT_EXPRESSIONS: Record<string, string> = {
+  'github.token': TEST_GITHUB_TOKEN,
+  'job.status': 'success'
+}
 
 /** action.yml's input defaults, as the runner applies them here (expressions evaluated). */
 export function actionDefaults(): Record<string, string> {

@@ -10,6 +10,8 @@ export interface ShippedCommit {
   message: string
   /** The author's GitHub login, or else the name in the commit. */
   author?: string
+  /** The committer date, ISO 8601, when known. */
+  committedAt?: string
 }
 
 export interface ShippedPullRequest {

@@ -1,0 +1,188 @@
+/**
+ * `record-at: job-end` as the runner runs it: the bundled action's main step before the deploy,
+ * then its post step with the state the main step saved and the job's status.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { Emulator } from '../../emulator/emulator.ts'
+import { testCertificate } from '../../emulator/tls.ts'
+import { actionAgainst, TEST_GITHUB_TOKEN, type ActionRun } from '../support/run-action.ts'
+
+let emulator: Emulator
+let action: ReturnType<typeof actionAgainst>
+
+beforeAll(async () => {
+  emulator = await Emulator.start()
+  action = actionAgainst(emulator, (await testCertificate()).certPath)
+})
+afterAll(async () => {
+  await emulator.close()
+})
+beforeEach(() => emulator.reset())
+
+const JOB_END = { 'record-at': 'job-end', 'max-attempts': '1' }
+
+/** The main step, then the post step with its state and the job's status. */
+async function job(
+  inputs: Record<string, string>,
+  jobStatus: string
+): Promise<{ main: ActionRun; post: ActionRun }> {
+  const main = await action({ ...JOB_END, ...inputs })
+  const post = await action(
+    { ...JOB_END, ...inputs, 'job-status': jobStatus },
+    { state: main.state }
+  )
+  return { main, post }
+}
+
+function changesRecorded(): Array<Record<string, unknown>> {
+  return [...emulator.changes.values()] as unknown as Array<Record<string, unknown>>
+}
+
+function deployOf(change: Record<string, unknown>): Record<string, unknown> {
+  return (JSON.parse(String(change['custom_metadata'])) as { deploy: Record<string, unknown> })
+    .deploy
+}
+
+describe('a job that succeeds', () => {
+  it('records exactly one change, at the post step, created at the main step’s start', async () => {
+    const { main, post } = await job({}, 'success')
+    expect(main.exitCode).toBe(0)
+    expect(main.outputs['change-id']).toBeUndefined()
+    expect(main.stdout).toContain('The change will be recorded when the job ends')
+    expect(emulator.requestsTo('POST /v2/change')).toHaveLength(1)
+    expect(emulator.requestsTo('GET /v2/hello')).toHaveLength(1)
+    expect(post.exitCode).toBe(0)
+    const [change] = changesRecorded()
+    expect(changesRecorded()).toHaveLength(1)
+    const startedAt = (JSON.parse(main.state['jobEnd']) as { startedAt: number }).startedAt
+    expect(change['created_at']).toBe(Math.floor(startedAt / 1000))
+    expect(deployOf(change)).toMatchObject({
+      outcome: 'success',
+      started_at: new Date(startedAt).toISOString()
+    })
+    expect(post.outputs['change-id']).toBe(Object.keys(Object.fromEntries(emulator.changes))[0])
+    expect(post.summary).toContain('| Outcome | success |')
+  })
+
+  it('keeps no secret in the state it saves', async () => {
+    const main = await action({ ...JOB_END })
+    const saved = JSON.stringify(main.state)
+    expect(Object.keys(main.state).sort()).toEqual(['isPost', 'jobEnd'])
+    expect(saved).not.toContain(emulator.apiKey)
+    expect(saved).not.toContain(TEST_GITHUB_TOKEN)
+  })
+})
+
+describe.each([
+  ['failure', 'failure', /failed after \d+ s$/],
+  ['cancelled', 'cancelled', /cancelled after \d+ s$/],
+  ['an unexpected status', 'unknown', /ended with an unknown status after \d+ s$/]
+])('a job that ends in %s', (_, outcome, described) => {
+  it('is still recorded, with its outcome in the metadata and the description', async () => {
+    const status = outcome === 'unknown' ? 'skipped' : outcome
+    const { post } = await job({}, status)
+    expect(post.exitCode).toBe(0)
+    const [change] = changesRecorded()
+    expect(deployOf(change)['outcome']).toBe(outcome)
+    expect(String(change['description'])).toMatch(described)
+  })
+})
+
+describe('heartbeats at the job’s end', () => {
+  it('are sent when the job succeeded, and not otherwise', async () => {
+    emulator.addHeartbeatMonitor('nightly')
+    const inputs = { command: 'heartbeat', 'heartbeat-id': 'nightly' }
+    const failed = await job(inputs, 'failure')
+    expect(failed.post.exitCode).toBe(0)
+    expect(emulator.heartbeats.get('nightly')).toEqual([])
+    const succeeded = await job(inputs, 'success')
+    expect(succeeded.post.exitCode).toBe(0)
+    expect(emulator.heartbeats.get('nightly')).toHaveLength(1)
+    expect(emulator.changes.size).toBe(0)
+  })
+
+  it('follow a change only when the job succeeded', async () => {
+    emulator.addHeartbeatMonitor('deploys')
+    await job({ 'heartbeat-id': 'deploys' }, 'failure')
+    expect(emulator.changes.size).toBe(1)
+    expect(emulator.heartbeats.get('deploys')).toEqual([])
+  })
+})
+
+describe('failures', () => {
+  it('a rejected key fails the main step, and the post step does nothing', async () => {
+    const { main, post } = await job({ 'api-key': 'not-the-key' }, 'success')
+    expect(main.exitCode).toBe(1)
+    expect(main.state['jobEnd']).toBeUndefined()
+    expect(post.exitCode).toBe(0)
+    expect(post.stdout).toBe('')
+    expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
+  })
+
+  it('an outage at the main step warns, and the post step still records', async () => {
+    emulator.inject('GET /v2/hello', { status: 503, body: 'down' }, Infinity)
+    const { main, post } = await job({}, 'success')
+    expect(main.exitCode).toBe(0)
+    expect(main.stdout).toMatch(/::warning::.*the post step will still try to record/)
+    expect(post.exitCode).toBe(0)
+    expect(emulator.changes.size).toBe(1)
+  })
+
+  it('an outage at the post step warns and exits 0', async () => {
+    emulator.inject('POST /v2/change', { status: 503, body: 'down' }, Infinity)
+    const { post } = await job({}, 'failure')
+    expect(post.exitCode).toBe(0)
+    expect(post.stdout).toMatch(/::warning::/)
+    expect(post.outputs['error']).toMatch(/POST \/v2\/change/)
+  })
+
+  it('bad input fails the main step, naming the input, and the post step is silent', async () => {
+    const { main, post } = await job({ 'timeout-seconds': 'soon' }, 'success')
+    expect(main.exitCode).toBe(1)
+    expect(main.stdout).toContain('timeout-seconds')
+    expect(emulator.requests).toHaveLength(0)
+    expect(post.exitCode).toBe(0)
+    expect(post.stdout).toBe('')
+  })
+
+  it('job-end with a command other than change or heartbeat is an input error', async () => {
+    const main = await action({ ...JOB_END, command: 'hello' })
+    expect(main.exitCode).toBe(1)
+    expect(main.stdout).toContain('record-at')
+    expect(emulator.requests).toHaveLength(0)
+  })
+})
+
+describe('record-at: now', () => {
+  it('leaves the post step nothing to do: no request, no line, no summary', async () => {
+    const main = await action({})
+    expect(emulator.changes.size).toBe(1)
+    emulator.reset()
+    const post = await action({ 'job-status': 'failure' }, { state: main.state })
+    expect(post.exitCode).toBe(0)
+    expect(post.stdout).toBe('')
+    expect(post.summary).toBe('')
+    expect(emulator.requests).toHaveLength(0)
+  })
+})
+
+describe('services at the job’s end', () => {
+  it('records one change per service, each with the deploy’s outcome', async () => {
+    const { post } = await job({ services: 'api: services/api/**\nweb' }, 'failure')
+    expect(post.exitCode).toBe(0)
+    const changes = changesRecorded()
+    expect(changes.map(change => change['service']).sort()).toEqual(['api', 'web'])
+    for (const change of changes) expect(deployOf(change)['outcome']).toBe('failure')
+    expect(JSON.parse(post.outputs['change-ids'])).toHaveProperty('web')
+  })
+})
+
+describe('dry run at the job’s end', () => {
+  it('says at the main step what the post step will do, and prints at the post step what it would send', async () => {
+    const { main, post } = await job({ 'dry-run': 'true' }, 'success')
+    expect(main.stdout).toContain('the post step will print the request it would send')
+    expect(post.stdout).toMatch(/POST https:\/\/[^ ]+\/v2\/change/)
+    expect(post.stdout).toContain('\\"outcome\\":\\"success\\"')
+    expect(emulator.requests).toHaveLength(0)
+  })
+})
