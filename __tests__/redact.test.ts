@@ -11,6 +11,25 @@ function redactorFor(secret: string): Redactor {
 }
 
 describe('Redactor', () => {
+  it('removes a password from any URL, keeping the rest readable', () => {
+    const r = new Redactor()
+    expect(r.redact('clone https://bot:hunter2@git.example/x.git and ftp://u:p@h')).toBe(
+      'clone https://***@git.example/x.git and ftp://***@h'
+    )
+    expect(r.redact('mail a@b.example, see https://user@host/')).toBe(
+      'mail a@b.example, see https://user@host/'
+    )
+  })
+
+  it('returns bytes without a secret as the same buffer, and redacts those with one', () => {
+    const r = redactorFor('s3cr3t-value')
+    const clean = Buffer.from('{"a":"https://host/"}')
+    expect(r.redactBytes(clean)).toBe(clean)
+    expect(r.redactBytes(Buffer.from('x s3cr3t-value https://u:pw@h')).toString()).toBe(
+      'x *** https://***@h'
+    )
+  })
+
   it('removes the secret and its URL-encoded and JSON-escaped forms', () => {
     const r = redactorFor('k/e"y')
     expect(r.redact('a k/e"y b k%2Fe%22y c k/e\\"y')).toBe('a *** b *** c ***')

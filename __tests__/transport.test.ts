@@ -158,6 +158,37 @@ describe('Transport.send: requests and successes', () => {
     expect(received.body).toBe('{"name":"é"}\n{"name":"b"}\n')
   })
 
+  it('sends no secret in a body: the token, the key and a password in a URL become ***', async () => {
+    const token = 'ghs_pastedIntoACommitMessage0000000000'
+    const redactor = new Redactor()
+    redactor.add(token)
+    const message = `Fix login (token ${token}, key ${API_KEY}, https://bot:hunter2@git.example/x)`
+    await makeTransport({ redactor }).send({
+      ...createChange,
+      body: JSON.stringify({
+        description: message,
+        custom_metadata: JSON.stringify({ m: message })
+      })
+    })
+    const [received] = service.requests
+    expect(received.body).not.toContain(token)
+    expect(received.body).not.toContain(API_KEY)
+    expect(received.body).not.toContain('hunter2')
+    expect(JSON.parse(received.body)).toEqual({
+      description: 'Fix login (token ***, key ***, https://***@git.example/x)',
+      custom_metadata: JSON.stringify({
+        m: 'Fix login (token ***, key ***, https://***@git.example/x)'
+      })
+    })
+    expect(received.headers['content-length']).toBe(String(Buffer.byteLength(received.body)))
+  })
+
+  it('sends a body without secrets as it is, bytes untouched', async () => {
+    const ndjson = new TextEncoder().encode('{"name":"a","data":"https://host/x"}\n')
+    await makeTransport().send({ method: 'POST', path: 'v2/stream', body: ndjson })
+    expect(service.requests[0].body).toBe('{"name":"a","data":"https://host/x"}\n')
+  })
+
   it('sends a POST without a body with Content-Length 0 and no Content-Type, a GET with neither', async () => {
     const transport = makeTransport()
     await transport.send({ method: 'POST', path: 'v1/heartbeat/abc' })

@@ -152,13 +152,16 @@ export class Transport {
   async send(request: ServiceRequest): Promise<ServiceResponse> {
     const url = requestUrl(this.baseUrl, request)
     const scene = this.scene(request)
+    // No secret is ever sent, not even one pasted into a commit message the change quotes.
     const body =
       request.body === undefined
         ? undefined
-        : typeof request.body === 'string'
-          ? Buffer.from(request.body, 'utf8')
-          : // A view, not a copy: event batches are up to 1 MB each.
-            Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength)
+        : this.redactor.redactBytes(
+            typeof request.body === 'string'
+              ? Buffer.from(request.body, 'utf8')
+              : // A view, not a copy: event batches are up to 1 MB each.
+                Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength)
+          )
 
     // What a retry would need is what a later request needs too: less is as good as spent.
     if (this.budget.remainingMs < this.minRetryAttemptMs) {
