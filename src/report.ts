@@ -10,7 +10,7 @@
  */
 import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
 import type { Runner } from './action/runner.ts'
-import { errorMessage, failureKind, type FailureKind } from './errors.ts'
+import { errorMessage, failureKind, ServiceError, type FailureKind } from './errors.ts'
 import { REDACTED, type Redactor } from './redact.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
 import { collapseWhitespace, escapeControls, inert, truncateText } from './text.ts'
@@ -48,6 +48,8 @@ export class Report {
   private readonly redactor: Redactor
   private readonly sections: string[] = []
   private title = DEFAULT_TITLE
+  /** The first output that could not be written: an error for finish() unless another came first. */
+  private outputFailure: ServiceError | undefined
 
   constructor(runner: Runner, redactor: Redactor) {
     this.runner = runner
@@ -73,19 +75,36 @@ export class Report {
     return inert(this.redactor.redact(text))
   }
 
+  /**
+   * Sets an output. One that cannot be written (a full disk) does not stop the run: what was
+   * recorded stays recorded, and finish() reports the first such failure under the policy.
+   */
   output(name: OutputName, value: string): void {
-    this.runner.setOutput(name, this.outputValue(value))
+    this.writingOutput(name, () => this.runner.setOutput(name, this.outputValue(value)))
   }
 
   /** An output written line by line; see Runner.setOutputLines. */
   outputLines(name: OutputName, lines: Iterable<string>): void {
     const safe = (text: string): string => this.outputValue(text)
-    this.runner.setOutputLines(
-      name,
-      (function* () {
-        for (const line of lines) yield safe(line)
-      })()
+    this.writingOutput(name, () =>
+      this.runner.setOutputLines(
+        name,
+        (function* () {
+          for (const line of lines) yield safe(line)
+        })()
+      )
     )
+  }
+
+  private writingOutput(name: OutputName, write: () => void): void {
+    try {
+      write()
+    } catch (error) {
+      this.outputFailure ??= new ServiceError(
+        `The ${name} output could not be written: ${errorMessage(error)}. Check the runner's disk and its GITHUB_OUTPUT file.`,
+        { kind: 'configuration', call: 'GITHUB_OUTPUT' }
+      )
+    }
   }
 
   info(message: string): void {
@@ -159,10 +178,12 @@ export class Report {
     policy: FailOnError
     jobSummary: boolean
   }): Promise<void> {
-    const { error, policy, jobSummary } = options
+    const { policy, jobSummary } = options
+    const error = options.error ?? this.outputFailure
     if (error !== undefined) {
       const message = this.safe(errorMessage(error))
-      this.runner.setOutput(Outputs.Error, message)
+      // Where outputs cannot be written this one cannot either: the annotation still says it.
+      this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, message))
       if (shouldFail(failureKind(error), policy)) {
         this.runner.setFailed(message)
         this.title = this.title === DEFAULT_TITLE ? 'Failed' : `${this.title}, then failed`
@@ -189,7 +210,9 @@ export class Report {
       ? `${inFlight} was in flight, so it may already have been recorded.`
       : 'No request was in flight.'
     const message = `The run was cancelled (${signal}) before it finished. ${maybe}`
-    this.runner.setOutput(Outputs.Error, this.safe(message))
+    this.writingOutput(Outputs.Error, () =>
+      this.runner.setOutput(Outputs.Error, this.safe(message))
+    )
     this.runner.warning(this.safe(message))
     this.title = 'Cancelled'
     this.sections.unshift(`**Cancelled:** ${this.cell(message)}`)

@@ -128,3 +128,23 @@ describe('proxies', () => {
     }
   })
 })
+
+describe('an output file that cannot be written (a full disk)', () => {
+  it('still records the change and its summary; under fail-on-error false it only warns', async () => {
+    const result = await action(
+      { 'fail-on-error': 'false' },
+      { payload: PUSH_PAYLOAD, env: { GITHUB_OUTPUT: '/dev/full' } }
+    )
+    expect(result.exitCode).toBe(0)
+    expect(emulator.changes.size).toBe(1)
+    expect(result.stdout).toMatch(/::warning::The change-id output could not be written: .*ENOSPC/)
+    expect(result.summary).toContain('| Service | octo-org/octo-repo |')
+  })
+
+  it('fails the step under auto, after recording the change', async () => {
+    const result = await action({}, { payload: PUSH_PAYLOAD, env: { GITHUB_OUTPUT: '/dev/full' } })
+    expect(result.exitCode).toBe(1)
+    expect(emulator.changes.size).toBe(1)
+    expect(result.stdout).toMatch(/::error::The change-id output could not be written/)
+  })
+})
