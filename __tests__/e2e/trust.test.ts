@@ -341,6 +341,75 @@ describe('a cancelled run leaves a trace', () => {
   })
 })
 
+describe('service patterns that backtrack', () => {
+  /** Paths that make `*a*a*…*b` backtrack: long runs of `a` with no `b`. */
+  const SLOW_PATHS = Array.from({ length: 5 }, (_, i) => `${'a'.repeat(63)}${i}/x`)
+  const BEFORE = '1'.repeat(40)
+  const AFTER = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678'
+  const pushOf = (paths: string[]) => ({
+    ref: 'refs/heads/main',
+    before: BEFORE,
+    after: AFTER,
+    commits: [{ id: AFTER, message: 'Add files', added: paths, modified: [], removed: [] }]
+  })
+  const inputs = (server: { url: string }) => ({
+    'api-key': API_KEY,
+    'base-url': server.url,
+    'include-commits': 'true',
+    'github-token': '',
+    services: 'api: **/*a*a*a*a*a*a*a*b\nweb: web/**'
+  })
+
+  it('are cut short at the selection bound: every service is recorded, with the reason', async () => {
+    const server = await hostile((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json' })
+      response.end(JSON.stringify({ id: `chg-${server.requests.length}` }))
+    })
+    const run = await runAction({
+      inputs: inputs(server),
+      payload: pushOf(SLOW_PATHS),
+      caCertPath: certPath,
+      timeoutMs: 15_000
+    })
+    expect(run.exitCode).toBe(0)
+    expect(server.requests).toHaveLength(2)
+    expect(run.stdout).toMatch(
+      /::notice::Every service is recorded: matching .* took longer than 2 s/
+    )
+    expect(run.durationMs).toBeLessThan(6000)
+  })
+
+  it('do not hide a cancellation: a signal during the selection is reported once it ends', async () => {
+    let child: ChildProcess | undefined
+    let signalledAt = 0
+    let spawnedAt = 0
+    const server = await hostile((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json' })
+      response.end('{"id":"chg-1"}')
+    })
+    const run = await runAction({
+      inputs: inputs(server),
+      payload: pushOf(SLOW_PATHS),
+      caCertPath: certPath,
+      timeoutMs: 15_000,
+      onSpawn: spawned => {
+        child = spawned
+        spawnedAt = performance.now()
+        setTimeout(() => {
+          signalledAt = performance.now() - spawnedAt
+          child?.kill('SIGTERM')
+        }, 600)
+      }
+    })
+    expect(signalledAt).toBeGreaterThan(0)
+    expect(run.exitCode).toBe(143)
+    expect(run.outputs['error']).toMatch(/cancelled \(SIGTERM\)/)
+    expect(run.stdout).toMatch(/^::warning::.*cancel/im)
+    // The selection holds the event loop for at most its 2 s bound; then the exit is prompt.
+    expect(run.exitAtMs - signalledAt).toBeLessThan(2000 + 1000)
+  })
+})
+
 describe('the key never shows, in any form', () => {
   it.each([
     ['as it is', ''],
