@@ -203,7 +203,12 @@ describe('repository YAML', () => {
   })
 
   it('action.yml is a valid action on the node24 runtime', () => {
-    expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' })
+    expect(action.runs).toEqual({
+      using: 'node24',
+      main: 'dist/index.js',
+      post: 'dist/index.js',
+      'post-if': 'always()'
+    })
     // The validator's bundled schema predates node24; everything else is checked against it.
     const asKnownRuntime = actionYaml.replace('using: node24', 'using: node20')
     expect(validateAction(asKnownRuntime).errors).toEqual([])

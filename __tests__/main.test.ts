@@ -174,14 +174,14 @@ describe('ACTION_VERSION', () => {
 })
 
 describe('when reporting itself fails', () => {
-  it('still fails the step with a plain, redacted message', async () => {
+  it('an output that cannot be written fails the step with a plain, redacted message', async () => {
     const r = runner()
     r.setOutput = () => {
       throw new Error(`Missing file at path: /tmp/out-${emulator.apiKey}`)
     }
     await run(r, PUSH_ENV)
     expect(r.failures).toHaveLength(1)
-    expect(r.failures[0]).toContain('could not report its result')
+    expect(r.failures[0]).toContain('The change-id output could not be written')
     expect(r.failures[0]).not.toContain(emulator.apiKey)
   })
 

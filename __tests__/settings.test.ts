@@ -54,7 +54,9 @@ describe('readSettings', () => {
       maxAttempts: 4,
       jobSummary: true,
       githubToken: '',
-      includeCommits: true
+      includeCommits: true,
+      recordAt: 'now',
+      jobOutcome: 'unknown'
     })
   })
 
@@ -83,7 +85,9 @@ describe('readSettings', () => {
       [Inputs.ChangeId]: 'chg-9',
       [Inputs.GithubToken]: 'ghs_token123',
       [Inputs.IncludeCommits]: 'false',
-      [Inputs.PreviousVersion]: 'v1.2.3'
+      [Inputs.PreviousVersion]: 'v1.2.3',
+      [Inputs.RecordAt]: 'job-end',
+      [Inputs.JobStatus]: 'cancelled'
     })
     expect(settings).toEqual({
       apiKey: API_KEY,
@@ -112,8 +116,19 @@ describe('readSettings', () => {
       changeId: 'chg-9',
       githubToken: 'ghs_token123',
       includeCommits: false,
-      previousVersion: 'v1.2.3'
+      previousVersion: 'v1.2.3',
+      recordAt: 'job-end',
+      jobOutcome: 'cancelled'
     })
+  })
+
+  it('refuses a record-at other than now or job-end, and job-end with a command that records nothing', () => {
+    expect(() => read({ [Inputs.RecordAt]: 'later' })).toThrow(
+      'Input "record-at" must be one of now, job-end; got "later".'
+    )
+    expect(() =>
+      read({ [Inputs.RecordAt]: 'job-end', [Inputs.Command]: 'get-change', [Inputs.ChangeId]: 'c' })
+    ).toThrow(/Input "record-at" may be "job-end" only when command is "change" or "heartbeat"/)
   })
 
   it('keeps the events input raw and the events-file path as given', () => {
