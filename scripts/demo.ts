@@ -92,7 +92,43 @@ try {
       2
     )
   )
-  if (recorded.exitCode !== 0 || read.exitCode !== 0) process.exitCode = 1
+
+  heading('3. record-at: job-end, and the deploy between the two steps fails')
+  const jobEndInputs = { ...inputs, 'record-at': 'job-end', 'github-token': DEMO_TOKEN }
+  const before = await runBundledAction({
+    inputs: jobEndInputs,
+    eventName: 'push',
+    payload: sample.pushPayload,
+    env: gitHubContext,
+    caCertPath: certificate.certPath
+  })
+  console.log('The step before the deploy (main):')
+  show(before)
+  console.log('\n  ./deploy.sh production   -> exits 1: the job fails\n')
+  const after = await runBundledAction({
+    inputs: { ...jobEndInputs, 'job-status': 'failure' },
+    eventName: 'push',
+    payload: sample.pushPayload,
+    env: gitHubContext,
+    caCertPath: certificate.certPath,
+    state: before.state
+  })
+  console.log('The post step, after the failed deploy:')
+  show(after)
+  const failed = emulator.changes.get(after.outputs['change-id'] ?? '')
+  heading('The failed deploy as the emulator stored it')
+  console.log(
+    JSON.stringify(
+      {
+        description: failed?.description,
+        created_at: failed?.created_at,
+        deploy: (JSON.parse(String(failed?.custom_metadata ?? '{}')) as { deploy?: unknown }).deploy
+      },
+      null,
+      2
+    )
+  )
+  if ([recorded, read, before, after].some(run => run.exitCode !== 0)) process.exitCode = 1
 } finally {
   await Promise.all([emulator.close(), github.close()])
 }
