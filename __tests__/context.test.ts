@@ -470,3 +470,12 @@ describe('readRunContext', () => {
     expect(defaultsOfRun(context).version).toBe(MAIN_HEAD)
   })
 })
+
+describe('the fallback description', () => {
+  it('obeys the same 200-character bound as a looked-up one, whatever the payload holds', () => {
+    const payload = { deployment: { sha: MAIN_HEAD, environment: 'e'.repeat(100_000) } }
+    const defaults = contextDefaults('deployment', payload, runEnv('deployment'))
+    expect(Array.from(defaults.description).length).toBeLessThanOrEqual(200)
+    expect(defaults.description).toMatch(/^Deploy d2c8cd8 of octo-org\/shop-api to e+…$/)
+  })
+})

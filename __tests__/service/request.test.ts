@@ -1,8 +1,10 @@
 /** Where a request goes and how messages name it: pure functions, no network. */
 import { describe, expect, it } from '@jest/globals'
+import { ServiceError } from '../../src/errors.ts'
 import {
   addressName,
   callName,
+  MAX_URL_CHARS,
   requestUrl,
   type ServiceRequest
 } from '../../src/service/request.ts'
@@ -44,5 +46,22 @@ describe('addressName', () => {
     )
     expect(addressName(new URL('https://127.0.0.1:8443/'))).toBe('https://127.0.0.1:8443')
     expect(addressName(new URL('https://[::1]:9/'))).toBe('https://[::1]:9')
+  })
+})
+
+describe('a URL the action refuses to build', () => {
+  it('is named as refused, with the call, never sent as an unreachable one', () => {
+    const request = { method: 'GET' as const, path: `v2/change/${'c'.repeat(MAX_URL_CHARS)}` }
+    let error: unknown
+    try {
+      requestUrl(new URL('https://service.example/'), request)
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(ServiceError)
+    expect((error as ServiceError).kind).toBe('configuration')
+    expect((error as Error).message).toMatch(
+      /^GET \/v2\/change\/c+ was not sent: the action refuses to build a URL of \d+ characters \(at most 400000\)/
+    )
   })
 })

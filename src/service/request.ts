@@ -3,6 +3,7 @@
  * sends anything, so a dry run prints the same requests a real run sends.
  */
 import type { IncomingHttpHeaders } from 'node:http'
+import { ServiceError } from '../errors.ts'
 
 /** The header that carries the API key; the key goes nowhere else. */
 export const API_KEY_HEADER = 'X-Service-ApiKey'
@@ -46,13 +47,28 @@ export function serviceRoot(baseUrl: URL): URL {
   return root
 }
 
-/** The absolute URL of a request (root + path + query). Never leaves the root's origin and prefix. */
+/**
+ * The longest URL the action builds: 1000 event ids of UUID length fit in a tenth of it, and
+ * servers and proxies refuse far shorter ones, so a longer URL is a mistake to name, not to send.
+ */
+export const MAX_URL_CHARS = 400_000
+
+/**
+ * The absolute URL of a request (root + path + query). Never leaves the root's origin and prefix;
+ * one longer than MAX_URL_CHARS is refused, as a configuration error naming the call.
+ */
 export function requestUrl(baseUrl: URL, request: ServiceRequest): URL {
   const root = serviceRoot(baseUrl)
   const url = new URL(request.path.replace(/^\/+/, ''), root)
   url.search = request.query ? `?${request.query}` : ''
   if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) {
     throw new Error(`The request path ${JSON.stringify(request.path)} leaves the service root.`)
+  }
+  if (url.href.length > MAX_URL_CHARS) {
+    throw new ServiceError(
+      `${callName(request)} was not sent: the action refuses to build a URL of ${url.href.length} characters (at most ${MAX_URL_CHARS}). Shorten the id it carries.`,
+      { kind: 'configuration', call: callName(request) }
+    )
   }
   return url
 }
