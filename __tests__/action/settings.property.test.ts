@@ -9,20 +9,20 @@ import {
   MAX_CREATED_AT_FUTURE_SECONDS,
   TIMEOUT_SECONDS_MAX,
   TIMEOUT_SECONDS_MIN
-} from '../src/action/names.ts'
-import type { InputName } from '../src/action/names.ts'
-import { InputError } from '../src/errors.ts'
-import { inputError } from './support/input-error.ts'
-import { parseBaseUrl } from '../src/action/base-url.ts'
-import { parseCreatedAt } from '../src/action/created-at.ts'
+} from '../../src/action/names.ts'
+import type { InputName } from '../../src/action/names.ts'
+import { InputError } from '../../src/errors.ts'
+import { inputError } from '../support/input-error.ts'
+import { parseBaseUrl } from '../../src/action/base-url.ts'
+import { parseCreatedAt } from '../../src/action/created-at.ts'
 import {
   parseBoolean,
   parseEventIds,
   parseLabels,
   parseWholeNumber
-} from '../src/action/parsers.ts'
-import { readSettings } from '../src/action/settings.ts'
-import type { Settings } from '../src/action/settings.ts'
+} from '../../src/action/parsers.ts'
+import { readSettings } from '../../src/action/settings.ts'
+import type { Settings } from '../../src/action/settings.ts'
 
 const NUM_RUNS = 200
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { githubRunner } from '../src/action/runner.ts'
-import { parseOutputFile } from './support/run-action.ts'
+import { githubRunner } from '../../src/action/runner.ts'
+import { parseOutputFile } from '../support/run-action.ts'
 
 let dir: string
 const saved = { ...process.env }

@@ -4,19 +4,19 @@ import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../src/service/client.ts'
-import { ServiceError } from '../src/errors.ts'
-import { BatchBuilder, eventBatches, type EventBatch } from '../src/events/batches.ts'
-import { EventsError } from '../src/events/events-error.ts'
-import type { EventSource } from '../src/events/source.ts'
+import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../../src/service/client.ts'
+import { ServiceError } from '../../src/errors.ts'
+import { BatchBuilder, eventBatches, type EventBatch } from '../../src/events/batches.ts'
+import { EventsError } from '../../src/events/events-error.ts'
+import type { EventSource } from '../../src/events/source.ts'
 import {
   CONCURRENT_BATCHES,
   describePartialFailure,
   describePositions,
   streamEvents,
   type StreamResult
-} from '../src/events/stream.ts'
-import { validateEvents } from '../src/events/validate.ts'
+} from '../../src/events/stream.ts'
+import { validateEvents } from '../../src/events/validate.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 

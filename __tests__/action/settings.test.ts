@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals'
-import { COMMANDS, Inputs, MAX_CREATED_AT_FUTURE_SECONDS } from '../src/action/names.ts'
-import type { InputName } from '../src/action/names.ts'
-import { InputError } from '../src/errors.ts'
-import { inputError } from './support/input-error.ts'
-import { parseBaseUrl } from '../src/action/base-url.ts'
-import { parseCreatedAt } from '../src/action/created-at.ts'
+import { COMMANDS, Inputs, MAX_CREATED_AT_FUTURE_SECONDS } from '../../src/action/names.ts'
+import type { InputName } from '../../src/action/names.ts'
+import { InputError } from '../../src/errors.ts'
+import { inputError } from '../support/input-error.ts'
+import { parseBaseUrl } from '../../src/action/base-url.ts'
+import { parseCreatedAt } from '../../src/action/created-at.ts'
 import {
   parseBoolean,
   parseCommand,
@@ -13,9 +13,9 @@ import {
   parseJson,
   parseLabels,
   parseWholeNumber
-} from '../src/action/parsers.ts'
-import { readSettings } from '../src/action/settings.ts'
-import type { ChangeFields, GetInput, Settings } from '../src/action/settings.ts'
+} from '../../src/action/parsers.ts'
+import { readSettings } from '../../src/action/settings.ts'
+import type { ChangeFields, GetInput, Settings } from '../../src/action/settings.ts'
 
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)
 const NOW_S = NOW_MS / 1000

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { Buffer } from 'node:buffer'
 import fc from 'fast-check'
-import { BatchBuilder, type EventBatch } from '../src/events/batches.ts'
-import type { EventLine } from '../src/events/event.ts'
+import { BatchBuilder, type EventBatch } from '../../src/events/batches.ts'
+import type { EventLine } from '../../src/events/event.ts'
 
 // Small limits, so that random inputs reach both of them often.
 const limits = { maxEvents: 5, maxBytes: 60 }

@@ -4,14 +4,14 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import nock from 'nock'
-import { Redactor } from '../src/redact.ts'
+import { Redactor } from '../../src/redact.ts'
 import {
   MAX_ID_CHARS,
   ServiceClient,
   serviceRequests,
   type CallHints
-} from '../src/service/client.ts'
-import { Transport } from '../src/service/transport.ts'
+} from '../../src/service/client.ts'
+import { Transport } from '../../src/service/transport.ts'
 
 const BASE = 'https://service.example.com'
 const KEY = 'client-test-key-0123'

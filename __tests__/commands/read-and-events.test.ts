@@ -6,11 +6,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { combineResults } from '../src/commands/events.ts'
-import { run } from '../src/main.ts'
-import { Emulator } from '../emulator/emulator.ts'
-import { FakeRunner } from './support/fake-runner.ts'
-import { trustTestCertificate } from '../emulator/tls.ts'
+import { combineResults } from '../../src/commands/events.ts'
+import { run } from '../../src/main.ts'
+import { Emulator } from '../../emulator/emulator.ts'
+import { FakeRunner } from '../support/fake-runner.ts'
+import { trustTestCertificate } from '../../emulator/tls.ts'
 
 let emulator: Emulator
 let workspace: string

@@ -5,17 +5,17 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { generate } from 'selfsigned'
-import { ServiceError } from '../src/errors.ts'
-import { Redactor } from '../src/redact.ts'
+import { ServiceError } from '../../src/errors.ts'
+import { Redactor } from '../../src/redact.ts'
 import {
   API_KEY_HEADER,
   callName,
   Transport,
   type ServiceRequest,
   type TransportOptions
-} from '../src/service/transport.ts'
-import { startConnectProxy, type ConnectProxy } from './support/connect-proxy.ts'
-import { TEST_SERVICE_HOST, trustTestCertificate, type TestCertificate } from '../emulator/tls.ts'
+} from '../../src/service/transport.ts'
+import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.ts'
+import { TEST_SERVICE_HOST, trustTestCertificate, type TestCertificate } from '../../emulator/tls.ts'
 import {
   closedPort,
   failFirst,
@@ -24,7 +24,7 @@ import {
   startServer,
   startSilentServer,
   type TestServer
-} from './service/loopback.ts'
+} from '../service/loopback.ts'
 
 const API_KEY = 'k3y-S3cr3t/value'
 const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'] as const

@@ -6,11 +6,11 @@ import {
   MAX_SERVICES_LINE_CHARS,
   MAX_SERVICE_NAME_CHARS,
   parseServices
-} from '../src/action/services-input.ts'
-import type { ServiceSpec } from '../src/affected-services.ts'
-import { Inputs } from '../src/action/names.ts'
-import { hasUnsafeCharacter } from '../src/text.ts'
-import { inputError } from './support/input-error.ts'
+} from '../../src/action/services-input.ts'
+import type { ServiceSpec } from '../../src/affected-services.ts'
+import { Inputs } from '../../src/action/names.ts'
+import { hasUnsafeCharacter } from '../../src/text.ts'
+import { inputError } from '../support/input-error.ts'
 
 /** The error's message, checked to be one safe line that names the input and the line. */
 function problem(raw: string, line: number): string {
