@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { lookUpShipped, type LookupOptions } from '../../src/shipped/lookup.ts'
-import { MAX_API_CALLS } from '../../src/shipped/github-api.ts'
+import { MAX_API_CALLS } from '../../src/shipped/github-client.ts'
 import { MAX_COMMITS } from '../../src/shipped/compare.ts'
 import { comparePage, history, REPOSITORY, sha, TOKEN, type FakeCommit } from './github-fixtures.ts'
 
@@ -44,7 +44,8 @@ function options(overrides: Partial<LookupOptions> = {}): LookupOptions {
     repository: REPOSITORY,
     eventName: 'workflow_dispatch',
     payload: {},
-    env: { GITHUB_RUN_ID: RUN_ID },
+    runId: RUN_ID,
+    advice: { tokenInput: 'github-token' },
     version: VERSION,
     budgetMs: 5000,
     ...overrides
@@ -271,7 +272,7 @@ describe('the push payload (rule 5)', () => {
       commitCount: 2,
       apiCalls: 0,
       compareUrl: `https://github.com/${REPOSITORY}/compare/${before}...${VERSION}`,
-      changedFiles: ['a.ts', 'b.ts', 'c.ts'],
+      changedFiles: [{ path: 'a.ts' }, { path: 'b.ts' }, { path: 'c.ts' }],
       changedFilesComplete: true
     })
     expect(shipped.commits).toEqual([
@@ -358,7 +359,7 @@ describe('the compare', () => {
     mockCompare(PREVIOUS, history(2), { files: ['a.ts', 'b.ts'] })
     const small = await lookUpShipped(options({ previousVersion: PREVIOUS }))
     expect(small.shipped).toMatchObject({
-      changedFiles: ['a.ts', 'b.ts'],
+      changedFiles: [{ path: 'a.ts' }, { path: 'b.ts' }],
       changedFilesComplete: true
     })
 
@@ -496,7 +497,7 @@ describe('GitHub Enterprise Server', () => {
     const root = 'https://ghes.example.com/api/v3'
     const scope = nock('https://ghes.example.com', {
       reqheaders: {
-        authorization: `Bearer ${TOKEN}`,
+        authorization: `token ${TOKEN}`,
         'x-github-api-version': '2022-11-28',
         accept: 'application/vnd.github+json'
       }

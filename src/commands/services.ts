@@ -83,7 +83,10 @@ function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): Ch
     return { complete: false, reason: 'the lookup did not read them' }
   }
   return {
-    files: shipped.changedFiles,
+    // Both paths of a rename, so that a service matching either one is touched.
+    files: shipped.changedFiles.flatMap(file =>
+      file.previousPath ? [file.path, file.previousPath] : [file.path]
+    ),
     complete: shipped.changedFilesComplete,
     reason: shipped.changedFilesComplete ? undefined : "GitHub's compare lists at most 300 files"
   }

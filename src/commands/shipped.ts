@@ -2,7 +2,7 @@
  * What a change ships, for the `change` command: the lookup (which never fails the run), its
  * place in the change's defaults, its outputs, and its table in the job summary.
  */
-import { Outputs } from '../action/names.ts'
+import { Inputs, Outputs } from '../action/names.ts'
 import type { Settings } from '../action/settings.ts'
 import type { ChangeDefaults, Env } from '../context.ts'
 import type { Report } from '../report.ts'
@@ -41,10 +41,11 @@ export async function findShipped(
     repository,
     eventName: env['GITHUB_EVENT_NAME']?.trim() ?? '',
     payload,
-    env,
+    runId: env['GITHUB_RUN_ID']?.trim(),
     version,
     previousVersion: settings.previousVersion,
-    environment: settings.change.environment ?? defaults.environment
+    environment: settings.change.environment ?? defaults.environment,
+    advice: { tokenInput: Inputs.GithubToken }
   })
   if (warning) report.warning(warning)
   return shipped
