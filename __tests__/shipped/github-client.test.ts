@@ -224,7 +224,11 @@ describe('the token goes to the API only', () => {
     })
     const { warning } = await lookUpShipped(options(`${api.origin}/api/v3`))
     expect(api.requests).toEqual([
-      { url: `${COMPARE_PATH}?per_page=250`, authorization: `token ${TOKEN}`, apiVersion: '2022-11-28' }
+      {
+        url: `${COMPARE_PATH}?per_page=250`,
+        authorization: `token ${TOKEN}`,
+        apiVersion: '2022-11-28'
+      }
     ])
     expect(elsewhere.requests).toEqual([])
     expect(warning).toContain('answered a redirect (HTTP 302), which is never followed')
