@@ -1,7 +1,9 @@
 /**
- * The lookup's sockets, against real loopback HTTPS servers: the time budget (a hung API, a proxy
- * that never answers CONNECT), resets, redirects and links to another origin (the token never
- * follows), proxies by the service's rules, and a process that exits as soon as the lookup is done.
+ * The lookup's GitHub client against real loopback HTTPS servers: the time budget (a hung API, a
+ * hung later page, a proxy that never answers CONNECT), the call limit, resets, answers too large,
+ * redirects and links that leave the API (the token never follows), requests refused before they
+ * are sent, proxies by the toolkit's rules, a process that exits as soon as the lookup is done, and
+ * a toolkit that is loaded only when a call is made.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
@@ -11,6 +13,9 @@ import { createServer, type Server } from 'node:https'
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { ApiError } from '../../src/shipped/api-failure.ts'
+import { MAX_GITHUB_RESPONSE_BYTES } from '../../src/shipped/bounded-fetch.ts'
+import { GitHubClient, MAX_URL_CHARS } from '../../src/shipped/github-client.ts'
 import { lookUpShipped, type LookupOptions } from '../../src/shipped/lookup.ts'
 import {
   TEST_SERVICE_HOST,
@@ -205,6 +210,140 @@ describe('the time budget', () => {
   })
 })
 
+describe('the call limit', () => {
+  it('does not make a call past the limit', async () => {
+    const api = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end('[]')
+    })
+    const client = new GitHubClient({ apiUrl: `${api.origin}/api/v3`, token: TOKEN, maxCalls: 2 })
+    try {
+      const list = () =>
+        client.call(octokit => octokit.rest.repos.listReleases({ owner: 'acme', repo: 'shop' }))
+      await list()
+      await list()
+      await expect(list()).rejects.toMatchObject({
+        failure: { type: 'call-limit', call: 'GET /repos/acme/shop/releases' }
+      })
+      expect(api.requests).toHaveLength(2)
+      expect(client.calls).toBe(2)
+    } finally {
+      client.close()
+    }
+  })
+})
+
+describe('the time budget on a later page', () => {
+  it('keeps what the first compare page said when a later page hangs past the budget', async () => {
+    let hungSocketClosed = false
+    const api = await startServer((req, res) => {
+      if (/[?&]page=/.test(req.url ?? '')) {
+        req.socket.once('close', () => (hungSocketClosed = true))
+        return
+      }
+      const page = comparePage({
+        base: PREVIOUS,
+        head: VERSION,
+        commits: history(600),
+        files: ['a.ts', 'b.ts'],
+        pageUrl: `${api.origin}${COMPARE_PATH}?per_page=250`
+      })
+      res.writeHead(200, page.headers)
+      res.end(JSON.stringify(page.body))
+    })
+    const started = Date.now()
+    const { shipped, warning } = await lookUpShipped(
+      options(`${api.origin}/api/v3`, { budgetMs: 400 })
+    )
+    expect(Date.now() - started).toBeLessThan(1500)
+    expect(shipped).toMatchObject({
+      commitCount: 600,
+      changedFiles: [{ path: 'a.ts' }, { path: 'b.ts' }],
+      changedFilesComplete: true,
+      apiCalls: 2
+    })
+    expect(shipped.commits).toHaveLength(50)
+    expect(warning).toContain("within the lookup's time budget of 0.4 s")
+    expect(warning).toMatch(/recorded with what was found\.$/)
+    // The hung call ends with the budget; an idle keep-alive connection may stay until it times out.
+    await eventually(() => hungSocketClosed, 1000)
+  })
+})
+
+describe('answers too large', () => {
+  const CHUNK = Buffer.alloc(64 * 1024, 'x')
+
+  it('stops reading an answer streamed past the bound, and closes the connection', async () => {
+    let written = 0
+    const api = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('["')
+      const pump = (): void => {
+        while (written <= 2 * MAX_GITHUB_RESPONSE_BYTES) {
+          written += CHUNK.length
+          if (!res.write(CHUNK)) {
+            res.once('drain', pump)
+            return
+          }
+        }
+        res.end('"]')
+      }
+      res.on('error', () => {})
+      pump()
+    })
+    const { shipped, warning } = await lookUpShipped(options(`${api.origin}/api/v3`))
+    expect(warning).toContain(
+      `GET /repos/${REPOSITORY}/compare/${PREVIOUS}...${VERSION} answered more than 10 MiB, which is refused`
+    )
+    expect(shipped.commitCount).toBeUndefined()
+    expect(written).toBeLessThan(2 * MAX_GITHUB_RESPONSE_BYTES)
+    await eventually(() => api.openSockets.size === 0, 2000)
+  })
+
+  it('refuses an answer whose declared length is past the bound, before reading it', async () => {
+    const api = await startServer((_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': String(MAX_GITHUB_RESPONSE_BYTES + 1)
+      })
+      res.write('[')
+    })
+    const { warning } = await lookUpShipped(options(`${api.origin}/api/v3`))
+    expect(warning).toContain('answered more than 10 MiB, which is refused')
+  })
+})
+
+describe('requests refused before they are sent', () => {
+  it('does not send a URL longer than the bound, and says it was refused', async () => {
+    const api = await startServer((_req, res) => res.end('{}'))
+    const { warning } = await lookUpShipped(
+      options(`${api.origin}/api/v3`, { previousVersion: `v${'1'.repeat(MAX_URL_CHARS)}` })
+    )
+    expect(api.requests).toEqual([])
+    expect(warning).toContain(
+      `was refused before it was sent: its URL is longer than ${MAX_URL_CHARS} characters`
+    )
+    expect(warning).not.toContain('could not be reached')
+  })
+
+  it.each(['..%2f..%2fother', '..%2F..%2Fother', '%2e%2e/%2e%2e/other', 'x/..%5c..%5cother'])(
+    'never sends the token to a link below the root only before decoding (%s)',
+    async climb => {
+      const api = await startServer((_req, res) => res.end('{}'))
+      const client = new GitHubClient({ apiUrl: `${api.origin}/api/v3/`, token: TOKEN })
+      try {
+        const link = new URL(`${api.origin}/api/v3/${climb}?page=3`)
+        expect(client.isBelowRoot(link)).toBe(false)
+        await expect(client.getUrl(link)).rejects.toBeInstanceOf(ApiError)
+        expect(api.requests).toEqual([])
+        expect(client.calls).toBe(0)
+      } finally {
+        client.close()
+      }
+    }
+  )
+})
+
 describe('faults on the wire', () => {
   it('a reset becomes one warning naming the call and the code', async () => {
     const api = await startServer(req => req.socket.destroy())
@@ -252,6 +391,47 @@ describe('the token goes to the API only', () => {
     expect(shipped.apiCalls).toBe(1)
     expect(elsewhere.requests).toEqual([])
   })
+})
+
+describe('the toolkit is loaded only for a call', () => {
+  it('does not load @actions/github for lookups that make no call, and loads it for one that does', async () => {
+    const api = await startServer((_req, res) => res.end('{}'))
+    const dir = mkdtempSync(join(tmpdir(), 'cta-shipped-'))
+    const script = join(dir, 'loading-child.ts')
+    const lookupPath = JSON.stringify(join(process.cwd(), 'src/shipped/lookup.ts'))
+    writeFileSync(
+      script,
+      [
+        `import { registerHooks } from 'node:module'`,
+        `const loaded: string[] = []`,
+        `registerHooks({ resolve(specifier, context, next) {`,
+        `  if (specifier === '@actions/github') loaded.push(specifier)`,
+        `  return next(specifier, context)`,
+        `} })`,
+        `const { lookUpShipped } = await import(${lookupPath})`,
+        `const options = ${JSON.stringify(options(`${api.origin}/api/v3`, { budgetMs: 2000 }))}`,
+        `await lookUpShipped({ ...options, token: '' })`,
+        `await lookUpShipped({ ...options, previousVersion: options.version })`,
+        `const withoutCalls = loaded.length`,
+        `await lookUpShipped(options)`,
+        `console.log(JSON.stringify({ withoutCalls, withCalls: loaded.length }))`
+      ].join('\n')
+    )
+    const stdout = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, [script], {
+        cwd: process.cwd(),
+        env: { PATH: process.env.PATH ?? '', NODE_EXTRA_CA_CERTS: certificate.certPath },
+        stdio: ['ignore', 'pipe', 'pipe']
+      })
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()))
+      child.on('exit', code => (code === 0 ? resolve(out) : reject(new Error(err))))
+    })
+    expect(JSON.parse(stdout)).toEqual({ withoutCalls: 0, withCalls: 1 })
+    expect(api.requests).toHaveLength(1)
+  }, 15_000)
 })
 
 describe('proxies, by the same rules as the service calls', () => {
