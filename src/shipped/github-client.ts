@@ -7,10 +7,11 @@
  */
 import type { getOctokit } from '@actions/github'
 import { Redactor } from '../redact.ts'
-import { collapseWhitespace, truncateText } from '../text.ts'
-import { ApiError, type ApiFailure } from './api-failure.ts'
+import { truncateText } from '../text.ts'
+import { ApiError } from './api-failure.ts'
 import { boundedFetch } from './bounded-fetch.ts'
 import { proxyFetchFor, type ProxyFetch } from './proxy-fetch.ts'
+import { errorCode, failureOfRequest } from './request-failure.ts'
 import { untrusted, type Untrusted } from './untrusted.ts'
 
 /** At most this many GitHub API calls per lookup, whatever the history: no paging through all of it. */
@@ -23,11 +24,8 @@ export const GITHUB_API_VERSION = '2022-11-28'
 export const MAX_URL_CHARS = 8 * 1024
 
 const USER_AGENT = 'change-tracking-action'
-/** GitHub's messages are short; anything longer is cut (after the token is removed). */
-const MAX_MESSAGE_EXCERPT_CHARS = 120
 /** A call's name in a message is cut to this: a path built from a long input stays readable. */
 const MAX_CALL_NAME_CHARS = 200
-const FIRST_ERROR_STATUS = 400
 
 export type Octokit = ReturnType<typeof getOctokit>
 
@@ -217,7 +215,14 @@ export class GitHubClient {
       try {
         response = await request(options)
       } catch (error) {
-        throw new ApiError(this.failureOf(error, call, proxy.proxy))
+        throw new ApiError(
+          failureOfRequest(error, {
+            call,
+            proxy: proxy.proxy,
+            budgetMs: this.timedOut ? this.budgetMs : undefined,
+            redact: text => this.redactor.redact(text)
+          })
+        )
       }
       if (typeof response.data === 'string') {
         const contentType = response.headers['content-type']
@@ -257,44 +262,8 @@ export class GitHubClient {
     if (this.callsMade >= this.maxCalls) throw new ApiError({ type: 'call-limit', call })
   }
 
-  /** What went wrong with a call that was sent. */
-  private failureOf(error: unknown, call: string, proxy: string | undefined): ApiFailure {
-    const causes = causeChain(error)
-    const own = causes.find((cause): cause is ApiError => cause instanceof ApiError)
-    if (own) return own.failure
-    if (this.timedOut) return { type: 'budget', call, budgetMs: this.budgetMs }
-    const answered = answerOf(error)
-    if (answered) {
-      return {
-        type: 'status',
-        call,
-        status: answered.status,
-        ...this.messageOf(answered.data),
-        ...rateLimit(answered.status, answered.headers)
-      }
-    }
-    const tunnelStatus = causes
-      .map(cause => /Proxy response \((\d{3})\)/.exec(messageText(cause))?.[1])
-      .find(Boolean)
-    if (proxy && tunnelStatus) return { type: 'proxy', call, proxy, status: Number(tunnelStatus) }
-    return { type: 'network', call, code: errorCode(causes), ...(proxy ? { proxy } : {}) }
-  }
-
   private unexpected(error: unknown): ApiError {
-    return new ApiError({
-      type: 'network',
-      call: 'a GitHub API call',
-      code: errorCode(causeChain(error))
-    })
-  }
-
-  /** GitHub's `message`, without the token, collapsed and then cut. */
-  private messageOf(data: unknown): { message?: string } {
-    const message = untrusted<{ message: string }>(data)?.message
-    if (typeof message !== 'string') return {}
-    // Removed before cutting (in every encoded form too): a cut must never leave part of it.
-    const collapsed = collapseWhitespace(this.redactor.redact(message))
-    return collapsed ? { message: truncateText(collapsed, MAX_MESSAGE_EXCERPT_CHARS) } : {}
+    return new ApiError({ type: 'network', call: 'a GitHub API call', code: errorCode(error) })
   }
 }
 
@@ -319,66 +288,4 @@ function apiRoot(apiUrl: string): URL {
   root.hash = ''
   if (!root.pathname.endsWith('/')) root.pathname += '/'
   return root
-}
-
-/** An error and its causes, outermost first (bounded: a cycle ends it). */
-function causeChain(error: unknown): unknown[] {
-  const chain: unknown[] = []
-  for (let at = error; at !== undefined && at !== null && !chain.includes(at);) {
-    chain.push(at)
-    at = (at as { cause?: unknown }).cause
-  }
-  return chain
-}
-
-function messageText(error: unknown): string {
-  const message = (error as { message?: unknown } | null)?.message
-  return typeof message === 'string' ? message : ''
-}
-
-/** The answer of an error status, as Octokit's RequestError carries it. */
-function answerOf(
-  error: unknown
-): { status: number; data: unknown; headers: Record<string, unknown> } | undefined {
-  const response = (error as { response?: unknown } | null)?.response as
-    { status?: unknown; data?: unknown; headers?: unknown } | undefined
-  if (typeof response?.status !== 'number' || response.status < FIRST_ERROR_STATUS) return undefined
-  const headers =
-    typeof response.headers === 'object' && response.headers !== null
-      ? (response.headers as Record<string, unknown>)
-      : {}
-  return { status: response.status, data: response.data, headers }
-}
-
-/** The system's code ("ECONNRESET") when a cause has one, else the innermost error's code or name. */
-function errorCode(causes: unknown[]): string {
-  const codes = causes
-    .map(cause => (cause as { code?: unknown }).code)
-    .filter((code): code is string => typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code))
-  const systemCode = codes.find(code => /^E[A-Z]+$/.test(code))
-  const name = causes
-    .map(cause => (cause as { name?: unknown }).name)
-    .filter((value): value is string => typeof value === 'string')
-    .at(-1)
-  return systemCode ?? codes.at(-1) ?? name ?? 'an error'
-}
-
-function headerText(value: unknown): string | undefined {
-  if (Array.isArray(value)) return value.join(', ')
-  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined
-}
-
-/** GitHub signals an exhausted rate limit by x-ratelimit-remaining: 0 (primary) or Retry-After (secondary). */
-function rateLimit(
-  status: number,
-  headers: Record<string, unknown>
-): { rateLimited: boolean; resetAt?: string } {
-  if (status !== 403 && status !== 429) return { rateLimited: false }
-  const remaining = headerText(headers['x-ratelimit-remaining'])
-  const retryAfter = headerText(headers['retry-after'])
-  const rateLimited = status === 429 || remaining === '0' || retryAfter !== undefined
-  const reset = new Date(Number(headerText(headers['x-ratelimit-reset'])) * 1000)
-  // A reset beyond what a Date holds (or not a number) is not said rather than thrown on.
-  const resetAt = rateLimited && reset.getTime() > 0 ? reset.toISOString() : undefined
-  return { rateLimited, ...(resetAt ? { resetAt } : {}) }
 }
