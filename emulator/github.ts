@@ -113,7 +113,7 @@ export interface GitHubRequest {
 const DEFAULT_PER_PAGE = 30
 /** GitHub's largest page for lists. */
 const MAX_PER_PAGE = 100
-/** The largest compare page (the brief's and GitHub's 250-commit compare pages). */
+/** The largest compare page: GitHub lists at most 250 commits a page. */
 const MAX_COMPARE_PER_PAGE = 250
 /** Compare without paging parameters lists at most this many commits, the most recent ones. */
 const UNPAGED_COMPARE_COMMITS = 250

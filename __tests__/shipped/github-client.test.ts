@@ -171,6 +171,23 @@ describe('the time budget', () => {
     }
   })
 
+  it('starts no call once the budget has run out', async () => {
+    const api = await startServer((_req, res) => res.end('[]'))
+    const client = new GitHubClient({ apiUrl: `${api.origin}/api/v3`, token: TOKEN, budgetMs: 50 })
+    try {
+      await eventually(() => client.timedOut, 1000)
+      await expect(
+        client.call(octokit => octokit.rest.repos.listReleases({ owner: 'acme', repo: 'shop' }))
+      ).rejects.toMatchObject({
+        failure: { type: 'budget', call: 'GET /repos/acme/shop/releases', budgetMs: 50 }
+      })
+      expect(api.requests).toEqual([])
+      expect(client.calls).toBe(0)
+    } finally {
+      client.close()
+    }
+  })
+
   it('lets the process exit as soon as the lookup is done, even after a hung API', async () => {
     const api = await startServer(hang)
     const dir = mkdtempSync(join(tmpdir(), 'cta-shipped-'))

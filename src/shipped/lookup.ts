@@ -11,6 +11,7 @@ import { findPreviousDeploy, type PreviousDeploy } from './previous-deploy.ts'
 import { MAX_PULL_REQUESTS, pullRequestsInMessages, readMissingTitles } from './pull-requests.ts'
 import { shippedFromPushPayload } from './push-payload.ts'
 import { emptyShipped, type LookupAdvice, type Shipped } from './types.ts'
+import { isFullSha } from './untrusted.ts'
 import { lookupWarning, noTokenWarning } from './warning.ts'
 
 export { LOOKUP_BUDGET_MS }
@@ -181,7 +182,7 @@ function setPrevious(
 /** With no token, a previous-version SHA still gives the previous deploy and the compare link. */
 function applyPreviousInput(options: LookupOptions, shipped: Shipped, repositoryUrl: string): void {
   const previous = options.previousVersion?.trim()
-  if (!previous || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(previous)) return
+  if (!isFullSha(previous)) return
   setPrevious(
     shipped,
     { ref: previous, sha: previous.toLowerCase(), source: 'input' },
