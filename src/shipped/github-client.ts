@@ -51,7 +51,6 @@ interface OctokitAnswer<T> {
 /** The options Octokit hands a request hook: enough of them to name and admit the call. */
 interface HookOptions {
   method?: string
-  url?: string
   headers?: Record<string, string | number | undefined>
 }
 
