@@ -113,7 +113,7 @@ export interface GitHubRequest {
 const DEFAULT_PER_PAGE = 30
 /** GitHub's largest page for lists. */
 const MAX_PER_PAGE = 100
-/** The largest compare page (GitHub's 250-commit compare pages). */
+/** The largest compare page: GitHub lists at most 250 commits a page. */
 const MAX_COMPARE_PER_PAGE = 250
 /** Compare without paging parameters lists at most this many commits, the most recent ones. */
 const UNPAGED_COMPARE_COMMITS = 250
@@ -162,6 +162,11 @@ export const GitHubFaults = {
     headers: { 'content-type': 'text/html; charset=utf-8' },
     body: '<!DOCTYPE html><html><head><title>Sign in</title></head><body>Sign in to continue</body></html>'
   },
+  /** What a gateway in front of GitHub answers when the request behind it failed. */
+  badGateway: {
+    status: 502,
+    body: JSON.stringify({ message: 'Server Error' })
+  },
   hang: { hang: true },
   reset: { reset: true }
 } satisfies Record<string, Fault>
@@ -186,6 +191,8 @@ export class FakeGitHub {
   private readonly routes: Route[]
   private readonly sockets = new Set<Socket>()
   private readonly faults = new FaultQueue()
+  /** Faults for routes written with a query ("?page=3"): only requests with those parameters take them. */
+  private readonly queryFaults: { query: URLSearchParams; faults: FaultQueue }[] = []
 
   private constructor(server: Server, options: FakeGitHubOptions) {
     this.server = server
@@ -237,9 +244,19 @@ export class FakeGitHub {
     return `https://localhost:${this.port}${this.prefix}`
   }
 
-  /** Queues a fault for a route (see Emulator.inject); `times` repeats it (Infinity: for good). */
+  /**
+   * Queues a fault for a route (see Emulator.inject); `times` repeats it (Infinity: for good). A
+   * route may end in a query ('?page=3'): then only requests with those parameters take it.
+   */
   inject(route: string, fault: Fault, times = 1): void {
-    this.faults.add(route, fault, times)
+    const [path, query] = route.split('?', 2)
+    if (query === undefined) {
+      this.faults.add(route, fault, times)
+      return
+    }
+    const faults = new FaultQueue()
+    faults.add(path, fault, times)
+    this.queryFaults.push({ query: new URLSearchParams(query), faults })
   }
 
   /** The recorded requests that match a route pattern (as for inject). */
@@ -252,6 +269,7 @@ export class FakeGitHub {
   reset(): void {
     this.requests.length = 0
     this.faults.clear()
+    this.queryFaults.length = 0
   }
 
   /** Stops listening and destroys every open connection, hung ones included. */
@@ -275,7 +293,7 @@ export class FakeGitHub {
       headers: req.headers
     }
     this.requests.push(record)
-    let fault = this.faults.take(record.method, this.routePath(record.path))
+    let fault = this.takeFault(record)
     req.resume()
     req.on('end', () => {
       const common = this.commonHeaders()
@@ -291,6 +309,18 @@ export class FakeGitHub {
       }
     })
     req.on('error', () => undefined)
+  }
+
+  /** The fault a request takes: one queued for its query first, then one for its route. */
+  private takeFault(record: GitHubRequest): Fault | undefined {
+    const path = this.routePath(record.path)
+    const query = new URLSearchParams(record.path.split('?', 2)[1] ?? '')
+    for (const queued of this.queryFaults) {
+      const matches = [...queued.query].every(([name, value]) => query.get(name) === value)
+      const fault = matches ? queued.faults.take(record.method, path) : undefined
+      if (fault !== undefined) return fault
+    }
+    return this.faults.take(record.method, path)
   }
 
   private commonHeaders(): Record<string, string> {

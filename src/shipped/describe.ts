@@ -7,7 +7,7 @@
  *   Deploy api of acme/shop 6113728 to production: 4 matching files changed in 3 commits since 9f2c1d0
  */
 import { collapseWhitespace, plural, truncateText } from '../text.ts'
-import { isFullSha } from './json-shape.ts'
+import { isFullSha } from './untrusted.ts'
 import type { Shipped } from './types.ts'
 
 /** Long enough for the head, the count and a few pull requests; short enough to read at a glance. */
@@ -25,7 +25,7 @@ export interface DescribeOptions {
   version?: string
   environment?: string
   shipped?: Shipped
-  /** For one of several services (issue 11). */
+  /** For one of several services. */
   serviceName?: string
   /** Changed files matching the service's patterns, when the changed files are known. */
   matchingFiles?: number

@@ -1,18 +1,21 @@
 /**
- * What a change ships (issue 10): the previous deploy, the commits and pull requests since, the
+ * What a change ships: the previous deploy, the commits and pull requests since, the
  * compare link and whether it is a rollback. Never in the way: it never throws, makes at most
  * MAX_API_CALLS calls, returns when its time budget runs out, and turns any failure into one
  * warning line while keeping whatever it found.
  */
+import { ApiError, type ApiFailure } from './api-failure.ts'
 import { compareCommits, isRollback } from './compare.ts'
-import { ApiError, GitHubApi, LOOKUP_BUDGET_MS, type ApiFailure } from './github-api.ts'
+import { GitHubClient, LOOKUP_BUDGET_MS } from './github-client.ts'
 import { findPreviousDeploy, type PreviousDeploy } from './previous-deploy.ts'
 import { MAX_PULL_REQUESTS, pullRequestsInMessages, readMissingTitles } from './pull-requests.ts'
 import { shippedFromPushPayload } from './push-payload.ts'
-import { emptyShipped, type Shipped } from './types.ts'
+import { emptyShipped, type LookupAdvice, type Shipped } from './types.ts'
+import { isFullSha } from './untrusted.ts'
 import { lookupWarning, noTokenWarning } from './warning.ts'
 
 export { LOOKUP_BUDGET_MS }
+export type { LookupAdvice }
 
 export interface LookupOptions {
   /** '' means no token: only the push payload (and a previous-version SHA) can say anything, and no API call is made. */
@@ -26,8 +29,8 @@ export interface LookupOptions {
   eventName: string
   /** The event payload (untrusted shape). */
   payload: unknown
-  /** GITHUB_RUN_ID and the rest of the run's environment. */
-  env: Record<string, string | undefined>
+  /** The workflow run's id (GITHUB_RUN_ID), for the workflow-run rule. */
+  runId?: string
   /** The commit being deployed. */
   version: string
   /** The previous-version input. */
@@ -36,6 +39,8 @@ export interface LookupOptions {
   environment?: string
   /** Defaults to LOOKUP_BUDGET_MS. */
   budgetMs?: number
+  /** How messages name and ask for the token, in the caller's words. */
+  advice: LookupAdvice
 }
 
 export interface LookupResult {
@@ -69,13 +74,13 @@ async function lookUp(options: LookupOptions, shipped: Shipped): Promise<LookupR
   if (!options.token) {
     const fromPayload = applyPushPayload(options, shipped, repositoryUrl)
     if (!fromPayload) applyPreviousInput(options, shipped, repositoryUrl)
-    return { shipped, warning: noTokenWarning(fromPayload) }
+    return { shipped, warning: noTokenWarning(fromPayload, options.advice) }
   }
 
   const failures: ApiFailure[] = []
-  let api: GitHubApi
+  let client: GitHubClient
   try {
-    api = new GitHubApi({
+    client = new GitHubClient({
       apiUrl: options.apiUrl,
       token: options.token,
       budgetMs: options.budgetMs
@@ -85,27 +90,28 @@ async function lookUp(options: LookupOptions, shipped: Shipped): Promise<LookupR
     return finish(options, shipped, repositoryUrl, [error.failure])
   }
   try {
-    await lookUpWithApi(api, options, shipped, repositoryUrl, failures)
+    await lookUpWithApi(client, options, shipped, repositoryUrl, failures)
   } finally {
-    shipped.apiCalls = api.calls
-    api.close()
+    shipped.apiCalls = client.calls
+    client.close()
   }
   return finish(options, shipped, repositoryUrl, failures)
 }
 
 async function lookUpWithApi(
-  api: GitHubApi,
+  client: GitHubClient,
   options: LookupOptions,
   shipped: Shipped,
   repositoryUrl: string,
   failures: ApiFailure[]
 ): Promise<void> {
-  const repositoryPath = `repos/${options.repository}`
-  const search = await findPreviousDeploy(api, {
-    repositoryPath,
+  const [owner, repo] = options.repository.split('/')
+  const search = await findPreviousDeploy(client, {
+    owner,
+    repo,
     eventName: options.eventName,
     payload: options.payload,
-    env: options.env,
+    runId: options.runId,
     version: options.version.trim(),
     previousVersion: options.previousVersion,
     environment: options.environment
@@ -124,29 +130,40 @@ async function lookUpWithApi(
     return
   }
 
+  let result
   try {
-    const result = await compareCommits(api, repositoryPath, previous.ref, options.version.trim())
-    if (result.baseSha)
-      setPrevious(
-        shipped,
-        { ...previous, sha: result.baseSha },
-        repositoryUrl,
-        options.version.trim()
-      )
-    if (result.totalCommits !== undefined) shipped.commitCount = result.totalCommits
-    shipped.commits = result.commits
-    shipped.rollback = isRollback(result)
-    if (result.files) shipped.changedFiles = result.files
-    shipped.changedFilesComplete = result.filesComplete
-    const pullRequests = pullRequestsInMessages(result.messages, repositoryUrl)
-    shipped.pullRequestCount = pullRequests.length
-    shipped.pullRequests = pullRequests.slice(-MAX_PULL_REQUESTS)
+    result = await compareCommits(client, {
+      owner,
+      repo,
+      base: previous.ref,
+      head: options.version.trim()
+    })
   } catch (error) {
     if (!(error instanceof ApiError)) throw error
     if (error.failure.type !== 'call-limit') failures.push(error.failure)
     return
   }
-  failures.push(...(await readMissingTitles(api, repositoryPath, shipped.pullRequests)))
+  if (result.baseSha)
+    setPrevious(
+      shipped,
+      { ...previous, sha: result.baseSha },
+      repositoryUrl,
+      options.version.trim()
+    )
+  if (result.totalCommits !== undefined) shipped.commitCount = result.totalCommits
+  shipped.commits = result.commits
+  shipped.rollback = isRollback(result)
+  if (result.files) shipped.changedFiles = result.files
+  shipped.changedFilesComplete = result.filesComplete
+  const pullRequests = pullRequestsInMessages(result.messages, repositoryUrl)
+  shipped.pullRequestCount = pullRequests.length
+  shipped.pullRequests = pullRequests.slice(-MAX_PULL_REQUESTS)
+  if (result.failure) {
+    // A later page failed: its titles would most likely fail too, and the warning says why.
+    failures.push(result.failure)
+    return
+  }
+  failures.push(...(await readMissingTitles(client, { owner, repo }, shipped.pullRequests)))
 }
 
 /** The previous deploy and its compare link. */
@@ -165,7 +182,7 @@ function setPrevious(
 /** With no token, a previous-version SHA still gives the previous deploy and the compare link. */
 function applyPreviousInput(options: LookupOptions, shipped: Shipped, repositoryUrl: string): void {
   const previous = options.previousVersion?.trim()
-  if (!previous || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(previous)) return
+  if (!isFullSha(previous)) return
   setPrevious(
     shipped,
     { ref: previous, sha: previous.toLowerCase(), source: 'input' },
@@ -174,7 +191,7 @@ function applyPreviousInput(options: LookupOptions, shipped: Shipped, repository
   )
 }
 
-/** Rule 5; true when the payload described the push. Replaces anything partial the API gave. */
+/** The push payload's account; true when it described the push. Replaces anything partial the API gave. */
 function applyPushPayload(
   options: LookupOptions,
   shipped: Shipped,
@@ -214,9 +231,10 @@ function finish(
   if (reported.length > 0 && shipped.commitCount === undefined) {
     fromPushPayload = applyPushPayload(options, shipped, repositoryUrl)
   }
-  const warning = lookupWarning(reported, {
-    commitsKnown: shipped.commitCount !== undefined,
-    fromPushPayload
-  })
+  const warning = lookupWarning(
+    reported,
+    { commitsKnown: shipped.commitCount !== undefined, fromPushPayload },
+    options.advice
+  )
   return warning ? { shipped, warning } : { shipped }
 }

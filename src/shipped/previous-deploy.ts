@@ -1,16 +1,17 @@
 /**
- * The previous deploy, by the first rule that finds one (issue 10):
+ * The previous deploy, by the first rule that finds one:
  * 1. the previous-version input;
  * 2. with an environment, the newest earlier deployment to it whose latest status is a success;
  * 3. on release events, the previous published release;
  * 4. otherwise the newest earlier successful run of the same workflow on the same branch.
- * (Rule 5, the push payload, needs no API call: push-payload.ts.)
+ * (The push payload, the last resort, needs no API call: push-payload.ts.)
  * A rule that is refused (403, 404, an odd answer) passes to the next; a failure that would refuse
  * every call (401, rate limit, time budget, network) ends the search.
  */
-import { ApiError, type ApiFailure, type GitHubApi } from './github-api.ts'
-import { arrayAt, integerAt, isFullSha, stringAt, timestampAt } from './json-shape.ts'
+import { ApiError, endsSearch, type ApiFailure } from './api-failure.ts'
+import type { GitHubClient } from './github-client.ts'
 import type { PreviousDeploySource } from './types.ts'
+import { countOf, isFullSha, listOf, textOf, timestampOf, untrusted } from './untrusted.ts'
 
 /** Deployments listed in one call; the ones of this version and this run's own are skipped. */
 export const MAX_DEPLOYMENTS_LISTED = 10
@@ -32,11 +33,12 @@ export interface PreviousDeploy {
 }
 
 export interface PreviousDeployQuery {
-  /** "repos/{owner}/{repo}" */
-  repositoryPath: string
+  owner: string
+  repo: string
   eventName: string
   payload: unknown
-  env: Record<string, string | undefined>
+  /** The workflow run's id (GITHUB_RUN_ID), for the workflow-run rule. */
+  runId?: string
   version: string
   previousVersion?: string
   environment?: string
@@ -50,11 +52,17 @@ export interface PreviousDeploySearch {
   stopped: boolean
 }
 
+/** The fields of a deployment or release event's payload that are read. */
+interface EventPayload {
+  deployment: { id: number; created_at: string }
+  release: { id: number; tag_name: string; published_at: string; created_at: string }
+}
+
 /** Deployment states that mean it succeeded: GitHub marks a succeeded deployment inactive once a newer one succeeds. */
 const SUCCEEDED_STATES = new Set(['success', 'inactive'])
 
 export async function findPreviousDeploy(
-  api: GitHubApi,
+  client: GitHubClient,
   query: PreviousDeployQuery
 ): Promise<PreviousDeploySearch> {
   const search: PreviousDeploySearch = { failures: [], stopped: false }
@@ -69,10 +77,10 @@ export async function findPreviousDeploy(
   }
 
   const rules: (() => Promise<PreviousDeploy | undefined>)[] = []
-  if (query.environment) rules.push(() => fromDeployments(api, query))
-  if (query.eventName === 'release') rules.push(() => fromReleases(api, query))
+  if (query.environment) rules.push(() => fromDeployments(client, query))
+  if (query.eventName === 'release') rules.push(() => fromReleases(client, query))
   rules.push(async () => {
-    const found = await fromWorkflowRuns(api, query)
+    const found = await fromWorkflowRuns(client, query)
     search.runStartedAt = found.runStartedAt
     return found.previous
   })
@@ -96,21 +104,9 @@ export async function findPreviousDeploy(
   return search
 }
 
-/** Failures after which every other call would fail too. */
-export function endsSearch(failure: ApiFailure): boolean {
-  switch (failure.type) {
-    case 'status':
-      return failure.status === 401 || failure.rateLimited
-    case 'shape':
-      return false
-    default:
-      return true
-  }
-}
-
 /** Whether a call may be made without taking the compare's call. */
-function mayCall(api: GitHubApi, calls = 1): boolean {
-  return api.remainingCalls - calls >= CALLS_KEPT_FOR_COMPARE
+function mayCall(client: GitHubClient, calls = 1): boolean {
+  return client.remainingCalls - calls >= CALLS_KEPT_FOR_COMPARE
 }
 
 /** Whether both times are known and the first is not earlier than the second. */
@@ -123,131 +119,156 @@ function sameSha(a: string | undefined, b: string): boolean {
 }
 
 async function fromDeployments(
-  api: GitHubApi,
+  client: GitHubClient,
   query: PreviousDeployQuery
 ): Promise<PreviousDeploy | undefined> {
-  if (!mayCall(api, 2)) return undefined
-  const path = `${query.repositoryPath}/deployments`
-  const { body } = await api.get(path, {
-    environment: query.environment ?? '',
-    per_page: MAX_DEPLOYMENTS_LISTED
-  })
-  const deployments = arrayAt(body)
+  if (!mayCall(client, 2)) return undefined
+  const { owner, repo } = query
+  const { data } = await client.call(octokit =>
+    octokit.rest.repos.listDeployments({
+      owner,
+      repo,
+      environment: query.environment ?? '',
+      per_page: MAX_DEPLOYMENTS_LISTED
+    })
+  )
+  const deployments = listOf(data)
   if (!deployments) {
-    throw new ApiError({ type: 'shape', call: api.callName(api.url(path)), what: 'not a list' })
+    throw new ApiError({
+      type: 'shape',
+      call: client.pathCallName(`repos/${owner}/${repo}/deployments`),
+      what: 'not a list'
+    })
   }
   // This run's own deployment (a deployment event's, or the one GitHub made for the job, which
   // has this version) is not a previous one; neither is a redeploy of the same version.
-  const currentId = integerAt(query.payload, 'deployment', 'id')
-  const currentCreatedAt = timestampAt(query.payload, 'deployment', 'created_at')
-  const candidates = deployments
-    .filter(deployment => {
-      const id = integerAt(deployment, 'id')
-      const sha = stringAt(deployment, 'sha')
-      const createdAt = timestampAt(deployment, 'created_at')
-      return (
-        id !== undefined &&
-        id !== currentId &&
-        isFullSha(sha) &&
-        !sameSha(sha, query.version) &&
-        !notBefore(createdAt, currentCreatedAt)
-      )
-    })
-    .slice(0, MAX_DEPLOYMENT_CANDIDATES)
+  const event = untrusted<EventPayload>(query.payload)
+  const currentId = countOf(event?.deployment?.id)
+  const currentCreatedAt = timestampOf(event?.deployment?.created_at)
+  const candidates = deployments.flatMap(deployment => {
+    const id = countOf(deployment?.id)
+    const sha = deployment?.sha
+    const createdAt = timestampOf(deployment?.created_at)
+    return id !== undefined &&
+      id !== currentId &&
+      isFullSha(sha) &&
+      !sameSha(sha, query.version) &&
+      !notBefore(createdAt, currentCreatedAt)
+      ? [{ id, sha: sha.toLowerCase() }]
+      : []
+  })
 
-  for (const deployment of candidates) {
-    if (!mayCall(api)) return undefined
-    const id = integerAt(deployment, 'id') as number
-    const statuses = await api.get(`${path}/${id}/statuses`, { per_page: 1 })
-    const state = stringAt(arrayAt(statuses.body)?.[0], 'state')
+  for (const deployment of candidates.slice(0, MAX_DEPLOYMENT_CANDIDATES)) {
+    if (!mayCall(client)) return undefined
+    const statuses = await client.call(octokit =>
+      octokit.rest.repos.listDeploymentStatuses({
+        owner,
+        repo,
+        deployment_id: deployment.id,
+        per_page: 1
+      })
+    )
+    const state = textOf(listOf(statuses.data)?.[0]?.state)
     if (state && SUCCEEDED_STATES.has(state)) {
-      const sha = (stringAt(deployment, 'sha') as string).toLowerCase()
-      return { ref: sha, sha, source: 'deployment' }
+      return { ref: deployment.sha, sha: deployment.sha, source: 'deployment' }
     }
   }
   return undefined
 }
 
 async function fromReleases(
-  api: GitHubApi,
+  client: GitHubClient,
   query: PreviousDeployQuery
 ): Promise<PreviousDeploy | undefined> {
-  if (!mayCall(api)) return undefined
-  const path = `${query.repositoryPath}/releases`
-  const { body } = await api.get(path, { per_page: MAX_RELEASES_LISTED })
-  const releases = arrayAt(body)
+  if (!mayCall(client)) return undefined
+  const { owner, repo } = query
+  const { data } = await client.call(octokit =>
+    octokit.rest.repos.listReleases({ owner, repo, per_page: MAX_RELEASES_LISTED })
+  )
+  const releases = listOf(data)
   if (!releases) {
-    throw new ApiError({ type: 'shape', call: api.callName(api.url(path)), what: 'not a list' })
+    throw new ApiError({
+      type: 'shape',
+      call: client.pathCallName(`repos/${owner}/${repo}/releases`),
+      what: 'not a list'
+    })
   }
-  const currentId = integerAt(query.payload, 'release', 'id')
-  const currentTag = stringAt(query.payload, 'release', 'tag_name')
-  const currentPublished =
-    timestampAt(query.payload, 'release', 'published_at') ??
-    timestampAt(query.payload, 'release', 'created_at')
+  const current = untrusted<EventPayload>(query.payload)?.release
+  const currentId = countOf(current?.id)
+  const currentTag = textOf(current?.tag_name)
+  const currentPublished = timestampOf(current?.published_at) ?? timestampOf(current?.created_at)
   const previous = releases.find(release => {
-    const tag = stringAt(release, 'tag_name')
-    const published = timestampAt(release, 'published_at')
+    const tag = textOf(release?.tag_name)
+    const published = timestampOf(release?.published_at)
     return (
       tag !== undefined &&
-      release !== null &&
-      (release as { draft?: unknown }).draft !== true &&
+      release?.draft !== true &&
       published !== undefined &&
-      integerAt(release, 'id') !== currentId &&
+      countOf(release?.id) !== currentId &&
       tag !== currentTag &&
       !notBefore(published, currentPublished)
     )
   })
-  const tag = stringAt(previous, 'tag_name')
+  const tag = textOf(previous?.tag_name)
   return tag ? { ref: tag, source: 'release' } : undefined
 }
 
 async function fromWorkflowRuns(
-  api: GitHubApi,
+  client: GitHubClient,
   query: PreviousDeployQuery
 ): Promise<{ previous?: PreviousDeploy; runStartedAt?: string }> {
-  const runId = query.env.GITHUB_RUN_ID
-  if (!runId || !/^\d{1,20}$/.test(runId) || !mayCall(api, 2)) return {}
-  const runPath = `${query.repositoryPath}/actions/runs/${runId}`
-  const { body: run } = await api.get(runPath)
-  const workflowId = integerAt(run, 'workflow_id')
-  const branch = stringAt(run, 'head_branch')
-  const runStartedAt = timestampAt(run, 'run_started_at')
-  const createdAt = timestampAt(run, 'created_at') ?? runStartedAt
+  const runId = query.runId?.trim()
+  const runNumber = countOf(Number(runId))
+  if (!runId || !/^\d{1,20}$/.test(runId) || runNumber === undefined || !mayCall(client, 2)) {
+    return {}
+  }
+  const { owner, repo } = query
+  const { data: run } = await client.call(octokit =>
+    octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: runNumber })
+  )
+  const workflowId = countOf(run?.workflow_id)
+  const branch = textOf(run?.head_branch)
+  const runStartedAt = timestampOf(run?.run_started_at)
+  const createdAt = timestampOf(run?.created_at) ?? runStartedAt
   if (workflowId === undefined) {
     throw new ApiError({
       type: 'shape',
-      call: api.callName(api.url(runPath)),
+      call: client.pathCallName(`repos/${owner}/${repo}/actions/runs/${runId}`),
       what: 'no workflow_id'
     })
   }
   if (!branch) return { runStartedAt }
 
-  const runsPath = `${query.repositoryPath}/actions/workflows/${workflowId}/runs`
-  const { body } = await api.get(runsPath, {
-    branch,
-    status: 'success',
-    per_page: MAX_RUNS_LISTED
-  })
-  const runs = arrayAt(body, 'workflow_runs')
+  const { data } = await client.call(octokit =>
+    octokit.rest.actions.listWorkflowRuns({
+      owner,
+      repo,
+      workflow_id: workflowId,
+      branch,
+      status: 'success',
+      per_page: MAX_RUNS_LISTED
+    })
+  )
+  const runs = listOf(data?.workflow_runs)
   if (!runs) {
     throw new ApiError({
       type: 'shape',
-      call: api.callName(api.url(runsPath)),
+      call: client.pathCallName(`repos/${owner}/${repo}/actions/workflows/${workflowId}/runs`),
       what: 'no workflow_runs'
     })
   }
   // A re-run of this version is not a previous deploy of something else.
   const previous = runs.find(candidate => {
-    const sha = stringAt(candidate, 'head_sha')
-    const started = timestampAt(candidate, 'created_at')
+    const sha = candidate?.head_sha
+    const started = timestampOf(candidate?.created_at)
     return (
-      String(integerAt(candidate, 'id')) !== runId &&
+      String(countOf(candidate?.id)) !== runId &&
       isFullSha(sha) &&
       !sameSha(sha, query.version) &&
       !notBefore(started, createdAt)
     )
   })
-  const sha = stringAt(previous, 'head_sha')?.toLowerCase()
+  const sha = textOf(previous?.head_sha)?.toLowerCase()
   return {
     ...(sha ? { previous: { ref: sha, sha, source: 'workflow-run' as const } } : {}),
     ...(runStartedAt ? { runStartedAt } : {})

@@ -5,9 +5,10 @@
  * else from GET /pulls/{number} for at most MAX_PULL_REQUEST_TITLES of them.
  */
 import { collapseWhitespace } from '../text.ts'
-import { ApiError, type ApiFailure, type GitHubApi } from './github-api.ts'
-import { stringAt } from './json-shape.ts'
+import { ApiError, type ApiFailure } from './api-failure.ts'
+import type { GitHubClient } from './github-client.ts'
 import type { ShippedPullRequest } from './types.ts'
+import { textOf } from './untrusted.ts'
 
 /** Pull requests listed; the count is always given in full. Keeps custom_metadata small. */
 export const MAX_PULL_REQUESTS = 20
@@ -69,17 +70,19 @@ export function pullRequestsInMessages(
  * requests and within the calls left. Returns the failures; titles are filled in place.
  */
 export async function readMissingTitles(
-  api: GitHubApi,
-  repositoryPath: string,
+  client: GitHubClient,
+  repository: { owner: string; repo: string },
   pullRequests: ShippedPullRequest[]
 ): Promise<ApiFailure[]> {
   const failures: ApiFailure[] = []
   const untitled = pullRequests.filter(pull => pull.title === undefined)
   for (const pull of untitled.slice(0, MAX_PULL_REQUEST_TITLES)) {
-    if (api.remainingCalls < 1 || api.timedOut) break
+    if (client.remainingCalls < 1 || client.timedOut) break
     try {
-      const { body } = await api.get(`${repositoryPath}/pulls/${pull.number}`)
-      const title = stringAt(body, 'title')
+      const { data } = await client.call(octokit =>
+        octokit.rest.pulls.get({ ...repository, pull_number: pull.number })
+      )
+      const title = textOf(data?.title)
       if (title) pull.title = withTitle(pull.number, title).title
     } catch (error) {
       if (!(error instanceof ApiError)) throw error

@@ -1,4 +1,10 @@
-/** What a change ships, as found by the lookup (issue 10). Plain data: no behaviour here. */
+/** What a change ships, as found by the lookup. Plain data: no behaviour here. */
+
+/** How messages name and ask for the token, in the caller's words. */
+export interface LookupAdvice {
+  /** e.g. 'github-token' : used in "No github-token: ..." and "check the github-token input" */
+  tokenInput: string
+}
 
 /** Which rule found the previous deploy. */
 export type PreviousDeploySource =
@@ -10,8 +16,15 @@ export interface ShippedCommit {
   message: string
   /** The author's GitHub login, or else the name in the commit. */
   author?: string
-  /** The committer date, ISO 8601, when known. */
+  /** When it was committed (ISO 8601, the committer's date), when known and valid: for lead time. */
   committedAt?: string
+}
+
+/** A file changed since the previous deploy; a rename names both of its paths, and counts once. */
+export interface ChangedPath {
+  path: string
+  /** The path before a rename. */
+  previousPath?: string
 }
 
 export interface ShippedPullRequest {
@@ -39,8 +52,8 @@ export interface Shipped {
   pullRequestCount: number
   /** The version deployed is older than the previous deploy (compare status `behind`). */
   rollback: boolean
-  /** Files changed between the previous deploy and the version (renames give both paths). */
-  changedFiles?: string[]
+  /** Files changed between the previous deploy and the version, each once. */
+  changedFiles?: ChangedPath[]
   /** Whether changedFiles is the full list: false when unknown or cut by GitHub at 300 files. */
   changedFilesComplete: boolean
   /** When the current workflow run started (ISO 8601), when read. */

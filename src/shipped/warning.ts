@@ -4,10 +4,9 @@
  * appears: the client removes it from GitHub's message before cutting, and the caller redacts.
  */
 import { formatSeconds, plural, withoutFinalStop } from '../text.ts'
-import { MAX_GITHUB_RESPONSE_BYTES, type ApiFailure } from './github-api.ts'
-
-/** The input that holds the token, as the workflow names it. */
-const TOKEN_INPUT = 'github-token'
+import type { ApiFailure } from './api-failure.ts'
+import { MAX_GITHUB_RESPONSE_BYTES } from './bounded-fetch.ts'
+import type { LookupAdvice } from './types.ts'
 
 /** The permissions a workflow must grant GITHUB_TOKEN for every rule of the lookup. */
 export const LOOKUP_PERMISSIONS = '`contents: read`, `actions: read`, `deployments: read`'
@@ -22,7 +21,8 @@ export interface WarningContext {
 /** One line, or undefined when nothing failed. */
 export function lookupWarning(
   failures: readonly ApiFailure[],
-  context: WarningContext
+  context: WarningContext,
+  advice: LookupAdvice
 ): string | undefined {
   const reported = failures.filter(failure => failure.type !== 'call-limit')
   if (reported.length === 0) return undefined
@@ -33,21 +33,22 @@ export function lookupWarning(
     : context.commitsKnown
       ? 'The change is recorded with what was found.'
       : 'The change is recorded without the commits it ships.'
-  return `Could not look up everything this change ships: ${withoutFinalStop(describeFailure(reported[0]))}${also}. ${outcome}`
+  return `Could not look up everything this change ships: ${withoutFinalStop(describeFailure(reported[0], advice))}${also}. ${outcome}`
 }
 
 /** A missing token: only the push payload can say anything. */
-export function noTokenWarning(fromPushPayload: boolean): string {
+export function noTokenWarning(fromPushPayload: boolean, advice: LookupAdvice): string {
+  const input = advice.tokenInput
   return fromPushPayload
-    ? `No ${TOKEN_INPUT}: what this change ships comes from the push payload only. Give the ${TOKEN_INPUT} input (the default, \${{ github.token }}) to look up the previous deploy.`
-    : `No ${TOKEN_INPUT}: the change is recorded without the commits it ships. Give the ${TOKEN_INPUT} input (the default, \${{ github.token }}) to look them up.`
+    ? `No ${input}: what this change ships comes from the push payload only. Give the ${input} input (the default, \${{ github.token }}) to look up the previous deploy.`
+    : `No ${input}: the change is recorded without the commits it ships. Give the ${input} input (the default, \${{ github.token }}) to look them up.`
 }
 
 /** A sentence about one failure: the call, the answer and what to do. */
-export function describeFailure(failure: ApiFailure): string {
+export function describeFailure(failure: ApiFailure, advice: LookupAdvice): string {
   switch (failure.type) {
     case 'status':
-      return describeStatus(failure)
+      return describeStatus(failure, advice)
     case 'redirect':
       return `${failure.call} answered a redirect (HTTP ${failure.status}), which is never followed so that the token stays with the API: check GITHUB_API_URL`
     case 'not-json':
@@ -62,6 +63,8 @@ export function describeFailure(failure: ApiFailure): string {
       return `the proxy ${failure.proxy} answered HTTP ${failure.status} to the tunnel for ${failure.call}: ${proxyAdvice(failure.status)}`
     case 'budget':
       return `the GitHub API did not answer ${failure.call} within the lookup's time budget of ${formatSeconds(failure.budgetMs)}`
+    case 'refused':
+      return `${failure.call} was refused before it was sent: ${failure.reason}`
     case 'call-limit':
       return `${failure.call} was not made: the lookup's call limit was reached`
     case 'invalid-setup':
@@ -69,7 +72,10 @@ export function describeFailure(failure: ApiFailure): string {
   }
 }
 
-function describeStatus(failure: Extract<ApiFailure, { type: 'status' }>): string {
+function describeStatus(
+  failure: Extract<ApiFailure, { type: 'status' }>,
+  advice: LookupAdvice
+): string {
   const said = failure.message ? ` ("${failure.message}")` : ''
   const answered = `${failure.call} answered HTTP ${failure.status}${said}`
   if (failure.rateLimited) {
@@ -77,7 +83,7 @@ function describeStatus(failure: Extract<ApiFailure, { type: 'status' }>): strin
     return `${answered}: the token's GitHub API rate limit is used up${until}; the next run will try again`
   }
   if (failure.status === 401) {
-    return `${answered}: the token was not accepted; check the ${TOKEN_INPUT} input`
+    return `${answered}: the token was not accepted; check the ${advice.tokenInput} input`
   }
   if (failure.status === 403 || failure.status === 404) {
     const permission = neededPermission(failure.call)

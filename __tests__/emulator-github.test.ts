@@ -335,6 +335,18 @@ describe('faults', () => {
     expect((await get(`${REPO}/pulls/42`)).status).toBe(200)
   })
 
+  it('answers a fault for a route with a query only to requests with those parameters', async () => {
+    github.inject('GET /repos/*/*/compare/*?page=3', GitHubFaults.badGateway, Infinity)
+    const range = `${REPO}/compare/${sha(1)}...${sha(600)}?per_page=250`
+    expect((await get(range)).status).toBe(200)
+    expect((await get(`${range}&page=2`)).status).toBe(200)
+    const failed = await get(`${range}&page=3`)
+    expect(failed.status).toBe(502)
+    expect(JSON.parse(failed.body).message).toBe('Server Error')
+    github.reset()
+    expect((await get(`${range}&page=3`)).status).toBe(200)
+  })
+
   it('answers an HTML page where JSON is expected', async () => {
     github.inject('GET /repos/*/*/releases', GitHubFaults.html)
     const answer = await get(`${REPO}/releases`)

@@ -1,0 +1,67 @@
+/** The fields a lookup adds to the change's custom_metadata, within their size bound. */
+import { describe, expect, it } from '@jest/globals'
+import { MAX_SHIPPED_METADATA_BYTES, shippedMetadata } from '../../src/shipped/metadata.ts'
+import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
+import { sha } from './github-fixtures.ts'
+
+const PREVIOUS = '9f2c1d0' + sha('p').slice(7)
+
+function shipped(overrides: Partial<Shipped>): Shipped {
+  return { ...emptyShipped(), previousSha: PREVIOUS, source: 'deployment', ...overrides }
+}
+
+const pulls = [{ number: 41, title: 'Add login', url: 'https://github.com/acme/shop/pull/41' }]
+
+describe('shippedMetadata', () => {
+  it('gives the fields that are known, rollback only when true, and no commit times or files', () => {
+    const fields = shippedMetadata(
+      shipped({
+        compareUrl: 'https://github.com/acme/shop/compare/a...b',
+        commitCount: 2,
+        commits: [
+          { sha: sha('a'), message: 'one', author: 'alice', committedAt: '2026-03-01T09:00:00Z' }
+        ],
+        changedFiles: [{ path: 'src/new.ts', previousPath: 'src/old.ts' }],
+        pullRequests: pulls.slice(0, 1),
+        pullRequestCount: 1,
+        runStartedAt: '2026-03-01T10:00:05Z'
+      })
+    )
+    expect(fields).toEqual({
+      previous_sha: PREVIOUS,
+      compare_url: 'https://github.com/acme/shop/compare/a...b',
+      commit_count: 2,
+      commits: [{ sha: sha('a'), message: 'one', author: 'alice' }],
+      pull_requests: [pulls[0]],
+      run_started_at: '2026-03-01T10:00:05Z'
+    })
+    expect(shippedMetadata(shipped({ rollback: true }))).toMatchObject({ rollback: true })
+  })
+
+  it(`stays under ${MAX_SHIPPED_METADATA_BYTES} bytes, keeping the newest entries and exact counts`, () => {
+    // 200 characters of 4-byte emoji: 800 bytes a message.
+    const message = '😀'.repeat(100)
+    const commits = Array.from({ length: 50 }, (_, i) => ({
+      sha: sha(`c${i}`),
+      message,
+      author: 'a'
+    }))
+    const pullRequests = Array.from({ length: 20 }, (_, i) => ({
+      number: i + 1,
+      title: message,
+      url: `https://github.com/acme/shop/pull/${i + 1}`
+    }))
+    const fields = shippedMetadata(
+      shipped({ commitCount: 600, commits, pullRequests, pullRequestCount: 70 })
+    )
+    expect(Buffer.byteLength(JSON.stringify(fields))).toBeLessThanOrEqual(
+      MAX_SHIPPED_METADATA_BYTES
+    )
+    const kept = fields.commits as { sha: string }[]
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.length).toBeLessThan(50)
+    expect(kept.at(-1)?.sha).toBe(sha('c49'))
+    expect(fields.commit_count).toBe(600)
+    expect(fields.pull_request_count).toBe(70)
+  })
+})
