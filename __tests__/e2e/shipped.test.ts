@@ -200,6 +200,10 @@ it('counts a 600-commit range exactly, caps its lists, and stays within the call
   expect(run.outputs['commit-count']).toBe('600')
   const metadata = metadataOf(run)
   expect(metadata['commit_count']).toBe(600)
+  expect(metadata['lead_time_seconds']).toEqual({
+    median: expect.any(Number),
+    max: expect.any(Number)
+  })
   expect((metadata['commits'] as unknown[]).length).toBeLessThanOrEqual(50)
   expect((metadata['pull_requests'] as unknown[]).length).toBeLessThanOrEqual(20)
   expect(
