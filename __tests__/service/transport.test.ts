@@ -15,7 +15,11 @@ import {
   type TransportOptions
 } from '../../src/service/transport.ts'
 import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.ts'
-import { TEST_SERVICE_HOST, trustTestCertificate, type TestCertificate } from '../../emulator/tls.ts'
+import {
+  TEST_SERVICE_HOST,
+  trustTestCertificate,
+  type TestCertificate
+} from '../../emulator/tls.ts'
 import {
   closedPort,
   failFirst,
