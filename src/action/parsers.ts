@@ -37,23 +37,22 @@ export function parseWholeNumber(name: string, raw: string, min: number, max: nu
 
 /** One of COMMANDS, exactly. */
 export function parseCommand(raw: string): Command {
-  const value = raw.trim()
-  const command = COMMANDS.find(known => known === value)
-  if (command) return command
-  throw new InputError(
-    Inputs.Command,
-    `Input "${Inputs.Command}" must be one of ${COMMANDS.join(', ')}; got ${quote(raw)}.`
-  )
+  return parseOneOf(Inputs.Command, COMMANDS, raw)
 }
 
 /** `now` or `job-end`. */
 export function parseRecordAt(raw: string): RecordAt {
+  return parseOneOf(Inputs.RecordAt, RECORD_AT_MODES, raw)
+}
+
+/** One of the choices, exactly as written (after trimming). */
+function parseOneOf<T extends string>(name: string, choices: readonly T[], raw: string): T {
   const value = raw.trim()
-  const mode = RECORD_AT_MODES.find(known => known === value)
-  if (mode) return mode
+  const choice = choices.find(known => known === value)
+  if (choice) return choice
   throw new InputError(
-    Inputs.RecordAt,
-    `Input "${Inputs.RecordAt}" must be one of ${RECORD_AT_MODES.join(', ')}; got ${quote(raw)}.`
+    name,
+    `Input "${name}" must be one of ${choices.join(', ')}; got ${quote(raw)}.`
   )
 }
 
