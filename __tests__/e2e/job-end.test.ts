@@ -153,6 +153,35 @@ describe('failures', () => {
   })
 })
 
+describe('cancellation while the post step records', () => {
+  it('is reported as a cancellation, naming the change in flight', async () => {
+    const main = await action({ ...JOB_END })
+    emulator.inject('POST /v2/change', { hang: true }, Infinity)
+    let spawnedAt = 0
+    let signalledAt = 0
+    const post = await action(
+      { ...JOB_END, 'job-status': 'success', 'timeout-seconds': '30' },
+      {
+        state: main.state,
+        onSpawn: child => {
+          spawnedAt = performance.now()
+          setTimeout(() => {
+            signalledAt = performance.now() - spawnedAt
+            child.kill('SIGTERM')
+          }, 700)
+        }
+      }
+    )
+    expect(signalledAt).toBeGreaterThan(0)
+    expect(post.exitCode).toBe(143)
+    expect(post.exitAtMs - signalledAt).toBeLessThan(1000)
+    expect(post.outputs['error']).toMatch(
+      /cancelled \(SIGTERM\).*A change \(POST \/v2\/change\) was in flight/
+    )
+    expect(post.summary).toMatch(/Cancelled/)
+  })
+})
+
 describe('record-at: now', () => {
   it('leaves the post step nothing to do: no request, no line, no summary', async () => {
     const main = await action({})
