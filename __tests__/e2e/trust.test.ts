@@ -107,6 +107,34 @@ describe('outside text never becomes a workflow command', () => {
     expect(run.outputs['heartbeat-signal-id']).toBeUndefined()
   })
 
+  it('breaks the runner’s legacy ##[ syntax in a signal id and in a dry run’s commit message', async () => {
+    const server = await hostile((_request, response) =>
+      replyJson(response, 200, { id: 'sig-1 ##[set-output name=change-id;]pwned' })
+    )
+    const against = actionAgainst({ apiKey: API_KEY, url: server.url }, certPath)
+    const heartbeat = await against({ command: 'heartbeat', 'heartbeat-id': 'nightly' })
+    const after = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678'
+    const dryRun = await against(
+      { 'dry-run': 'true', 'include-commits': 'true', 'github-token': '' },
+      {
+        payload: {
+          ref: 'refs/heads/main',
+          before: '1'.repeat(40),
+          after,
+          commits: [{ id: after, message: 'Fix typo ##[set-output name=error;]x', added: ['a'] }]
+        }
+      }
+    )
+    expect(heartbeat.exitCode).toBe(0)
+    expect(heartbeat.stdout).toContain('received as signal sig-1 #\\u0023[set-output')
+    expect(dryRun.exitCode).toBe(0)
+    expect(dryRun.stdout).toContain('Fix typo #\\u0023[set-output')
+    for (const run of [heartbeat, dryRun]) {
+      expect(runnerLines(run.stdout).filter(line => line.includes('##['))).toEqual([])
+      expect(run.outputs['error']).toBeUndefined()
+    }
+  })
+
   it('never prints terminal escapes or bidi controls from a service error', async () => {
     const server = await hostile((_request, response) =>
       replyJson(response, 400, { error: '\u001b[31mred alert\u001b[0m \u202eslaer si siht' })
