@@ -36,7 +36,7 @@ import {
 
 /** Runs of each side for cold start and the lookup: odd, so the median is a run. */
 const COLD_START_RUNS = 11
-/** Interleaved pairs for streaming (the issue asks for at least 5). */
+/** Interleaved pairs for streaming: at least 5, so that one noisy pair cannot decide. */
 const STREAM_PAIRS = 5
 const STREAM_EVENTS = 100_000
 const SMALL_STREAM_EVENTS = 10_000

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url'
 import { TEST_SERVICE_HOST, testCertificate } from '../../emulator/tls.ts'
 import { startServer, startSilentServer, type SilentServer, type TestServer } from './loopback.ts'
 
-/** "Promptly": the bound for a process to exit once its work is done. */
+/** "Promptly": how soon a process must exit once its work is done. */
 const EXIT_WITHIN_MS = 1000
 
 const TRANSPORT = pathToFileURL(join(import.meta.dirname, '../../src/service/transport.ts')).href
