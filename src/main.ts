@@ -142,7 +142,7 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
   try {
     await report.finish({ error, policy, jobSummary })
   } catch (reportError) {
-    // Reporting itself failed (an output file that cannot be written, say): still say why.
+    // Reporting itself failed (the runner refused an annotation, say): still say why.
     runner.setFailed(
       report.safe(`The action could not report its result: ${errorMessage(reportError)}`)
     )
