@@ -17,15 +17,15 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
 
   let requests = 0
   let notSent = 0
-  const result = await namingTheInput(source, () =>
-    streamEvents(validated, async batch => {
-      const ids = await client.sendEvents(batch.body, batch.ids.length)
-      requests++
-      if (ids === undefined) notSent++
-      return ids ?? []
-    })
-  )
-  if (notSent === requests && result.failure === undefined) {
+  // A failing batch, even one the source could not read, ends up in result.failure.
+  const result = await streamEvents(validated, async batch => {
+    const ids = await client.sendEvents(batch.body, batch.ids.length)
+    requests++
+    if (ids === undefined) notSent++
+    return ids ?? []
+  })
+  // A dry run: every batch was printed, none sent.
+  if (notSent > 0 && notSent === requests && result.failure === undefined) {
     report.table('Events (not sent)', [
       ['Events', total],
       ['Requests', requests]
