@@ -181,6 +181,17 @@ describe('escapeCell', () => {
     expect(cut.endsWith('…')).toBe(true)
     expect(Array.from(cut).length).toBe(500)
   })
+
+  it('never opens a list where it starts a block of the summary', async () => {
+    const runner = new FakeRunner()
+    const report = new Report(runner, new Redactor())
+    for (const text of ['0.', '12) done', '- item', '+ item']) report.note(text)
+    await report.finish({ policy: 'auto', jobSummary: true })
+    const html = micromark(runner.summary, { extensions: [gfm()], htmlExtensions: [gfmHtml()] })
+    expect(html).not.toMatch(/<(ol|ul|li)\b/)
+    for (const text of ['0.', '12) done', '- item', '+ item'])
+      expect(html).toContain(`<p>${text}</p>`)
+  })
 })
 
 /**

@@ -257,6 +257,9 @@ export function escapeCell(text: string): string {
       .replace(/</g, '&lt;')
       .replace(/>/g, '&gt;')
       .replace(/\|/g, '&#124;')
+      // Where a cell opens a block (a note), "1." or "-" would start a list.
+      .replace(/^(\d{1,9})([.)])/, '$1\\$2')
+      .replace(/^([-+])/, '\\$1')
   )
 }
 
