@@ -5,7 +5,6 @@ import {
   describeOutcome,
   durationSeconds,
   formatDuration,
-  readOutcome,
   withDeploy,
   type DeployRecord
 } from '../src/deploy.ts'
@@ -15,20 +14,6 @@ const deploy = (outcome: DeployRecord['outcome'], seconds: number): DeployRecord
   outcome,
   startedAt: STARTED,
   finishedAt: STARTED + seconds * 1000
-})
-
-describe('readOutcome', () => {
-  it.each([
-    ['success', 'success'],
-    ['failure', 'failure'],
-    ['cancelled', 'cancelled'],
-    [' Failure ', 'failure'],
-    ['skipped', 'unknown'],
-    ['', 'unknown'],
-    ['${{ job.status }}', 'unknown']
-  ])('reads %j as %s', (status, outcome) => {
-    expect(readOutcome(status)).toBe(outcome)
-  })
 })
 
 describe('formatDuration', () => {

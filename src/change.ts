@@ -4,9 +4,25 @@
  * one service of several, the deploy's outcome) enters as a default; the user's value wins, here
  * and nowhere else.
  */
-import type { ChangeFields } from './action/settings.ts'
 import { isJsonObject } from './json.ts'
 import type { ChangeRequest } from './service/client.ts'
+
+/** The change fields the user gave. Each is undefined when its input is empty. */
+export interface ChangeFields {
+  description?: string
+  environment?: string
+  service?: string
+  version?: string
+  user?: string
+  comment?: string
+  team?: string
+  /** Trimmed, without empties or duplicates, in the order given. */
+  labels?: string[]
+  /** The parsed custom-metadata JSON value. */
+  customMetadata?: unknown
+  /** Integer Unix seconds. */
+  createdAt?: number
+}
 
 /** The run's GitHub context, sent in custom_metadata under "github". Fields with no value are omitted. */
 export interface GithubMetadata {

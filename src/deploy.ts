@@ -7,8 +7,6 @@ import type { ChangeDefaults } from './change.ts'
 /** How the job ended: the runner's job.status, or `unknown` for anything else. */
 export type DeployOutcome = 'success' | 'failure' | 'cancelled' | 'unknown'
 
-const OUTCOMES: readonly DeployOutcome[] = ['success', 'failure', 'cancelled']
-
 export interface DeployRecord {
   outcome: DeployOutcome
   /** Milliseconds since the epoch: when the step before the deploy ran. */
@@ -22,12 +20,6 @@ const OUTCOME_WORDING: Record<Exclude<DeployOutcome, 'success'>, string> = {
   failure: 'failed',
   cancelled: 'cancelled',
   unknown: 'ended with an unknown status'
-}
-
-/** The job-status input as an outcome: `success`, `failure`, `cancelled`, else `unknown`. */
-export function readOutcome(jobStatus: string): DeployOutcome {
-  const value = jobStatus.trim().toLowerCase()
-  return OUTCOMES.find(outcome => outcome === value) ?? 'unknown'
 }
 
 /** Whole seconds between start and finish, never negative (a clock may step back). */

@@ -15,7 +15,8 @@ import {
   parseWholeNumber
 } from '../../src/action/parsers.ts'
 import { readSettings } from '../../src/action/settings.ts'
-import type { ChangeFields, GetInput, Settings } from '../../src/action/settings.ts'
+import type { GetInput, Settings } from '../../src/action/settings.ts'
+import type { ChangeFields } from '../../src/change.ts'
 
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)
 const NOW_S = NOW_MS / 1000

@@ -3,6 +3,7 @@
  * message names the input and the accepted forms; offending values are quoted short and escaped,
  * and secrets are never quoted.
  */
+import type { DeployOutcome } from '../deploy.ts'
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
 import { describeJsonValue, quote, rejectControlCharacters } from './input-checks.ts'
@@ -246,4 +247,12 @@ export function parseRef(name: string, raw: string): string | undefined {
   }
   rejectControlCharacters(name, ref)
   return ref
+}
+
+const OUTCOMES: readonly DeployOutcome[] = ['success', 'failure', 'cancelled']
+
+/** The job-status input as an outcome: `success`, `failure`, `cancelled`, else `unknown`. */
+export function parseJobStatus(jobStatus: string): DeployOutcome {
+  const value = jobStatus.trim().toLowerCase()
+  return OUTCOMES.find(outcome => outcome === value) ?? 'unknown'
 }

@@ -22,7 +22,8 @@ import {
   type InputName,
   type RecordAt
 } from './names.ts'
-import { readOutcome, type DeployOutcome } from '../deploy.ts'
+import type { ChangeFields } from '../change.ts'
+import type { DeployOutcome } from '../deploy.ts'
 import {
   isUnevaluatedExpression,
   parseApiKey,
@@ -31,6 +32,7 @@ import {
   parseEventIds,
   parseFailOnError,
   parseId,
+  parseJobStatus,
   parseJson,
   parseLabels,
   parseRecordAt,
@@ -39,23 +41,6 @@ import {
   parseToken,
   parseWholeNumber
 } from './parsers.ts'
-
-/** The change fields the user gave. Each is undefined when its input is empty. */
-export interface ChangeFields {
-  description?: string
-  environment?: string
-  service?: string
-  version?: string
-  user?: string
-  comment?: string
-  team?: string
-  /** Trimmed, without empties or duplicates, in the order given. */
-  labels?: string[]
-  /** The parsed custom-metadata JSON value. */
-  customMetadata?: unknown
-  /** Integer Unix seconds. */
-  createdAt?: number
-}
 
 /** Every input, read once, validated and typed. Nothing downstream reads inputs. */
 export interface Settings {
@@ -201,7 +186,7 @@ export function readSettings(getInput: GetInput, options: { now?: number } = {})
     previousVersion: parseRef(Inputs.PreviousVersion, getInput(Inputs.PreviousVersion)),
     services: parseServices(getInput(Inputs.Services)),
     recordAt: parseRecordAt(withDefault(Inputs.RecordAt)),
-    jobOutcome: readOutcome(getInput(Inputs.JobStatus))
+    jobOutcome: parseJobStatus(getInput(Inputs.JobStatus))
   }
   checkCommandRequirements(settings)
   return settings
