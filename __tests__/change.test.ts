@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
-import { buildChangeRequest } from '../src/change.ts'
-import type { ChangeDefaults } from '../src/change.ts'
+import { buildChangeRequest, type ChangeBasis, type RunDefaults } from '../src/change.ts'
+import type { DeployRecord } from '../src/deploy.ts'
 
 const GITHUB = {
   repository: 'octo-org/shop-api',
@@ -10,18 +10,25 @@ const GITHUB = {
   run_url: 'https://github.com/octo-org/shop-api/actions/runs/13901299999'
 }
 
-const DEFAULTS: ChangeDefaults = {
+const DEFAULTS: RunDefaults = {
   service: 'octo-org/shop-api',
   version: 'd2c8cd8b80a5fed3756f3bc7dad08a59d76fbef6',
   user: 'monalisa',
   environment: 'production',
-  description: 'Deploy d2c8cd8 on main of octo-org/shop-api',
-  metadata: { github: GITHUB }
+  eventDescription: 'Deploy d2c8cd8 on main of octo-org/shop-api',
+  github: GITHUB
+}
+const BASIS: ChangeBasis = { run: DEFAULTS }
+const STARTED = Date.parse('2026-11-23T10:00:00.400Z')
+const FAILED: DeployRecord = {
+  outcome: 'failure',
+  startedAt: STARTED,
+  finishedAt: STARTED + 30_000
 }
 
 describe('buildChangeRequest', () => {
   it('takes every field the user left empty from the context', () => {
-    const request = buildChangeRequest({}, DEFAULTS, false)
+    const request = buildChangeRequest({}, BASIS, false)
     expect(JSON.stringify(request)).toBe(
       JSON.stringify({
         description: 'Deploy d2c8cd8 on main of octo-org/shop-api',
@@ -44,7 +51,7 @@ describe('buildChangeRequest', () => {
         comment: 'Canary first',
         team: 'payments'
       },
-      DEFAULTS,
+      BASIS,
       false
     )
     expect(request).toEqual({
@@ -59,29 +66,24 @@ describe('buildChangeRequest', () => {
   })
 
   it('uses the default description when the user gave a blank one', () => {
-    expect(buildChangeRequest({ description: '  ' }, DEFAULTS, false).description).toBe(
-      DEFAULTS.description
+    expect(buildChangeRequest({ description: '  ' }, BASIS, false).description).toBe(
+      DEFAULTS.eventDescription
     )
   })
 
   it('joins labels with commas', () => {
     const request = buildChangeRequest(
       { labels: ['team:payments', 'deploy', 'canary'] },
-      DEFAULTS,
+      BASIS,
       false
     )
     expect(request.labels).toBe('team:payments,deploy,canary')
   })
 
   it('leaves out every optional field that ends up empty, rather than sending it undefined', () => {
-    const emptyDefaults: ChangeDefaults = {
-      service: '',
-      description: 'Change recorded by change-tracking-action',
-      metadata: {}
-    }
     const request = buildChangeRequest(
       { environment: '', service: '', comment: '', team: undefined, labels: [] },
-      emptyDefaults,
+      { run: { service: '', github: {} } },
       false
     )
     expect(JSON.stringify(request)).toBe(
@@ -91,16 +93,14 @@ describe('buildChangeRequest', () => {
   })
 
   it('passes created_at through as given', () => {
-    expect(buildChangeRequest({ createdAt: 1710410000 }, DEFAULTS, false).created_at).toBe(
-      1710410000
-    )
-    expect('created_at' in buildChangeRequest({}, DEFAULTS, false)).toBe(false)
+    expect(buildChangeRequest({ createdAt: 1710410000 }, BASIS, false).created_at).toBe(1710410000)
+    expect('created_at' in buildChangeRequest({}, BASIS, false)).toBe(false)
   })
 
   it('sends a unicode description byte for byte, unnormalised', () => {
     // "é" decomposed (e + combining acute), an emoji with a zero-width joiner, CJK, and an RTL word.
     const description = 'De\u0301ploiement 👩‍🚀 東京 — שלום'
-    const request = buildChangeRequest({ description }, DEFAULTS, false)
+    const request = buildChangeRequest({ description }, BASIS, false)
     const sent = (JSON.parse(JSON.stringify(request)) as { description: string }).description
     expect(Buffer.from(sent, 'utf8').equals(Buffer.from(description, 'utf8'))).toBe(true)
   })
@@ -108,14 +108,14 @@ describe('buildChangeRequest', () => {
 
 describe('buildChangeRequest custom_metadata', () => {
   it('carries the GitHub metadata when the user gave none', () => {
-    const request = buildChangeRequest({}, DEFAULTS, true)
+    const request = buildChangeRequest({}, BASIS, true)
     expect(request.custom_metadata).toBe(JSON.stringify({ github: GITHUB }))
   })
 
   it("merges the user's object over the GitHub metadata, the user's keys winning", () => {
     const request = buildChangeRequest(
       { customMetadata: { ticket: 'OPS-1234', github: 'mine', rollout: { percent: 10 } } },
-      DEFAULTS,
+      BASIS,
       true
     )
     expect(JSON.parse(request.custom_metadata ?? '')).toEqual({
@@ -126,13 +126,13 @@ describe('buildChangeRequest custom_metadata', () => {
   })
 
   it("keeps the GitHub metadata next to the user's other keys", () => {
-    const request = buildChangeRequest({ customMetadata: { ticket: 'OPS-1234' } }, DEFAULTS, true)
+    const request = buildChangeRequest({ customMetadata: { ticket: 'OPS-1234' } }, BASIS, true)
     expect(request.custom_metadata).toBe(JSON.stringify({ github: GITHUB, ticket: 'OPS-1234' }))
   })
 
   it('keeps a user key named __proto__ as a plain key', () => {
     const customMetadata: unknown = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}')
-    const request = buildChangeRequest({ customMetadata }, DEFAULTS, true)
+    const request = buildChangeRequest({ customMetadata }, BASIS, true)
     expect(request.custom_metadata).toBe(
       `{"github":${JSON.stringify(GITHUB)},"__proto__":{"polluted":true},"a":1}`
     )
@@ -150,34 +150,50 @@ describe('buildChangeRequest custom_metadata', () => {
     ['true', true],
     ['null', null]
   ])('sends %s unchanged, without the GitHub metadata', (_kind, value) => {
-    const request = buildChangeRequest({ customMetadata: value }, DEFAULTS, true)
+    const request = buildChangeRequest({ customMetadata: value }, BASIS, true)
     expect(request.custom_metadata).toBe(JSON.stringify(value))
   })
 
   it("sends only the user's value when github-metadata is false", () => {
-    const request = buildChangeRequest({ customMetadata: { ticket: 'OPS-1234' } }, DEFAULTS, false)
+    const request = buildChangeRequest({ customMetadata: { ticket: 'OPS-1234' } }, BASIS, false)
     expect(request.custom_metadata).toBe('{"ticket":"OPS-1234"}')
   })
 
   it('is left out when github-metadata is false and the user gave none', () => {
-    expect('custom_metadata' in buildChangeRequest({}, DEFAULTS, false)).toBe(false)
+    expect('custom_metadata' in buildChangeRequest({}, BASIS, false)).toBe(false)
   })
 
-  it('keeps the other default keys when github-metadata is false, under the user keys', () => {
-    const defaults = { ...DEFAULTS, metadata: { github: GITHUB, deploy: { outcome: 'success' } } }
-    expect(buildChangeRequest({}, defaults, false).custom_metadata).toBe(
-      '{"deploy":{"outcome":"success"}}'
-    )
+  it('keeps the deploy key when github-metadata is false, under the user keys', () => {
+    const basis = { ...BASIS, deploy: FAILED }
+    expect(JSON.parse(buildChangeRequest({}, basis, false).custom_metadata ?? '')).toEqual({
+      deploy: {
+        outcome: 'failure',
+        started_at: '2026-11-23T10:00:00.400Z',
+        finished_at: '2026-11-23T10:00:30.400Z',
+        duration_seconds: 30
+      }
+    })
     expect(
-      buildChangeRequest({ customMetadata: { deploy: 'mine' } }, defaults, true).custom_metadata
+      buildChangeRequest({ customMetadata: { deploy: 'mine' } }, basis, true).custom_metadata
     ).toBe(JSON.stringify({ github: GITHUB, deploy: 'mine' }))
   })
+})
 
-  it('takes created_at from the defaults unless the user gave created-at', () => {
-    const defaults = { ...DEFAULTS, createdAt: 1_700_000_000 }
-    expect(buildChangeRequest({}, defaults, false).created_at).toBe(1_700_000_000)
-    expect(buildChangeRequest({ createdAt: 1_600_000_000 }, defaults, false).created_at).toBe(
-      1_600_000_000
+describe('buildChangeRequest at a job’s end', () => {
+  it('is created at the deploy’s start and says how it ended; the user’s values still win', () => {
+    const change = buildChangeRequest({}, { ...BASIS, deploy: FAILED }, true)
+    expect(change.created_at).toBe(Math.floor(STARTED / 1000))
+    expect(change.description).toBe('Deploy d2c8cd8 on main of octo-org/shop-api failed after 30 s')
+    expect(JSON.parse(change.custom_metadata ?? '')).toMatchObject({
+      github: GITHUB,
+      deploy: { outcome: 'failure' }
+    })
+    const mine = buildChangeRequest(
+      { description: 'Mine', createdAt: 5 },
+      { ...BASIS, deploy: FAILED },
+      true
     )
+    expect(mine.description).toBe('Mine')
+    expect(mine.created_at).toBe(5)
   })
 })

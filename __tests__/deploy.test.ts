@@ -1,11 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
-import { buildChangeRequest } from '../src/change.ts'
 import {
   deployMetadata,
-  describeOutcome,
   durationSeconds,
   formatDuration,
-  withDeploy,
   type DeployRecord
 } from '../src/deploy.ts'
 
@@ -43,37 +40,5 @@ describe('a deploy recorded at the job’s end', () => {
       finished_at: '2026-11-23T10:04:12.400Z',
       duration_seconds: 252
     })
-  })
-
-  it('says in the description when it did not succeed', () => {
-    expect(describeOutcome('Deploy acme/shop', deploy('success', 252))).toBe('Deploy acme/shop')
-    expect(describeOutcome('Deploy acme/shop', deploy('failure', 252))).toBe(
-      'Deploy acme/shop failed after 4 min 12 s'
-    )
-    expect(describeOutcome('Deploy acme/shop', deploy('cancelled', 38))).toBe(
-      'Deploy acme/shop cancelled after 38 s'
-    )
-  })
-
-  it('is created at the deploy’s start, and the user’s description and created-at still win', () => {
-    const defaults = withDeploy(
-      { description: 'Deploy acme/shop', metadata: { github: { run_id: '1' } } },
-      deploy('failure', 30)
-    )
-    const change = buildChangeRequest({}, defaults, true)
-    expect(change.created_at).toBe(Math.floor(STARTED / 1000))
-    expect(change.description).toBe('Deploy acme/shop failed after 30 s')
-    expect(JSON.parse(change.custom_metadata ?? '')).toMatchObject({
-      github: { run_id: '1' },
-      deploy: { outcome: 'failure' }
-    })
-    const mine = buildChangeRequest({ description: 'Mine', createdAt: 5 }, defaults, true)
-    expect(mine.description).toBe('Mine')
-    expect(mine.created_at).toBe(5)
-  })
-
-  it('leaves the defaults alone when recorded at once', () => {
-    const defaults = { description: 'Deploy', metadata: {} }
-    expect(withDeploy(defaults, undefined)).toBe(defaults)
   })
 })

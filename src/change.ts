@@ -1,11 +1,15 @@
 /**
- * The change's defaults and the one merge of the user's fields over them, giving the body of
- * POST /v2/change. Everything that suggests a value (the run's context, what the change ships,
- * one service of several, the deploy's outcome) enters as a default; the user's value wins, here
- * and nowhere else.
+ * One change, built once: the run's defaults, completed with what it ships, one service of
+ * several and how the deploy ended, and the user's fields merged over them, giving the body of
+ * POST /v2/change. The user's value wins here and nowhere else.
  */
+import { deployMetadata, type DeployRecord } from './deploy.ts'
+import { describeChange } from './describe.ts'
 import { isJsonObject } from './json.ts'
+import { leadTime } from './lead-time.ts'
 import type { ChangeRequest } from './service/client.ts'
+import { shippedMetadata } from './shipped/metadata.ts'
+import type { Shipped } from './shipped/types.ts'
 
 /** The change fields the user gave. Each is undefined when its input is empty. */
 export interface ChangeFields {
@@ -43,21 +47,45 @@ export interface GithubMetadata {
   [key: string]: unknown
 }
 
-/** What the run suggests for a change, before the user's fields are merged over it. */
-export interface ChangeDefaults {
+/** What the run's context suggests for a change. */
+export interface RunDefaults {
+  /** The repository, "owner/repo". */
   service?: string
   version?: string
   user?: string
   environment?: string
-  /** Never empty. */
-  description: string
-  /**
-   * The default top-level keys of custom_metadata: "github" (sent unless github-metadata is
-   * false) and any other the run adds; the user's keys win over these.
-   */
-  metadata: { github?: GithubMetadata; [key: string]: unknown }
-  /** Unix seconds: when the deploy began, when the change is recorded after it. */
-  createdAt?: number
+  /** The event's own sentence, when it says something. */
+  eventDescription?: string
+  github: GithubMetadata
+}
+
+/** One service of several: its name, and what its patterns matched when that is known. */
+export interface ServiceDefaults {
+  name: string
+  matchingFiles?: number
+  metadata?: Record<string, unknown>
+}
+
+/** Everything a change is built from besides the user's fields. */
+export interface ChangeBasis {
+  run: RunDefaults
+  shipped?: Shipped
+  service?: ServiceDefaults
+  /** At a job's end: how the deploy ended; the change is created at its start. */
+  deploy?: DeployRecord
+  /** Milliseconds since the epoch: when the change is recorded, for the lead time. */
+  recordedAt?: number
+}
+
+/** The version and environment a change is about: what the lookup looks up. */
+export function changeSubject(
+  fields: ChangeFields,
+  run: RunDefaults
+): { version?: string; environment?: string } {
+  return {
+    version: present(fields.version) ?? present(run.version),
+    environment: present(fields.environment) ?? present(run.environment)
+  }
 }
 
 /**
@@ -66,41 +94,64 @@ export interface ChangeDefaults {
  */
 export function buildChangeRequest(
   fields: ChangeFields,
-  defaults: ChangeDefaults,
+  basis: ChangeBasis,
   includeGithubMetadata: boolean
 ): ChangeRequest {
-  const request: ChangeRequest = {
-    description: present(fields.description) ?? defaults.description
-  }
+  const { run, shipped, service, deploy } = basis
+  const { version, environment } = changeSubject(fields, run)
+  const description =
+    present(fields.description) ??
+    describeChange({
+      event: run.eventDescription,
+      repository: run.service,
+      version,
+      environment,
+      shipped,
+      service,
+      deploy
+    })
   // In the interface's order, so the body reads the way the service documents it.
-  const optional: Omit<ChangeRequest, 'description'> = {
-    environment: present(fields.environment) ?? present(defaults.environment),
-    service: present(fields.service) ?? present(defaults.service),
-    version: present(fields.version) ?? present(defaults.version),
-    user: present(fields.user) ?? present(defaults.user),
+  return withoutUndefined({
+    description,
+    environment,
+    service: present(fields.service) ?? present(service?.name) ?? present(run.service),
+    version,
+    user: present(fields.user) ?? present(run.user),
     comment: present(fields.comment),
     team: present(fields.team),
     labels: present(fields.labels?.join(',')),
-    custom_metadata: customMetadata(fields.customMetadata, defaults, includeGithubMetadata),
-    created_at: fields.createdAt ?? defaults.createdAt
+    custom_metadata: customMetadata(
+      fields.customMetadata,
+      defaultMetadata(basis, includeGithubMetadata)
+    ),
+    created_at: fields.createdAt ?? (deploy && Math.floor(deploy.startedAt / 1000))
+  })
+}
+
+/** The keys the action adds to custom_metadata: "github" (unless turned off) and "deploy". */
+function defaultMetadata(
+  { run, shipped, service, deploy, recordedAt }: ChangeBasis,
+  includeGithubMetadata: boolean
+): Record<string, unknown> {
+  const waited =
+    shipped && recordedAt !== undefined ? leadTime(shipped.commits, recordedAt) : undefined
+  const github = {
+    ...run.github,
+    ...(shipped && shippedMetadata(shipped)),
+    ...(waited && { lead_time_seconds: waited }),
+    ...service?.metadata
   }
-  for (const [key, value] of Object.entries(optional)) {
-    if (value !== undefined) Object.assign(request, { [key]: value })
-  }
-  return request
+  return withoutUndefined({
+    github: includeGithubMetadata ? github : undefined,
+    deploy: deploy && deployMetadata(deploy)
+  })
 }
 
 /**
  * The default metadata with the user's object merged over it (their keys win). A user value that
  * is not an object cannot hold the defaults, so it is sent as given.
  */
-function customMetadata(
-  userValue: unknown,
-  defaults: ChangeDefaults,
-  includeGithubMetadata: boolean
-): string | undefined {
-  const { github, ...others } = defaults.metadata
-  const base = includeGithubMetadata && github !== undefined ? { github, ...others } : others
+function customMetadata(userValue: unknown, base: Record<string, unknown>): string | undefined {
   if (userValue !== undefined && !isJsonObject(userValue)) return JSON.stringify(userValue)
   // Spread, not Object.assign: a user key named "__proto__" stays a plain key.
   if (userValue === undefined && Object.keys(base).length === 0) return undefined
@@ -110,4 +161,9 @@ function customMetadata(
 /** The value, unless it is missing or blank. Never altered: the user's text is sent as written. */
 function present(value: string | undefined): string | undefined {
   return value !== undefined && value.trim() !== '' ? value : undefined
+}
+
+/** The record without its undefined fields: absent, not present as undefined. */
+export function withoutUndefined<T extends object>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T
 }

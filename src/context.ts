@@ -4,26 +4,21 @@
  * throws on a payload of an unexpected shape (the payload file is the runner's, but events evolve).
  */
 import type { RunContext } from './action/run-context.ts'
-import type { ChangeDefaults, GithubMetadata } from './change.ts'
-import { MAX_DESCRIPTION_CHARS } from './shipped/describe.ts'
-import { truncateText } from './text.ts'
-
-/** The description when nothing at all is known about the run. */
-const FALLBACK_DESCRIPTION = 'Change recorded by change-tracking-action'
-const SHORT_SHA_LENGTH = 7
+import { withoutUndefined, type GithubMetadata, type RunDefaults } from './change.ts'
+import { oneLine, shortSha } from './describe.ts'
 
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target'])
 const DEPLOYMENT_EVENTS = new Set(['deployment', 'deployment_status'])
 
-export function contextDefaults(run: RunContext): ChangeDefaults {
+export function contextDefaults(run: RunContext): RunDefaults {
   const version = resolveVersion(run)
-  return definedOnly({
+  return withoutUndefined({
     service: run.repository,
     version,
     user: run.actor,
     environment: deploymentEnvironment(run.eventName, run.payload),
-    description: describe(run, version),
-    metadata: { github: githubMetadata(run, version) }
+    eventDescription: describeEvent(run, version),
+    github: githubMetadata(run, version)
   })
 }
 
@@ -46,7 +41,7 @@ function deploymentEnvironment(event: string, payload: unknown): string | undefi
 }
 
 function githubMetadata(run: RunContext, sha: string | undefined): GithubMetadata {
-  return definedOnly({
+  return withoutUndefined({
     repository: run.repository,
     sha,
     ref: run.ref,
@@ -79,14 +74,7 @@ function pullRequestNumber(event: string, payload: unknown): number | undefined 
   return undefined
 }
 
-// ---- The description ------------------------------------------------------------------------
-
-function describe(run: RunContext, sha: string | undefined): string {
-  const described = describeEvent(run, sha)
-  const line = described && oneLine(described)
-  // The same bound as a looked-up description: a payload's environment or title may be huge.
-  return line ? truncateText(line, MAX_DESCRIPTION_CHARS) : FALLBACK_DESCRIPTION
-}
+// ---- The event's own words -------------------------------------------------------------------
 
 /** A sentence naming what happened; undefined when nothing about it is known. */
 function describeEvent(run: RunContext, sha: string | undefined): string | undefined {
@@ -156,24 +144,6 @@ function pushedRef(run: RunContext): { type: 'branch' | 'tag'; name: string } | 
     return { type: 'branch', name: ref.slice('refs/heads/'.length) }
   if (ref?.startsWith('refs/tags/')) return { type: 'tag', name: ref.slice('refs/tags/'.length) }
   return name ? { type: 'branch', name } : undefined
-}
-
-/** A commit hash cut to its usual short form; anything else (an image tag, say) as it is. */
-function shortSha(sha: string): string {
-  return /^[0-9a-f]{8,}$/i.test(sha) ? sha.slice(0, SHORT_SHA_LENGTH) : sha
-}
-
-/** One line: control characters and line separators (from PR titles, say) become one space. */
-function oneLine(text: string): string {
-  return text
-    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-}
-
-/** The record without its undefined fields: absent, not present as undefined. */
-function definedOnly<T extends object>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T
 }
 
 // ---- Reading values defensively -------------------------------------------------------------

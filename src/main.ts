@@ -15,7 +15,7 @@ import {
 import { IS_POST_STATE, type JobEndState } from './action/post-state.ts'
 import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandContext, CommandHandler } from './commands/command.ts'
-import { prepareJobEnd, recordJobEnd } from './commands/job-end.ts'
+import { prepareJobEnd } from './commands/job-end.ts'
 import { getChange, hello } from './commands/read.ts'
 import { errorMessage } from './errors.ts'
 import { Redactor } from './redact.ts'
@@ -115,7 +115,7 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     }
     try {
       if (phase.phase === 'post') {
-        await recordJobEnd({
+        await COMMAND_HANDLERS[settings.command]({
           ...commandContext,
           deploy: {
             outcome: settings.jobOutcome,

@@ -13,7 +13,7 @@ import type { Runner } from './action/runner.ts'
 import { errorMessage, failureKind, ServiceError, type FailureKind } from './errors.ts'
 import { REDACTED, type Redactor } from './redact.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
-import { collapseWhitespace, escapeControls, inert, truncateText } from './text.ts'
+import { collapseWhitespace, endSentence, escapeControls, inert, truncateText } from './text.ts'
 
 /** Cells longer than this are cut in the job summary (the service still gets the whole value). */
 const MAX_SUMMARY_CELL_CHARS = 500
@@ -105,6 +105,12 @@ export class Report {
         { kind: 'configuration', call: 'GITHUB_OUTPUT' }
       )
     }
+  }
+
+  /** Under the failure policy: rethrows what must fail the step, else warns, saying what happens instead. */
+  failOrWarn(error: unknown, policy: FailOnError, instead: string): void {
+    if (shouldFail(failureKind(error), policy)) throw error
+    this.warning(`${endSentence(errorMessage(error))} ${instead}`)
   }
 
   info(message: string): void {

@@ -7,7 +7,6 @@ import { runContextOf } from '../../src/action/run-context.ts'
 import { readSettings } from '../../src/action/settings.ts'
 import { contextDefaults } from '../../src/context.ts'
 import { recordServices } from '../../src/commands/services.ts'
-import { buildChangeRequest } from '../../src/change.ts'
 import { ServiceError } from '../../src/errors.ts'
 import { Redactor } from '../../src/redact.ts'
 import { Report } from '../../src/report.ts'
@@ -67,18 +66,12 @@ async function record(
   )
   const report = new Report(runner, new Redactor())
   const client = options.client ?? new RecordingService()
-  const defaults = contextDefaults(run)
-  const subject = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
   let error: unknown
   try {
     await recordServices(
       { settings, run, client, report, clock: () => NOW },
       settings.services ?? [],
-      {
-        defaults,
-        subject,
-        shipped: options.shipped
-      }
+      { run: contextDefaults(run), shipped: options.shipped, recordedAt: NOW }
     )
   } catch (caught) {
     error = caught

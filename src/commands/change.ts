@@ -1,64 +1,58 @@
+/**
+ * `change` and `heartbeat`. A change: look up what it ships, record it (one per touched service
+ * with the services input), then send the heartbeat when a monitor is named. At a job's end the
+ * same commands run in the post step, with how the deploy ended.
+ */
 import { Outputs } from '../action/names.ts'
-import { buildChangeRequest, type ChangeDefaults } from '../change.ts'
+import { buildChangeRequest, changeSubject, type ChangeBasis } from '../change.ts'
 import { contextDefaults, runUrl } from '../context.ts'
-import { withDeploy } from '../deploy.ts'
+import { durationSeconds, formatDuration } from '../deploy.ts'
 import type { SummaryRow } from '../report.ts'
 import type { ChangeRequest } from '../service/client.ts'
-import type { Shipped } from '../shipped/types.ts'
 import type { CommandContext } from './command.ts'
 import { formatField } from './read.ts'
 import { recordServices } from './services.ts'
-import { findShipped, logShipped, outputShipped, summarizeShipped, withShipped } from './shipped.ts'
+import { findShipped, logShipped, outputShipped, summarizeShipped } from './shipped.ts'
 
-/**
- * `change`: look up what the change ships, record the change (one per touched service with the
- * services input), then send the heartbeat, once, when a monitor is named.
- */
 export async function recordChange(context: CommandContext): Promise<void> {
-  const { settings, run, report } = context
+  const { settings, run, report, deploy } = context
   const defaults = contextDefaults(run)
-  // The change as far as the run and the user say: what the lookup is about.
-  const subject = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
-  const shipped = await findShipped(context, subject)
+  const shipped = await findShipped(context, changeSubject(settings.change, defaults))
   logShipped(report, shipped)
-
+  const basis: ChangeBasis = { run: defaults, shipped, deploy, recordedAt: context.clock() }
   try {
-    if (settings.services !== undefined) {
-      await recordServices(context, settings.services, { defaults, subject, shipped })
-    } else {
-      const recordedAt = context.clock()
-      const shippedDefaults = withShipped(defaults, { shipped, subject, recordedAt })
-      await recordOne(context, withDeploy(shippedDefaults, context.deploy), shipped)
-    }
+    if (settings.services !== undefined) await recordServices(context, settings.services, basis)
+    else await recordOne(context, basis)
   } finally {
-    // What shipped is worth reading even when recording it failed.
+    // What shipped and how the deploy ended are worth reading even when recording failed.
     summarizeShipped(report, shipped)
+    if (deploy !== undefined) {
+      report.table('Deploy', [
+        ['Outcome', deploy.outcome],
+        ['Started at', new Date(deploy.startedAt).toISOString()],
+        ['Duration', formatDuration(durationSeconds(deploy))]
+      ])
+    }
   }
   // After the change: an output file that cannot be written must not keep it from being recorded.
   outputShipped(report, shipped)
-  // At a job's end, a heartbeat says the job succeeded: none is sent for any other outcome.
-  const succeeded = context.deploy === undefined || context.deploy.outcome === 'success'
-  if (settings.heartbeatId !== undefined && succeeded) await sendHeartbeat(context)
+  if (settings.heartbeatId !== undefined) await sendHeartbeat(context)
 }
 
 /** One change: the service input's, or the repository's. */
-async function recordOne(
-  context: CommandContext,
-  defaults: ChangeDefaults,
-  shipped: Shipped | undefined
-): Promise<void> {
+async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<void> {
   const { settings, run, client, report } = context
-  const change = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
+  const change = buildChangeRequest(settings.change, basis, settings.githubMetadata)
   const changeId = await client.createChange(change)
   report.setTitle(changeId === undefined ? 'Change not sent' : 'Change recorded')
-  report.table('Change', changeRows(change, changeId, runUrl(run), shipped?.compareUrl))
+  report.table('Change', changeRows(change, changeId, runUrl(run), basis.shipped?.compareUrl))
   if (changeId === undefined) return
   report.notice(`Recorded change ${changeId}: ${change.description}`)
   report.output(Outputs.ChangeId, changeId)
 }
 
 /** Every field that was sent, and the links to the run and the compare view. */
-export function changeRows(
+function changeRows(
   change: ChangeRequest,
   changeId: string | undefined,
   runLink: string | undefined,
@@ -80,8 +74,20 @@ export function changeRows(
   ]
 }
 
-/** `heartbeat`: one signal to the monitor named by heartbeat-id. */
-export async function sendHeartbeat({ settings, client, report }: CommandContext): Promise<void> {
+/**
+ * `heartbeat`: one signal to the monitor named by heartbeat-id. At a job's end a heartbeat says
+ * that the job succeeded, so none is sent for any other outcome.
+ */
+export async function sendHeartbeat({
+  settings,
+  client,
+  report,
+  deploy
+}: CommandContext): Promise<void> {
+  if (deploy !== undefined && deploy.outcome !== 'success') {
+    report.info(`No heartbeat sent: the job ended with ${deploy.outcome}.`)
+    return
+  }
   const monitorId = settings.heartbeatId ?? ''
   const signalId = await client.sendHeartbeat(monitorId)
   if (signalId === undefined) {

@@ -10,29 +10,19 @@ import {
   type ServiceDecision,
   type ServiceSelection
 } from '../affected-services.ts'
-import { buildChangeRequest, type ChangeDefaults } from '../change.ts'
-import { withDeploy } from '../deploy.ts'
+import { buildChangeRequest, type ChangeBasis } from '../change.ts'
 import { errorMessage, failureKind, ServiceError, type FailureKind } from '../errors.ts'
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
 import { ENDPOINT_CALLS, type ChangeRequest } from '../service/client.ts'
 import type { Shipped } from '../shipped/types.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
-import { withShipped } from './shipped.ts'
-
-/** What the services' changes are built from: the run's defaults, the change so far, what shipped. */
-export interface ServicesBasis {
-  defaults: ChangeDefaults
-  /** The change as merged before the lookup: its version and environment. */
-  subject: ChangeRequest
-  shipped: Shipped | undefined
-}
 
 /** Records the touched services' changes; throws when any of them could not be recorded. */
 export async function recordServices(
   context: CommandContext,
   specs: ServiceSpec[],
-  basis: ServicesBasis
+  basis: ChangeBasis
 ): Promise<void> {
   const { settings, client, report } = context
   const selection = selectServices(specs, changedFiles(settings.includeCommits, basis.shipped))
@@ -42,10 +32,7 @@ export async function recordServices(
   }
   for (const decision of selection.decisions) report.info(describeDecision(decision))
   const recorded = selection.decisions.filter(decision => decision.recorded)
-  const recordedAt = context.clock()
-  const changes = recorded.map(decision =>
-    serviceChange(context, decision, basis, selection, recordedAt)
-  )
+  const changes = recorded.map(decision => serviceChange(context, decision, basis, selection))
   const skipped = selection.decisions.filter(decision => !decision.recorded).map(d => d.name)
 
   const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, change =>
@@ -98,34 +85,23 @@ function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): Ch
 }
 
 function serviceChange(
-  { settings, deploy }: CommandContext,
+  { settings }: CommandContext,
   decision: ServiceDecision,
-  { defaults, subject, shipped }: ServicesBasis,
-  selection: ServiceSelection,
-  recordedAt: number
+  basis: ChangeBasis,
+  selection: ServiceSelection
 ): ChangeRequest {
   const known = selection.allRecordedBecause === undefined
-  const serviceDefaults = withShipped(
-    defaults,
-    { shipped, subject, recordedAt },
-    {
-      name: decision.name,
-      ...(known
-        ? {
-            matchingFiles: decision.matchedCount,
-            metadata: {
-              changed_paths: decision.matchedPaths,
-              changed_paths_count: decision.matchedCount
-            }
-          }
-        : {})
-    }
-  )
-  return buildChangeRequest(
-    settings.change,
-    withDeploy(serviceDefaults, deploy),
-    settings.githubMetadata
-  )
+  const service = {
+    name: decision.name,
+    ...(known && {
+      matchingFiles: decision.matchedCount,
+      metadata: {
+        changed_paths: decision.matchedPaths,
+        changed_paths_count: decision.matchedCount
+      }
+    })
+  }
+  return buildChangeRequest(settings.change, { ...basis, service }, settings.githubMetadata)
 }
 
 function describeDecision(decision: ServiceDecision): string {

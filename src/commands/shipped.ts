@@ -1,15 +1,11 @@
 /**
  * What a change ships, for the `change` command: the lookup (which never fails the run), its
- * place in the change's defaults, its outputs, and its table in the job summary.
+ * outputs, its line in the log and its table in the job summary.
  */
 import { Inputs, Outputs } from '../action/names.ts'
-import type { ChangeDefaults } from '../change.ts'
+import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
-import type { ChangeRequest } from '../service/client.ts'
-import { describeDeploy } from '../shipped/describe.ts'
 import { lookUpShipped } from '../shipped/lookup.ts'
-import { leadTime } from '../lead-time.ts'
-import { shippedMetadata } from '../shipped/metadata.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
 import { plural } from '../text.ts'
@@ -20,12 +16,12 @@ const MAX_SUMMARY_COMMITS = 50
 
 /**
  * Looks up what the change ships, unless include-commits is false (then no GitHub API call is
- * made). `subject` is the change as merged so far: its service, version and environment are the
- * ones the lookup is about. Any failure is one warning; the change is recorded without that part.
+ * made), for the version and environment the change is about. Any failure is one warning; the
+ * change is recorded without that part.
  */
 export async function findShipped(
   { settings, run, report }: CommandContext,
-  subject: ChangeRequest
+  subject: { version?: string; environment?: string }
 ): Promise<Shipped | undefined> {
   if (!settings.includeCommits) return undefined
   const repository = run.repository
@@ -46,57 +42,6 @@ export async function findShipped(
   })
   if (warning) report.warning(warning)
   return shipped
-}
-
-/** What a change's defaults are completed with: the lookup, the change so far, the moment. */
-export interface ShippedBasis {
-  shipped: Shipped | undefined
-  /** The change as merged before the lookup: its version and environment. */
-  subject: ChangeRequest
-  /** Milliseconds since the epoch: when the change is recorded, for the lead time. */
-  recordedAt: number
-}
-
-/** One service of several: its name, and what its patterns matched when that is known. */
-export interface ServiceDefaults {
-  name: string
-  matchingFiles?: number
-  metadata?: Record<string, unknown>
-}
-
-/**
- * The defaults with what the change ships in their description and metadata (the commits, their
- * lead time) and, for one service of several, its name and matched paths.
- */
-export function withShipped(
-  defaults: ChangeDefaults,
-  { shipped, subject, recordedAt }: ShippedBasis,
-  service: ServiceDefaults | undefined = undefined
-): ChangeDefaults {
-  if (shipped === undefined && service === undefined) return defaults
-  const description = describeDeploy({
-    repository: defaults.service,
-    version: subject.version,
-    environment: subject.environment,
-    shipped,
-    serviceName: service?.name,
-    matchingFiles: service?.matchingFiles
-  })
-  const waited = shipped && leadTime(shipped.commits, recordedAt)
-  return {
-    ...defaults,
-    ...(service ? { service: service.name } : {}),
-    description: description ?? defaults.description,
-    metadata: {
-      ...defaults.metadata,
-      github: {
-        ...defaults.metadata.github,
-        ...(shipped ? shippedMetadata(shipped) : {}),
-        ...(waited ? { lead_time_seconds: waited } : {}),
-        ...service?.metadata
-      }
-    }
-  }
 }
 
 /** The outputs about what shipped, set whether or not the lookup found anything. */
@@ -140,7 +85,7 @@ export function summarizeShipped(report: Report, shipped: Shipped | undefined): 
       const found = pullRequestInMessage(commit.message)
       const pr = found ? byNumber.get(found.number) : undefined
       return [
-        commit.sha.slice(0, 7),
+        shortSha(commit.sha),
         commit.message,
         commit.author,
         pr && { text: `#${pr.number}${pr.title ? ` ${pr.title}` : ''}`, url: pr.url }

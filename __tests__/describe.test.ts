@@ -1,8 +1,25 @@
-/** The description of a deploy when what it ships is known. */
+/** A change's default description: what shipped, the event's words, how the deploy ended. */
 import { describe, expect, it } from '@jest/globals'
-import { describeDeploy, MAX_DESCRIPTION_CHARS } from '../../src/shipped/describe.ts'
-import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
-import { sha } from './github-fixtures.ts'
+import { createHash } from 'node:crypto'
+import type { DeployRecord } from '../src/deploy.ts'
+import { describeChange, MAX_DESCRIPTION_CHARS } from '../src/describe.ts'
+import type { Shipped } from '../src/shipped/types.ts'
+
+const sha = (seed: string): string => createHash('sha1').update(seed).digest('hex')
+const emptyShipped = (): Shipped => ({
+  commits: [],
+  pullRequests: [],
+  pullRequestCount: 0,
+  rollback: false,
+  changedFilesComplete: false,
+  apiCalls: 0
+})
+const STARTED = Date.parse('2026-11-23T10:00:00Z')
+const ended = (outcome: DeployRecord['outcome'], seconds: number): DeployRecord => ({
+  outcome,
+  startedAt: STARTED,
+  finishedAt: STARTED + seconds * 1000
+})
 
 const VERSION = '6113728' + sha('v').slice(7)
 const PREVIOUS = '9f2c1d0' + sha('p').slice(7)
@@ -18,9 +35,9 @@ const pulls = [
 ]
 const base = { repository: 'acme/shop', version: VERSION, environment: 'production' }
 
-describe('describeDeploy', () => {
+describe('describeChange with what shipped', () => {
   it('names the commits since the previous deploy and the pull requests that fit', () => {
-    const text = describeDeploy({
+    const text = describeChange({
       ...base,
       shipped: shipped({
         commitCount: 3,
@@ -35,7 +52,7 @@ describe('describeDeploy', () => {
   })
 
   it("uses the head commit's first line for one commit", () => {
-    const text = describeDeploy({
+    const text = describeChange({
       ...base,
       shipped: shipped({
         commitCount: 1,
@@ -48,7 +65,7 @@ describe('describeDeploy', () => {
   })
 
   it('says a rollback plainly', () => {
-    const text = describeDeploy({
+    const text = describeChange({
       repository: 'acme/shop',
       version: PREVIOUS,
       environment: 'production',
@@ -58,10 +75,9 @@ describe('describeDeploy', () => {
   })
 
   it('names the service and its matching files', () => {
-    const text = describeDeploy({
+    const text = describeChange({
       ...base,
-      serviceName: 'api',
-      matchingFiles: 4,
+      service: { name: 'api', matchingFiles: 4 },
       shipped: shipped({ commitCount: 3 })
     })
     expect(text).toBe(
@@ -69,11 +85,13 @@ describe('describeDeploy', () => {
     )
   })
 
-  it('says nothing new when the range is empty, and undefined when nothing is known', () => {
-    expect(describeDeploy({ ...base, shipped: shipped({ commitCount: 0 }) })).toBe(
+  it("says nothing new when the range is empty, and keeps the event's words when nothing is known", () => {
+    expect(describeChange({ ...base, shipped: shipped({ commitCount: 0 }) })).toBe(
       'Deploy acme/shop 6113728 to production: no new commits since 9f2c1d0'
     )
-    expect(describeDeploy({ ...base, shipped: emptyShipped() })).toBeUndefined()
+    expect(describeChange({ ...base, event: 'Release v1.2.3', shipped: emptyShipped() })).toBe(
+      'Release v1.2.3'
+    )
   })
 
   it(`stays within ${MAX_DESCRIPTION_CHARS} characters, whatever the titles, service or message`, () => {
@@ -83,19 +101,51 @@ describe('describeDeploy', () => {
       title: `Title ${i} ${long}`,
       url: 'u'
     }))
-    const listed = describeDeploy({
+    const listed = describeChange({
       ...base,
       shipped: shipped({ commitCount: 90, pullRequests: many, pullRequestCount: 25 })
-    }) as string
+    })
     expect(listed.length).toBeLessThanOrEqual(MAX_DESCRIPTION_CHARS)
     // The list gives way whole items at a time, and the count of the rest stays.
     expect(listed).toMatch(/\(#1000 Title 0 x+…, \+24 more\)$/)
-    const single = describeDeploy({
+    const single = describeChange({
       ...base,
-      serviceName: long,
+      service: { name: long },
       shipped: shipped({ commitCount: 1, commits: [{ sha: sha('a'), message: long }] })
-    }) as string
+    })
     expect(Array.from(single)).toHaveLength(MAX_DESCRIPTION_CHARS)
     expect(single.endsWith('…')).toBe(true)
+  })
+})
+
+describe('describeChange without what shipped', () => {
+  it("uses the event's words on one line, or else names the action", () => {
+    expect(describeChange({ event: 'Pull request #42\n"Fix\u2028it"' })).toBe(
+      'Pull request #42 "Fix it"'
+    )
+    expect(describeChange({ event: ' \t' })).toBe('Change recorded by change-tracking-action')
+    expect(describeChange({})).toBe('Change recorded by change-tracking-action')
+  })
+})
+
+describe('describeChange at a job’s end', () => {
+  it('says how the deploy ended when it did not succeed', () => {
+    const event = 'Deploy acme/shop'
+    expect(describeChange({ event, deploy: ended('success', 252) })).toBe(event)
+    expect(describeChange({ event, deploy: ended('failure', 252) })).toBe(
+      'Deploy acme/shop failed after 4 min 12 s'
+    )
+    expect(describeChange({ event, deploy: ended('cancelled', 38) })).toBe(
+      'Deploy acme/shop cancelled after 38 s'
+    )
+    expect(describeChange({ event, deploy: ended('unknown', 5) })).toBe(
+      'Deploy acme/shop ended with an unknown status after 5 s'
+    )
+  })
+
+  it(`keeps the outcome whole within ${MAX_DESCRIPTION_CHARS} characters`, () => {
+    const text = describeChange({ event: 'y'.repeat(500), deploy: ended('failure', 3700) })
+    expect(Array.from(text)).toHaveLength(MAX_DESCRIPTION_CHARS)
+    expect(text).toMatch(/^y+… failed after 1 h 1 min$/)
   })
 })

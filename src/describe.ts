@@ -1,0 +1,143 @@
+/**
+ * A change's default description, composed here and nowhere else, at most MAX_DESCRIPTION_CHARS:
+ * what shipped when the lookup knows it, else the event's own words, else a fallback; then, at a
+ * job's end, how the deploy ended. For example:
+ *   Deploy acme/shop 6113728 to production: 3 commits since 9f2c1d0 (#41 Add login, #42 Fix cart, +1 more)
+ *   Deploy acme/shop 6113728 to production: Add login (#41)        (one commit: its first line)
+ *   Rollback acme/shop to 9f2c1d0 in production (was 6113728)
+ *   Deploy api of acme/shop 6113728 to production: 4 matching files changed in 3 commits since 9f2c1d0
+ *   Deploy d2c8cd8 on main of acme/shop failed after 4 min 12 s
+ */
+import { ACTION_NAME } from './action/names.ts'
+import { durationSeconds, formatDuration, type DeployRecord } from './deploy.ts'
+import type { Shipped } from './shipped/types.ts'
+import { collapseWhitespace, plural, truncateText } from './text.ts'
+
+/** Long enough for the head, the count and a few pull requests; short enough to read at a glance. */
+export const MAX_DESCRIPTION_CHARS = 200
+/** Pull requests named in the description; the rest are "+N more". */
+export const MAX_DESCRIBED_PULL_REQUESTS = 3
+/** A pull request title in the description is cut to this. */
+const MAX_DESCRIBED_TITLE_CHARS = 60
+/** A version that is not a commit hash (a tag, a build number) is cut to this. */
+const MAX_VERSION_CHARS = 40
+/** A commit hash as people read it. */
+export const SHORT_SHA_LENGTH = 7
+/** The description when nothing at all is known about the run. */
+export const FALLBACK_DESCRIPTION = `Change recorded by ${ACTION_NAME}`
+
+export interface DescriptionParts {
+  /** The event's own sentence ("Release v1.2.3 of acme/shop"), when the run's context gives one. */
+  event?: string
+  repository?: string
+  version?: string
+  environment?: string
+  shipped?: Shipped
+  /** One service of several, and its changed files matching its patterns when those are known. */
+  service?: { name: string; matchingFiles?: number }
+  /** At a job's end: how the deploy ended. */
+  deploy?: DeployRecord
+}
+
+/** How a description says a deploy ended, when it did not succeed. */
+const OUTCOME_WORDING = {
+  failure: 'failed',
+  cancelled: 'cancelled',
+  unknown: 'ended with an unknown status'
+} as const
+
+export function describeChange(parts: DescriptionParts): string {
+  const base = oneLine(describeShipped(parts) ?? parts.event ?? '') || FALLBACK_DESCRIPTION
+  const { deploy } = parts
+  // The outcome is kept whole: the rest gives way to it.
+  const outcome =
+    deploy === undefined || deploy.outcome === 'success'
+      ? ''
+      : ` ${OUTCOME_WORDING[deploy.outcome]} after ${formatDuration(durationSeconds(deploy))}`
+  return `${truncateText(base, MAX_DESCRIPTION_CHARS - outcome.length)}${outcome}`
+}
+
+/** A commit hash cut to its usual short form; any other version (an image tag, say) as it is. */
+export function shortSha(version: string): string {
+  return /^[0-9a-f]{8,}$/i.test(version)
+    ? version.slice(0, SHORT_SHA_LENGTH).toLowerCase()
+    : truncateText(version, MAX_VERSION_CHARS)
+}
+
+/** One line: control characters and line separators (from titles, say) become one space. */
+export function oneLine(text: string): string {
+  return collapseWhitespace(text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' '))
+}
+
+/** undefined when the lookup knows nothing the event's own sentence does not say. */
+function describeShipped(parts: DescriptionParts): string | undefined {
+  const { shipped, service } = parts
+  const knowsShipped =
+    shipped !== undefined &&
+    (shipped.previousSha !== undefined ||
+      shipped.commitCount !== undefined ||
+      shipped.commits.length > 0)
+  if (!knowsShipped && service === undefined) return undefined
+
+  const subject = [service?.name, service && parts.repository && 'of', parts.repository]
+    .filter(Boolean)
+    .join(' ')
+  const version = parts.version && shortSha(oneLine(parts.version))
+  const environment = parts.environment && oneLine(parts.environment)
+  const previous = shipped?.previousSha && shortSha(shipped.previousSha)
+
+  if (shipped?.rollback && version && previous) {
+    const where = environment ? ` in ${environment}` : ''
+    return `Rollback ${subject} to ${version}${where} (was ${previous})`
+  }
+  const head = ['Deploy', subject, version, environment && `to ${environment}`]
+    .filter(Boolean)
+    .join(' ')
+  const detail =
+    shipped && knowsShipped ? shippedDetail(shipped, previous, service?.matchingFiles) : undefined
+  if (!detail) return head
+  const described = oneLine(`${head}: ${detail}`)
+  return `${described}${pullRequestList(shipped as Shipped, described.length)}`
+}
+
+function shippedDetail(
+  shipped: Shipped,
+  previous: string | undefined,
+  matchingFiles: number | undefined
+): string | undefined {
+  const count = shipped.commitCount
+  const since = previous ? ` since ${previous}` : ''
+  const matching =
+    matchingFiles !== undefined ? `${plural(matchingFiles, 'matching file')} changed in ` : ''
+  if (count === 0) return `no new commits${since}`
+  const head = shipped.commits.at(-1)
+  if (count === 1 && head && matching === '') return head.message || `1 commit${since}`
+  if (count !== undefined) return `${matching}${plural(count, 'commit')}${since}`
+  return previous ? `${matching}commits${since}` : undefined
+}
+
+/** " (#41 Add login, #42 Fix cart, +1 more)", as many as fit; '' when there are none. */
+function pullRequestList(shipped: Shipped, used: number): string {
+  if (shipped.pullRequestCount === 0 || shipped.pullRequests.length === 0) return ''
+  // One commit described by its own line already names its pull request.
+  if (shipped.commitCount === 1) return ''
+  const items: string[] = []
+  for (const pull of shipped.pullRequests.slice(0, MAX_DESCRIBED_PULL_REQUESTS)) {
+    const title = pull.title
+      ? ` ${truncateText(oneLine(pull.title), MAX_DESCRIBED_TITLE_CHARS)}`
+      : ''
+    const candidate = [...items, `#${pull.number}${title}`]
+    if (used + listText(candidate, shipped.pullRequestCount).length > MAX_DESCRIPTION_CHARS) break
+    items.push(`#${pull.number}${title}`)
+  }
+  if (items.length === 0) {
+    const onlyCount = ` (${plural(shipped.pullRequestCount, 'pull request')})`
+    return used + onlyCount.length <= MAX_DESCRIPTION_CHARS ? onlyCount : ''
+  }
+  return listText(items, shipped.pullRequestCount)
+}
+
+function listText(items: string[], total: number): string {
+  const more = total - items.length
+  return ` (${[...items, ...(more > 0 ? [`+${more} more`] : [])].join(', ')})`
+}
