@@ -28,24 +28,12 @@ export interface ChangeFields {
   createdAt?: number
 }
 
-/** The run's GitHub context, sent in custom_metadata under "github". Fields with no value are omitted. */
-export interface GithubMetadata {
-  repository?: string
-  /** The commit the change is about (the resolved version), not always GITHUB_SHA. */
-  sha?: string
-  ref?: string
-  event_name?: string
-  workflow?: string
-  job?: string
-  run_id?: string
-  run_number?: string
-  run_attempt?: string
-  run_url?: string
-  actor?: string
-  pull_request?: number
-  /** What a lookup or a service selection adds (commits, compare_url, changed_paths…). */
-  [key: string]: unknown
-}
+/**
+ * The run's GitHub context, sent in custom_metadata under "github" (repository, sha: the resolved
+ * version, ref, event_name, workflow, job, run_id, run_number, run_attempt, run_url, actor,
+ * pull_request), and what a lookup or a service selection adds. Fields with no value are omitted.
+ */
+export type GithubMetadata = Record<string, unknown>
 
 /** What the run's context suggests for a change. */
 export interface RunDefaults {
