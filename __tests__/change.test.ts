@@ -22,6 +22,7 @@ const BASIS: ChangeBasis = { run: DEFAULTS }
 const STARTED = Date.parse('2026-11-23T10:00:00.400Z')
 const FAILED: DeployRecord = {
   outcome: 'failure',
+  status: 'failure',
   startedAt: STARTED,
   finishedAt: STARTED + 30_000
 }
@@ -168,6 +169,7 @@ describe('buildChangeRequest custom_metadata', () => {
     expect(JSON.parse(buildChangeRequest({}, basis, false).custom_metadata ?? '')).toEqual({
       deploy: {
         outcome: 'failure',
+        status: 'failure',
         started_at: '2026-11-23T10:00:00.400Z',
         finished_at: '2026-11-23T10:00:30.400Z',
         duration_seconds: 30
@@ -195,5 +197,54 @@ describe('buildChangeRequest at a job’s end', () => {
     )
     expect(mine.description).toBe('Mine')
     expect(mine.created_at).toBe(5)
+  })
+})
+
+describe('buildChangeRequest: one outcome, and a lead time only for what shipped', () => {
+  const commits = [{ sha: 'a'.repeat(40), message: 'x', committedAt: '2026-11-23T09:00:00Z' }]
+  const shipped = {
+    commits,
+    pullRequests: [],
+    pullRequestCount: 0,
+    rollback: false,
+    changedFilesComplete: false,
+    apiCalls: 0
+  }
+  const metadata = (basis: ChangeBasis): Record<string, Record<string, unknown>> =>
+    JSON.parse(buildChangeRequest({}, basis, true).custom_metadata ?? '{}')
+
+  it('takes the outcome from the event when no job status tells it', () => {
+    const run = { ...DEFAULTS, outcome: { outcome: 'failure' as const, status: 'error' } }
+    expect(metadata({ run }).deploy).toEqual({ outcome: 'failure', status: 'error' })
+    expect(metadata({ run, deploy: FAILED }).deploy.status).toBe('failure')
+  })
+
+  it.each([
+    ['a success at the job’s end', { deploy: { ...FAILED, outcome: 'success' as const } }, true],
+    ['an unknown outcome outside the job’s end', {}, true],
+    ['a failure', { deploy: FAILED }, false],
+    ['a cancel', { deploy: { ...FAILED, outcome: 'cancelled' as const } }, false],
+    [
+      'an unknown outcome at the job’s end',
+      { deploy: { ...FAILED, outcome: 'unknown' as const } },
+      false
+    ],
+    [
+      'a failed deployment',
+      { run: { ...DEFAULTS, outcome: { outcome: 'failure' as const, status: 'failure' } } },
+      false
+    ]
+  ])('%s: lead time sent %s', (_what, extra, sent) => {
+    const basis: ChangeBasis = { ...BASIS, shipped, recordedAt: STARTED, ...extra }
+    expect('lead_time_seconds' in metadata(basis).github).toBe(sent)
+  })
+})
+
+describe('buildChangeRequest: the description', () => {
+  it("keeps the event's words only when they name the version sent", () => {
+    expect(buildChangeRequest({}, BASIS, false).description).toBe(DEFAULTS.eventDescription)
+    expect(buildChangeRequest({ version: 'v2.3.0' }, BASIS, false).description).toBe(
+      'Deploy octo-org/shop-api v2.3.0 to production'
+    )
   })
 })

@@ -189,7 +189,20 @@ describe('contextDefaults on deployments', () => {
     expect(defaults.version).toBe(DEPLOYED)
     expect(defaults.metadata.github!.sha).toBe(DEPLOYED)
     expect(defaults.environment).toBe('production')
-    expect(defaults.description).toBe('Deploy b68fbeb of octo-org/shop-api to production (success)')
+    expect(defaults.description).toBe('Deploy b68fbeb of octo-org/shop-api to production')
+    expect(defaults.outcome).toEqual({ outcome: 'success', status: 'success' })
+  })
+
+  it.each([
+    ['failure', 'failure', 'failed'],
+    ['error', 'failure', 'errored'],
+    ['in_progress', 'unknown', 'in progress']
+  ])('keeps a deployment state of %s as %s, in plain words', (state, outcome, words) => {
+    const payload = fixture('deployment_status')
+    payload['deployment_status'] = { ...(payload['deployment_status'] as object), state }
+    const defaults = contextDefaults('deployment_status', payload, runEnv('deployment_status'))
+    expect(defaults.description).toBe(`Deploy b68fbeb of octo-org/shop-api to production ${words}`)
+    expect(defaults.outcome).toEqual({ outcome, status: state })
   })
 
   it('takes the deployed SHA and environment from a deployment event', () => {
@@ -202,6 +215,65 @@ describe('contextDefaults on deployments', () => {
   it('sends no environment for events that are not deployments', () => {
     const payload = { ...fixture('push'), deployment: { environment: 'production' } }
     expect(contextDefaults('push', payload, runEnv('push')).environment).toBeUndefined()
+  })
+})
+
+describe('what a run says of how the deploy ended', () => {
+  it.each([
+    ['success', 'success', ''],
+    ['failure', 'failure', ' failed'],
+    ['timed_out', 'failure', ' timed out'],
+    ['startup_failure', 'failure', ' failed to start'],
+    ['cancelled', 'cancelled', ' cancelled'],
+    ['neutral', 'unknown', ' neutral']
+  ])('reads a workflow run concluded %s as %s', (conclusion, outcome, words) => {
+    const payload = fixture('workflow_run')
+    payload['workflow_run'] = { ...(payload['workflow_run'] as object), conclusion }
+    const defaults = contextDefaults('workflow_run', payload, runEnv('workflow_run'))
+    expect(defaults.outcome).toEqual({ outcome, status: conclusion })
+    expect(defaults.description.endsWith(`of octo-org/shop-api${words}`)).toBe(true)
+  })
+
+  it('says nothing of an outcome for events that carry none', () => {
+    expect(contextDefaults('push', fixture('push'), runEnv('push')).outcome).toBeUndefined()
+  })
+})
+
+describe('a merged pull request', () => {
+  const merged = (action: string, isMerged: boolean): Record<string, unknown> => {
+    const payload = fixture('pull_request')
+    payload['action'] = action
+    payload['pull_request'] = { ...(payload['pull_request'] as object), merged: isMerged }
+    return payload
+  }
+  const env = runEnv('pull_request', { GITHUB_SHA: MAIN_HEAD })
+
+  it('records the commit that landed, and says that it merged', () => {
+    const defaults = contextDefaults('pull_request', merged('closed', true), env)
+    expect(defaults.version).toBe(PR_MERGE_COMMIT)
+    expect(defaults.metadata.github.sha).toBe(PR_MERGE_COMMIT)
+    expect(defaults.description).toMatch(/^Pull request #\d+ ".*" merged at 3a9da6e of /)
+    const target = contextDefaults('pull_request_target', merged('closed', true), env)
+    expect(target.version).toBe(PR_MERGE_COMMIT)
+  })
+
+  it('keeps the head for a pull request closed unmerged, or any other action', () => {
+    expect(contextDefaults('pull_request', merged('closed', false), env).version).toBe(PR_HEAD)
+    expect(contextDefaults('pull_request', merged('synchronize', true), env).version).toBe(PR_HEAD)
+  })
+})
+
+describe('a push that deleted its ref', () => {
+  it('is marked as such, and never has the all-zero SHA as its version', () => {
+    const payload = { ...fixture('push'), deleted: true, after: '0'.repeat(40) }
+    const defaults = contextDefaults(
+      'push',
+      payload,
+      runEnv('push', { GITHUB_SHA: '0'.repeat(40) })
+    )
+    expect(defaults.deletedRef).toBe(true)
+    expect(defaults.version).toBeUndefined()
+    expect(contextDefaults('push', fixture('push'), runEnv('push')).deletedRef).toBeUndefined()
   })
 })
 

@@ -3,12 +3,14 @@ import {
   deployMetadata,
   durationSeconds,
   formatDuration,
+  outcomeOf,
   type DeployRecord
 } from '../src/deploy.ts'
 
 const STARTED = Date.parse('2026-11-23T10:00:00.400Z')
 const deploy = (outcome: DeployRecord['outcome'], seconds: number): DeployRecord => ({
   outcome,
+  status: outcome,
   startedAt: STARTED,
   finishedAt: STARTED + seconds * 1000
 })
@@ -36,9 +38,27 @@ describe('a deploy recorded at the job’s end', () => {
   it('carries its outcome, its times in UTC and its duration in the metadata', () => {
     expect(deployMetadata(deploy('failure', 252))).toEqual({
       outcome: 'failure',
+      status: 'failure',
       started_at: '2026-11-23T10:00:00.400Z',
       finished_at: '2026-11-23T10:04:12.400Z',
       duration_seconds: 252
     })
+  })
+})
+
+describe('outcomeOf', () => {
+  it.each([
+    ['success', 'success'],
+    ['failure', 'failure'],
+    ['error', 'failure'],
+    ['timed_out', 'failure'],
+    ['startup_failure', 'failure'],
+    ['cancelled', 'cancelled'],
+    ['pending', 'unknown'],
+    ['neutral', 'unknown'],
+    ['constructor', 'unknown'],
+    ['', 'unknown']
+  ])('reads %j as %s', (status, outcome) => {
+    expect(outcomeOf(status)).toBe(outcome)
   })
 })

@@ -17,6 +17,7 @@ const emptyShipped = (): Shipped => ({
 const STARTED = Date.parse('2026-11-23T10:00:00Z')
 const ended = (outcome: DeployRecord['outcome'], seconds: number): DeployRecord => ({
   outcome,
+  status: outcome,
   startedAt: STARTED,
   finishedAt: STARTED + seconds * 1000
 })
@@ -71,7 +72,7 @@ describe('describeChange with what shipped', () => {
       environment: 'production',
       shipped: shipped({ previousSha: VERSION, rollback: true, commitCount: 0 })
     })
-    expect(text).toBe('Rollback acme/shop to 9f2c1d0 in production (was 6113728)')
+    expect(text).toBe('Deploy acme/shop 9f2c1d0 to production: rollback from 6113728')
   })
 
   it('names the service and its matching files', () => {
@@ -81,7 +82,7 @@ describe('describeChange with what shipped', () => {
       shipped: shipped({ commitCount: 3 })
     })
     expect(text).toBe(
-      'Deploy api of acme/shop 6113728 to production: 4 matching files changed in 3 commits since 9f2c1d0'
+      'api: Deploy acme/shop 6113728 to production: 4 matching files changed in 3 commits since 9f2c1d0'
     )
   })
 
@@ -147,5 +148,49 @@ describe('describeChange at a job’s end', () => {
     const text = describeChange({ event: 'y'.repeat(500), deploy: ended('failure', 3700) })
     expect(Array.from(text)).toHaveLength(MAX_DESCRIPTION_CHARS)
     expect(text).toMatch(/^y+… failed after 1 h 1 min$/)
+  })
+})
+
+describe("describeChange: the event's words, then what shipped", () => {
+  const three = (): Shipped => shipped({ commitCount: 3 })
+
+  it('keeps the event’s own words and adds what shipped to them', () => {
+    expect(
+      describeChange({ ...base, event: 'Release v1.2.3 of acme/shop', shipped: three() })
+    ).toBe('Release v1.2.3 of acme/shop: 3 commits since 9f2c1d0')
+    expect(
+      describeChange({
+        ...base,
+        event: 'Deploy 6113728 of acme/shop to production failed',
+        shipped: three()
+      })
+    ).toBe('Deploy 6113728 of acme/shop to production failed: 3 commits since 9f2c1d0')
+  })
+
+  it('says how a job-end deploy ended before what it shipped', () => {
+    expect(
+      describeChange({
+        ...base,
+        event: 'Deploy 6113728 on main',
+        shipped: three(),
+        deploy: ended('failure', 9)
+      })
+    ).toBe('Deploy 6113728 on main failed after 9 s: 3 commits since 9f2c1d0')
+  })
+
+  it('lets what shipped give way first when the description must be cut, and keeps the outcome', () => {
+    const event = 'e'.repeat(150)
+    const long = shipped({ commitCount: 1, commits: [{ sha: sha('a'), message: 'm'.repeat(300) }] })
+    const text = describeChange({ ...base, event, shipped: long, deploy: ended('failure', 9) })
+    expect(Array.from(text)).toHaveLength(MAX_DESCRIPTION_CHARS)
+    expect(text).toMatch(/^e{150} failed after 9 s: m+…$/)
+    const huge = describeChange({
+      ...base,
+      event: 'e'.repeat(500),
+      shipped: long,
+      deploy: ended('cancelled', 38)
+    })
+    expect(Array.from(huge)).toHaveLength(MAX_DESCRIPTION_CHARS)
+    expect(huge).toMatch(/^e+… cancelled after 38 s$/)
   })
 })

@@ -14,7 +14,9 @@ describe('leadTime', () => {
   it('is that commit’s wait for a single commit', () => {
     expect(leadTime([{ committedAt: hoursBefore(2) }], RECORDED)).toEqual({
       median: 7200,
-      max: 7200
+      max: 7200,
+      commits: 1,
+      dropped: 0
     })
   })
 
@@ -26,11 +28,36 @@ describe('leadTime', () => {
       { committedAt: hoursBefore(3) },
       { committedAt: hoursBefore(2) }
     ]
-    expect(leadTime(commits, RECORDED)).toEqual({ median: 2.5 * 3600, max: 36_000 })
+    expect(leadTime(commits, RECORDED)).toEqual({
+      median: 2.5 * 3600,
+      max: 36_000,
+      commits: 4,
+      dropped: 0
+    })
   })
 
-  it('counts a commit dated after the recording (a skewed clock) as no wait', () => {
-    expect(leadTime([{ committedAt: hoursBefore(-1) }], RECORDED)).toEqual({ median: 0, max: 0 })
+  it('counts a commit dated up to 5 minutes after the recording (a skewed clock) as no wait', () => {
+    const skewed = [{ committedAt: new Date(RECORDED + 5 * 60_000).toISOString() }]
+    expect(leadTime(skewed, RECORDED)).toEqual({ median: 0, max: 0, commits: 1, dropped: 0 })
+  })
+
+  it('drops, never clamps, a commit dated later than that or before Git existed, and says how many', () => {
+    const commits = [
+      { committedAt: hoursBefore(1) },
+      { committedAt: hoursBefore(3) },
+      { committedAt: new Date(RECORDED + 5 * 60_000 + 1000).toISOString() },
+      { committedAt: hoursBefore(24 * 365) },
+      { committedAt: '1970-01-01T00:00:00Z' },
+      { committedAt: '0001-01-01T00:00:00Z' },
+      { committedAt: '2004-12-31T23:59:59Z' }
+    ]
+    expect(leadTime(commits, RECORDED)).toEqual({
+      median: 3 * 3600,
+      max: 365 * 24 * 3600,
+      commits: 3,
+      dropped: 4
+    })
+    expect(leadTime(commits.slice(2, 3), RECORDED)).toBeUndefined()
   })
 })
 
@@ -49,6 +76,11 @@ describe('lead time from a push payload', () => {
       },
       after
     )
-    expect(leadTime(push?.commits ?? [], RECORDED)).toEqual({ median: 5400, max: 7200 })
+    expect(leadTime(push?.commits ?? [], RECORDED)).toEqual({
+      median: 5400,
+      max: 7200,
+      commits: 2,
+      dropped: 0
+    })
   })
 })

@@ -3,7 +3,7 @@
  * several and how the deploy ended, and the user's fields merged over them, giving the body of
  * POST /v2/change. The user's value wins here and nowhere else.
  */
-import { deployMetadata, type DeployRecord } from './deploy.ts'
+import { deployMetadata, type DeployRecord, type EventOutcome } from './deploy.ts'
 import { describeChange } from './describe.ts'
 import { isJsonObject } from './json.ts'
 import { leadTime } from './lead-time.ts'
@@ -44,6 +44,10 @@ export interface RunDefaults {
   environment?: string
   /** The event's own sentence, when it says something. */
   eventDescription?: string
+  /** How the event says the deploy ended (deployment_status, workflow_run). */
+  outcome?: EventOutcome
+  /** A push that deleted its branch or tag: nothing was deployed. */
+  deletedRef?: boolean
   github: GithubMetadata
 }
 
@@ -90,7 +94,8 @@ export function buildChangeRequest(
   const description =
     present(fields.description) ??
     describeChange({
-      event: run.eventDescription,
+      // The event's words name the event's commit: not the user's other version.
+      event: version === run.version ? run.eventDescription : undefined,
       repository: run.service,
       version,
       environment,
@@ -121,8 +126,13 @@ function defaultMetadata(
   { run, shipped, service, deploy, recordedAt }: ChangeBasis,
   includeGithubMetadata: boolean
 ): Record<string, unknown> {
+  const outcome = deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'
+  // Commits of a deploy that did not ship them have not waited yet: the next success counts them.
+  const shippedNow = outcome === 'success' || (outcome === 'unknown' && deploy === undefined)
   const waited =
-    shipped && recordedAt !== undefined ? leadTime(shipped.commits, recordedAt) : undefined
+    shipped && recordedAt !== undefined && shippedNow
+      ? leadTime(shipped.commits, recordedAt)
+      : undefined
   const github = {
     ...run.github,
     ...(shipped && shippedMetadata(shipped)),
@@ -131,7 +141,7 @@ function defaultMetadata(
   }
   return withoutUndefined({
     github: includeGithubMetadata ? github : undefined,
-    deploy: deploy && deployMetadata(deploy)
+    deploy: deploy ? deployMetadata(deploy) : run.outcome
   })
 }
 

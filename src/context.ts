@@ -5,6 +5,7 @@
  */
 import type { RunContext } from './action/run-context.ts'
 import { withoutUndefined, type GithubMetadata, type RunDefaults } from './change.ts'
+import { outcomeOf, type EventOutcome } from './deploy.ts'
 import { oneLine, shortSha } from './describe.ts'
 
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target'])
@@ -12,24 +13,53 @@ const DEPLOYMENT_EVENTS = new Set(['deployment', 'deployment_status'])
 
 export function contextDefaults(run: RunContext): RunDefaults {
   const version = resolveVersion(run)
+  const outcome = eventOutcome(run.eventName, run.payload)
   return withoutUndefined({
     service: run.repository,
     version,
     user: run.actor,
     environment: deploymentEnvironment(run.eventName, run.payload),
-    eventDescription: describeEvent(run, version),
+    eventDescription: describeEvent(run, version, outcome),
+    outcome,
+    deletedRef:
+      (run.eventName === 'push' && valueAt(run.payload, ['deleted']) === true) || undefined,
     github: githubMetadata(run, version)
   })
 }
 
-/** The commit the event is about: for a pull request its head, not the merge commit in GITHUB_SHA. */
+/**
+ * The commit the event is about: for a pull request its head (not the merge commit in
+ * GITHUB_SHA), and once merged the commit that landed. Never the all-zero SHA of a deleted ref.
+ */
 function resolveVersion(run: RunContext): string | undefined {
   const { eventName: event, payload } = run
   let sha: string | undefined
-  if (PULL_REQUEST_EVENTS.has(event)) sha = stringAt(payload, 'pull_request', 'head', 'sha')
+  if (isMerge(event, payload)) sha = stringAt(payload, 'pull_request', 'merge_commit_sha')
+  else if (PULL_REQUEST_EVENTS.has(event)) sha = stringAt(payload, 'pull_request', 'head', 'sha')
   else if (DEPLOYMENT_EVENTS.has(event)) sha = stringAt(payload, 'deployment', 'sha')
   else if (event === 'workflow_run') sha = stringAt(payload, 'workflow_run', 'head_sha')
-  return sha ?? run.sha
+  const version = sha ?? run.sha
+  return version === undefined || /^0+$/.test(version) ? undefined : version
+}
+
+/** A pull request closed by merging it: squashed or rebased, its head never reaches the base. */
+function isMerge(event: string, payload: unknown): boolean {
+  return (
+    PULL_REQUEST_EVENTS.has(event) &&
+    valueAt(payload, ['action']) === 'closed' &&
+    valueAt(payload, ['pull_request', 'merged']) === true
+  )
+}
+
+/** How the event says the deploy ended: a deployment's state, a workflow run's conclusion. */
+function eventOutcome(event: string, payload: unknown): EventOutcome | undefined {
+  const status =
+    event === 'deployment_status'
+      ? stringAt(payload, 'deployment_status', 'state')
+      : event === 'workflow_run'
+        ? stringAt(payload, 'workflow_run', 'conclusion')
+        : undefined
+  return status === undefined ? undefined : { outcome: outcomeOf(status), status }
 }
 
 function deploymentEnvironment(event: string, payload: unknown): string | undefined {
@@ -77,7 +107,11 @@ function pullRequestNumber(event: string, payload: unknown): number | undefined 
 // ---- The event's own words -------------------------------------------------------------------
 
 /** A sentence naming what happened; undefined when nothing about it is known. */
-function describeEvent(run: RunContext, sha: string | undefined): string | undefined {
+function describeEvent(
+  run: RunContext,
+  sha: string | undefined,
+  outcome: EventOutcome | undefined
+): string | undefined {
   const { eventName: event, payload, repository, workflow } = run
   const commit = sha && shortSha(sha)
   const at = commit && `at ${commit}`
@@ -98,32 +132,39 @@ function describeEvent(run: RunContext, sha: string | undefined): string | undef
     case 'pull_request_target': {
       const number = numberAt(payload, 'pull_request', 'number')
       const title = stringAt(payload, 'pull_request', 'title')
-      return sentence('Pull request', number && `#${number}`, title && `"${title}"`, at, of)
+      const merged = isMerge(event, payload) && 'merged'
+      return sentence('Pull request', number && `#${number}`, title && `"${title}"`, merged, at, of)
     }
     case 'deployment':
     case 'deployment_status': {
       const environment = deploymentEnvironment(event, payload)
-      const state = event === 'deployment_status' && stringAt(payload, 'deployment_status', 'state')
-      return sentence(
-        'Deploy',
-        commit,
-        of,
-        environment && `to ${environment}`,
-        state && `(${state})`
-      )
+      const ended = ending(outcome)
+      return sentence('Deploy', commit, of, environment && `to ${environment}`, ended)
     }
     case 'workflow_run': {
       const name =
         stringAt(payload, 'workflow_run', 'name') ?? stringAt(payload, 'workflow', 'name')
       const branch = stringAt(payload, 'workflow_run', 'head_branch')
       const head = name ? `Workflow "${name}" run` : 'Workflow run'
-      return sentence(head, at, branch && `on ${branch}`, of) ?? (name && head)
+      const ended = ending(outcome)
+      return sentence(head, at, branch && `on ${branch}`, of, ended) ?? (name && head)
     }
     case 'schedule':
       return sentence('Scheduled run', workflow && `of ${workflow}`, at, of)
     default:
       return sentence(event ? `${event} run` : 'Run', workflow && `of ${workflow}`, at, of)
   }
+}
+
+/** How the event says it ended, in plain words: "failed", "timed out"; nothing for a success. */
+function ending(outcome: EventOutcome | undefined): string | undefined {
+  if (outcome === undefined || outcome.status === 'success') return undefined
+  return STATUS_WORDS[outcome.status] ?? outcome.status.replace(/_/g, ' ')
+}
+const STATUS_WORDS: Record<string, string> = {
+  failure: 'failed',
+  error: 'errored',
+  startup_failure: 'failed to start'
 }
 
 /** The head followed by the details that are known; undefined when none is. */

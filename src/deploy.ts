@@ -2,11 +2,37 @@
  * A deploy recorded when its job ends: how it ended, when it started and finished, and how that
  * reads in a change's metadata and summary. Pure.
  */
-/** How the job ended: the runner's job.status, or `unknown` for anything else. */
+/** How a deploy ended, whatever told it: the job's status, a deployment's state, a run's conclusion. */
 export type DeployOutcome = 'success' | 'failure' | 'cancelled' | 'unknown'
+
+/** What an event says of how the deploy ended: the outcome, and the event's own word for it. */
+export interface EventOutcome {
+  outcome: DeployOutcome
+  status: string
+}
+
+const OUTCOMES: Record<string, DeployOutcome> = {
+  success: 'success',
+  failure: 'failure',
+  error: 'failure',
+  timed_out: 'failure',
+  startup_failure: 'failure',
+  cancelled: 'cancelled'
+}
+
+/**
+ * The outcome of a job status (`success`, `failure`, `cancelled`), a deployment state (`error`
+ * and `failure` failed) or a workflow run's conclusion (`timed_out`, `startup_failure` failed);
+ * `unknown` for any other word (`pending`, `neutral`, `skipped`…).
+ */
+export function outcomeOf(status: string): DeployOutcome {
+  return Object.hasOwn(OUTCOMES, status) ? OUTCOMES[status] : 'unknown'
+}
 
 export interface DeployRecord {
   outcome: DeployOutcome
+  /** The runner's own word for it (job.status). */
+  status: string
   /** Milliseconds since the epoch: when the step before the deploy ran. */
   startedAt: number
   /** Milliseconds since the epoch: when the job's steps had ended. */
@@ -22,6 +48,7 @@ export function durationSeconds(deploy: DeployRecord): number {
 export function deployMetadata(deploy: DeployRecord): Record<string, unknown> {
   return {
     outcome: deploy.outcome,
+    status: deploy.status,
     started_at: new Date(deploy.startedAt).toISOString(),
     finished_at: new Date(deploy.finishedAt).toISOString(),
     duration_seconds: durationSeconds(deploy)

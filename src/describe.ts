@@ -1,12 +1,12 @@
 /**
  * A change's default description, composed here and nowhere else, at most MAX_DESCRIPTION_CHARS:
- * what shipped when the lookup knows it, else the event's own words, else a fallback; then, at a
- * job's end, how the deploy ended. For example:
- *   Deploy acme/shop 6113728 to production: 3 commits since 9f2c1d0 (#41 Add login, #42 Fix cart, +1 more)
- *   Deploy acme/shop 6113728 to production: Add login (#41)        (one commit: its first line)
- *   Rollback acme/shop to 9f2c1d0 in production (was 6113728)
- *   Deploy api of acme/shop 6113728 to production: 4 matching files changed in 3 commits since 9f2c1d0
- *   Deploy d2c8cd8 on main of acme/shop failed after 4 min 12 s
+ * the event's own words, how the deploy ended, then what shipped. When it must be cut, what
+ * shipped gives way first and how the deploy ended stays whole. For example:
+ *   Deploy 6113728 on main of acme/shop: 3 commits since 9f2c1d0 (#41 Add login, #42 Fix cart, +1 more)
+ *   Release v1.2.3 of acme/shop: Add login (#41)                  (one commit: its first line)
+ *   Deploy 9f2c1d0 of acme/shop to production: rollback from 6113728
+ *   api: Deploy 6113728 on main of acme/shop: 4 matching files changed in 3 commits since 9f2c1d0
+ *   Deploy d2c8cd8 on main of acme/shop failed after 4 min 12 s: 2 commits since 9f2c1d0
  */
 import { ACTION_NAME } from './action/names.ts'
 import { durationSeconds, formatDuration, type DeployRecord } from './deploy.ts'
@@ -27,7 +27,7 @@ export const SHORT_SHA_LENGTH = 7
 export const FALLBACK_DESCRIPTION = `Change recorded by ${ACTION_NAME}`
 
 export interface DescriptionParts {
-  /** The event's own sentence ("Release v1.2.3 of acme/shop"), when the run's context gives one. */
+  /** The event's own sentence ("Release v1.2.3 of acme/shop"), when it is about this version. */
   event?: string
   repository?: string
   version?: string
@@ -47,17 +47,22 @@ const OUTCOME_WORDING = {
 } as const
 
 export function describeChange(parts: DescriptionParts): string {
-  const base = oneLine(describeShipped(parts) ?? parts.event ?? '') || FALLBACK_DESCRIPTION
-  const { deploy } = parts
-  // The outcome is kept whole: the rest gives way to it.
+  const { deploy, service } = parts
+  const words = oneLine(parts.event ?? '') || genericHead(parts)
+  const head = service ? `${oneLine(service.name)}: ${words}` : words
   const outcome =
     deploy === undefined || deploy.outcome === 'success'
       ? ''
       : ` ${OUTCOME_WORDING[deploy.outcome]} after ${formatDuration(durationSeconds(deploy))}`
-  return `${truncateText(base, MAX_DESCRIPTION_CHARS - outcome.length)}${outcome}`
+  const lead = `${truncateText(head, MAX_DESCRIPTION_CHARS - outcome.length)}${outcome}`
+  const detail = parts.shipped && shippedDetail(parts.shipped, service?.matchingFiles)
+  const room = MAX_DESCRIPTION_CHARS - Array.from(lead).length - 2
+  if (!detail || room < 2) return lead
+  const described = `${lead}: ${truncateText(oneLine(detail), room)}`
+  return `${described}${pullRequestList(parts.shipped as Shipped, Array.from(described).length)}`
 }
 
-/** A commit hash cut to its usual short form; any other version (an image tag, say) as it is. */
+/** A commit hash cut to its usual short form; any other version (an image tag, say) cut short. */
 export function shortSha(version: string): string {
   return /^[0-9a-f]{8,}$/i.test(version)
     ? version.slice(0, SHORT_SHA_LENGTH).toLowerCase()
@@ -69,42 +74,23 @@ export function oneLine(text: string): string {
   return collapseWhitespace(text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' '))
 }
 
-/** undefined when the lookup knows nothing the event's own sentence does not say. */
-function describeShipped(parts: DescriptionParts): string | undefined {
-  const { shipped, service } = parts
-  const knowsShipped =
-    shipped !== undefined &&
-    (shipped.previousSha !== undefined ||
-      shipped.commitCount !== undefined ||
-      shipped.commits.length > 0)
-  if (!knowsShipped && service === undefined) return undefined
-
-  const subject = [service?.name, service && parts.repository && 'of', parts.repository]
+/** "Deploy acme/shop 6113728 to production", from what is known, when the event says nothing. */
+function genericHead({ repository, version, environment }: DescriptionParts): string {
+  if (!repository && !version) return FALLBACK_DESCRIPTION
+  return [
+    'Deploy',
+    repository,
+    version && shortSha(oneLine(version)),
+    environment && `to ${environment}`
+  ]
     .filter(Boolean)
     .join(' ')
-  const version = parts.version && shortSha(oneLine(parts.version))
-  const environment = parts.environment && oneLine(parts.environment)
-  const previous = shipped?.previousSha && shortSha(shipped.previousSha)
-
-  if (shipped?.rollback && version && previous) {
-    const where = environment ? ` in ${environment}` : ''
-    return `Rollback ${subject} to ${version}${where} (was ${previous})`
-  }
-  const head = ['Deploy', subject, version, environment && `to ${environment}`]
-    .filter(Boolean)
-    .join(' ')
-  const detail =
-    shipped && knowsShipped ? shippedDetail(shipped, previous, service?.matchingFiles) : undefined
-  if (!detail) return head
-  const described = oneLine(`${head}: ${detail}`)
-  return `${described}${pullRequestList(shipped as Shipped, described.length)}`
 }
 
-function shippedDetail(
-  shipped: Shipped,
-  previous: string | undefined,
-  matchingFiles: number | undefined
-): string | undefined {
+/** What shipped since the previous deploy, when the lookup knows it. */
+function shippedDetail(shipped: Shipped, matchingFiles: number | undefined): string | undefined {
+  const previous = shipped.previousSha && shortSha(shipped.previousSha)
+  if (shipped.rollback && previous) return `rollback from ${previous}`
   const count = shipped.commitCount
   const since = previous ? ` since ${previous}` : ''
   const matching =
@@ -118,7 +104,9 @@ function shippedDetail(
 
 /** " (#41 Add login, #42 Fix cart, +1 more)", as many as fit; '' when there are none. */
 function pullRequestList(shipped: Shipped, used: number): string {
-  if (shipped.pullRequestCount === 0 || shipped.pullRequests.length === 0) return ''
+  if (shipped.rollback || shipped.pullRequestCount === 0 || shipped.pullRequests.length === 0) {
+    return ''
+  }
   // One commit described by its own line already names its pull request.
   if (shipped.commitCount === 1) return ''
   const items: string[] = []

@@ -118,7 +118,7 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
         await COMMAND_HANDLERS[settings.command]({
           ...commandContext,
           deploy: {
-            outcome: settings.jobOutcome,
+            ...settings.jobStatus,
             startedAt: phase.jobEnd.startedAt,
             finishedAt: startedAt
           }

@@ -11,6 +11,6 @@ describe('parseJobStatus', () => {
     ['', 'unknown'],
     ['${{ job.status }}', 'unknown']
   ])('reads %j as %s', (status, outcome) => {
-    expect(parseJobStatus(status)).toBe(outcome)
+    expect(parseJobStatus(status).outcome).toBe(outcome)
   })
 })

@@ -57,7 +57,7 @@ describe('readSettings', () => {
       githubToken: '',
       includeCommits: true,
       recordAt: 'now',
-      jobOutcome: 'unknown'
+      jobStatus: { outcome: 'unknown', status: '' }
     })
   })
 
@@ -119,7 +119,7 @@ describe('readSettings', () => {
       includeCommits: false,
       previousVersion: 'v1.2.3',
       recordAt: 'job-end',
-      jobOutcome: 'cancelled'
+      jobStatus: { outcome: 'cancelled', status: 'cancelled' }
     })
   })
 

@@ -96,7 +96,7 @@ describe('recordServices', () => {
     expect(api.github['changed_paths']).toEqual(['services/api/main.ts', 'services/api/db.ts'])
     expect(api.github['changed_paths_count']).toBe(2)
     expect(changes[0].description).toBe(
-      `Deploy api of octo/mono bbbbbbb: 2 matching files changed in 2 commits since aaaaaaa`
+      `api: Deploy bbbbbbb of octo/mono: 2 matching files changed in 2 commits since aaaaaaa`
     )
   })
 

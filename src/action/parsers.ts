@@ -3,7 +3,7 @@
  * message names the input and the accepted forms; offending values are quoted short and escaped,
  * and secrets are never quoted.
  */
-import type { DeployOutcome } from '../deploy.ts'
+import { outcomeOf, type EventOutcome } from '../deploy.ts'
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
 import { describeJsonValue, quote, rejectControlCharacters } from './input-checks.ts'
@@ -249,10 +249,8 @@ export function parseRef(name: string, raw: string): string | undefined {
   return ref
 }
 
-const OUTCOMES: readonly DeployOutcome[] = ['success', 'failure', 'cancelled']
-
-/** The job-status input as an outcome: `success`, `failure`, `cancelled`, else `unknown`. */
-export function parseJobStatus(jobStatus: string): DeployOutcome {
-  const value = jobStatus.trim().toLowerCase()
-  return OUTCOMES.find(outcome => outcome === value) ?? 'unknown'
+/** The job-status input: the outcome, and the runner's own word for it. */
+export function parseJobStatus(raw: string): EventOutcome {
+  const status = raw.trim().toLowerCase()
+  return { outcome: outcomeOf(status), status }
 }

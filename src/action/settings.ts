@@ -23,7 +23,7 @@ import {
   type RecordAt
 } from './names.ts'
 import type { ChangeFields } from '../change.ts'
-import type { DeployOutcome } from '../deploy.ts'
+import type { EventOutcome } from '../deploy.ts'
 import {
   isUnevaluatedExpression,
   parseApiKey,
@@ -75,7 +75,7 @@ export interface Settings {
   /** `job-end`: the step checks the key and the post step records, after the job's steps. */
   recordAt: RecordAt
   /** How the job ended, as the runner fills in job-status for the post step. */
-  jobOutcome: DeployOutcome
+  jobStatus: EventOutcome
 }
 
 /** Returns the raw input (trimmed), or '' when it was not given. */
@@ -186,7 +186,7 @@ export function readSettings(getInput: GetInput, options: { now?: number } = {})
     previousVersion: parseRef(Inputs.PreviousVersion, getInput(Inputs.PreviousVersion)),
     services: parseServices(getInput(Inputs.Services)),
     recordAt: parseRecordAt(withDefault(Inputs.RecordAt)),
-    jobOutcome: parseJobStatus(getInput(Inputs.JobStatus))
+    jobStatus: parseJobStatus(getInput(Inputs.JobStatus))
   }
   checkCommandRequirements(settings)
   return settings

@@ -17,6 +17,11 @@ import { findShipped, logShipped, outputShipped, summarizeShipped } from './ship
 export async function recordChange(context: CommandContext): Promise<void> {
   const { settings, run, report, deploy } = context
   const defaults = contextDefaults(run)
+  if (defaults.deletedRef && settings.change.version === undefined) {
+    report.setTitle('No change recorded')
+    report.notice('No change recorded: this push deleted a branch or tag, so nothing was deployed.')
+    return
+  }
   const shipped = await findShipped(context, changeSubject(settings.change, defaults))
   logShipped(report, shipped)
   const basis: ChangeBasis = { run: defaults, shipped, deploy, recordedAt: context.clock() }
