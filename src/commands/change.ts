@@ -2,7 +2,7 @@ import { Outputs } from '../action/names.ts'
 import { buildChangeRequest, type ChangeDefaults } from '../change.ts'
 import { contextDefaults, runUrl } from '../context.ts'
 import { withDeploy } from '../deploy.ts'
-import type { SummaryRow } from '../report.ts'
+import { answer, type SummaryRow } from '../report.ts'
 import type { ChangeRequest } from '../service/client.ts'
 import type { Shipped } from '../shipped/types.ts'
 import type { CommandContext } from './command.ts'
@@ -50,10 +50,9 @@ async function recordOne(
   const { settings, run, client, report } = context
   const change = buildChangeRequest(settings.change, defaults, settings.githubMetadata)
   const changeId = await client.createChange(change)
-  report.setTitle(changeId === undefined ? 'Change not sent' : 'Change recorded')
+  report.setTitle('Change', 'recorded')
   report.table('Change', changeRows(change, changeId, runUrl(run), shipped?.compareUrl))
-  if (changeId === undefined) return
-  report.notice(`Recorded change ${changeId}: ${change.description}`)
+  report.notice(answer(`Recorded change ${changeId}: ${change.description}`))
   report.output(Outputs.ChangeId, changeId)
 }
 
@@ -65,7 +64,7 @@ export function changeRows(
   compareLink: string | undefined
 ): SummaryRow[] {
   return [
-    ['Id', changeId],
+    ['Id', answer(changeId)],
     ['Service', change.service],
     ['Version', change.version],
     ['Environment', change.environment],
@@ -84,15 +83,15 @@ export function changeRows(
 export async function sendHeartbeat({ settings, client, report }: CommandContext): Promise<void> {
   const monitorId = settings.heartbeatId ?? ''
   const signalId = await client.sendHeartbeat(monitorId)
-  if (signalId === undefined) {
-    report.table('Heartbeat (not sent)', [['Monitor', monitorId]])
-    return
-  }
-  report.info(`Heartbeat ${monitorId} received as signal ${signalId}.`)
-  if (settings.command === 'heartbeat') report.setTitle('Heartbeat received')
-  report.table('Heartbeat', [
-    ['Monitor', monitorId],
-    ['Signal id', signalId]
-  ])
+  report.info(answer(`Heartbeat ${monitorId} received as signal ${signalId}.`))
+  if (settings.command === 'heartbeat') report.setTitle('Heartbeat', 'received')
+  report.table(
+    'Heartbeat',
+    [
+      ['Monitor', monitorId],
+      ['Signal id', answer(signalId)]
+    ],
+    'sent'
+  )
   report.output(Outputs.HeartbeatSignalId, signalId)
 }
