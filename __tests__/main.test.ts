@@ -163,6 +163,10 @@ describe('dry-run', () => {
     expect(printed).toContain('"labels":"a,b"')
     expect(r.everything()).not.toContain(emulator.apiKey)
     expect(r.outputs['change-id']).toBeUndefined()
+    expect(r.outputs['heartbeat-signal-id']).toBeUndefined()
+    expect(r.summary).toContain('## Change not sent')
+    expect(r.summary).toContain('### Heartbeat \\(not sent\\)')
+    expect(r.lines[r.lines.length - 1]).toBe('Dry run: nothing was sent.')
   })
 })
 

@@ -4,7 +4,7 @@ import { micromark } from 'micromark'
 import { gfm, gfmHtml } from 'micromark-extension-gfm'
 import { InputError, ServiceError } from '../src/errors.ts'
 import { Redactor } from '../src/redact.ts'
-import { MAX_MESSAGE_CHARS, Report, escapeCell, shouldFail } from '../src/report.ts'
+import { MAX_MESSAGE_CHARS, Report, answer, escapeCell, shouldFail } from '../src/report.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 
 function setup() {
@@ -86,6 +86,58 @@ describe('Report.finish', () => {
     await report.finish({ error, policy: 'auto', jobSummary: true })
     expect(runner.everything()).not.toContain('sekrit-key')
     expect(runner.outputs['change-id']).toBe('id-***')
+  })
+})
+
+describe('a dry run', () => {
+  /** What a command reports after a call, the same in a real run and a dry one. */
+  async function reported(dryRun: boolean): Promise<FakeRunner> {
+    const runner = new FakeRunner()
+    const report = new Report(runner, new Redactor(), dryRun)
+    report.setTitle('2 changes', 'recorded', ', 1 skipped')
+    report.notice(answer('Recorded change c-1.'))
+    report.info('Matched 2 services.')
+    report.table(
+      'Heartbeat',
+      [
+        ['Monitor', 'm-1'],
+        ['Signal id', answer('s-1')]
+      ],
+      'sent'
+    )
+    report.list('Services', ['Service', 'Change id'], [['api', answer('c-1')]], 'recorded')
+    report.output('change-id', 'c-1')
+    report.outputLines('event-ids', ['["e-1"]'])
+    report.output('compare-url', 'https://github.com/o/r/compare/a...b')
+    await report.finish({ policy: 'auto', jobSummary: true })
+    return runner
+  }
+
+  it('shows no answer and says what was not done', async () => {
+    const runner = await reported(true)
+    expect(runner.summary).toContain('## 2 changes not sent, 1 skipped')
+    expect(runner.summary).toContain('### Heartbeat \\(not sent\\)')
+    expect(runner.summary).toContain('| Monitor | m-1 |')
+    expect(runner.summary).toContain('| api | not sent |')
+    expect(runner.everything()).not.toMatch(/c-1|s-1|e-1/)
+    expect(runner.notices).toEqual([])
+    expect(runner.lines).toEqual(['Matched 2 services.', 'Dry run: nothing was sent.'])
+  })
+
+  it("sets only the lookup's outputs", async () => {
+    expect((await reported(true)).outputs).toEqual({
+      'compare-url': 'https://github.com/o/r/compare/a...b'
+    })
+  })
+
+  it('is told apart from a real run, which shows every answer', async () => {
+    const runner = await reported(false)
+    expect(runner.summary).toContain('## 2 changes recorded, 1 skipped')
+    expect(runner.summary).toContain('### Heartbeat\n')
+    expect(runner.summary).toContain('| Signal id | s-1 |')
+    expect(runner.summary).toContain('| api | c-1 |')
+    expect(runner.notices).toEqual(['Recorded change c-1.'])
+    expect(runner.outputs).toMatchObject({ 'change-id': 'c-1', 'event-ids': '["e-1"]' })
   })
 })
 
@@ -392,7 +444,7 @@ describe('the summary as GitHub renders it', () => {
     const runner = new FakeRunner()
     const report = new Report(runner, new Redactor())
     const [first = '', ...rest] = texts
-    report.setTitle(first)
+    report.setTitle(first, 'recorded')
     report.table(
       first,
       texts.map((text, index) => [`Field ${text}`, index % 2 ? text : { text, url: OUR_LINKS[0] }])

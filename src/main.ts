@@ -92,15 +92,20 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     runner.setSecret(secret)
     redactor.add(secret)
   }
-  const report = new Report(runner, redactor)
-  // Until every input is read, these two are taken as given, or as their defaults if invalid.
+  // Until every input is read, these are taken as given, or as their defaults if invalid.
+  let report = new Report(runner, redactor)
   let { failOnError: policy, jobSummary } = readReportingSettings(getInput)
   const inFlight = new Set<string>()
-  watchForCancellation(report, inFlight, () => jobSummary)
+  watchForCancellation(
+    () => report,
+    inFlight,
+    () => jobSummary
+  )
 
   let error: unknown
   try {
     const settings = readSettings(getInput)
+    report = new Report(runner, redactor, settings.dryRun)
     policy = settings.failOnError
     jobSummary = settings.jobSummary
     const { context, warning } = readRunContext(env)
@@ -135,7 +140,6 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     } finally {
       close()
     }
-    if (settings.dryRun) report.info('Dry run: nothing was sent.')
   } catch (caught) {
     error = caught
   }
@@ -204,7 +208,7 @@ function tracked(client: ServiceClient, inFlight: Set<string>): ServiceClient {
  * is still reported.
  */
 function watchForCancellation(
-  report: Report,
+  report: () => Report,
   inFlight: ReadonlySet<string>,
   jobSummary: () => boolean
 ): void {
@@ -212,7 +216,9 @@ function watchForCancellation(
     const code = SIGNAL_EXIT_CODES[signal]
     setTimeout(() => process.exit(code), CANCEL_EXIT_MS).unref()
     const what = inFlight.size > 0 ? [...inFlight].join(' and ') : undefined
-    report.cancel(signal, what, jobSummary()).finally(() => process.exit(code))
+    report()
+      .cancel(signal, what, jobSummary())
+      .finally(() => process.exit(code))
   }
   for (const signal of Object.keys(SIGNAL_EXIT_CODES) as Array<keyof typeof SIGNAL_EXIT_CODES>) {
     process.once(signal, onSignal)

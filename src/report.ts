@@ -39,21 +39,54 @@ export function shouldFail(kind: FailureKind, policy: FailOnError): boolean {
   return kind !== 'outage'
 }
 
-/** A summary cell: text, a number, or a link (shown only when its URL is http(s)). */
-export type Cell = string | number | { text: string; url?: string } | undefined
+/**
+ * What the service answered (an id, a count of results): a dry run has no answers, so its report
+ * leaves them out. Its client's placeholders never reach a log line, the summary or an output.
+ */
+export interface Answer<T> {
+  readonly answer: T
+}
+export const answer = <T>(value: T): Answer<T> => ({ answer: value })
+
+/** What a call did, and how a dry run says it instead ("Change recorded", "Change not sent"). */
+const DRY_RUN_OUTCOMES = {
+  recorded: 'not sent',
+  received: 'not sent',
+  sent: 'not sent',
+  read: 'not read',
+  valid: 'not checked'
+} as const
+export type Outcome = keyof typeof DRY_RUN_OUTCOMES
+
+/** The outputs a dry run sets: what the lookup found. Every other output is an answer. */
+const DRY_RUN_OUTPUTS: ReadonlySet<OutputName> = new Set([
+  Outputs.PreviousVersion,
+  Outputs.CommitCount,
+  Outputs.CompareUrl,
+  Outputs.Rollback
+])
+
+/** A summary cell: text, a number, a link (shown only when its URL is http(s)), or an answer. */
+export type Cell =
+  string | number | { text: string; url?: string } | Answer<string | number | undefined> | undefined
 export type SummaryRow = readonly [label: string, value: Cell]
+/** A log line, or a line that tells an answer (which a dry run leaves out). */
+export type Line = string | Answer<string>
 
 export class Report {
   private readonly runner: Runner
   private readonly redactor: Redactor
   private readonly sections: string[] = []
+  /** A dry run: no answers are shown or set as outputs, and the titles say what was not done. */
+  private readonly dryRun: boolean
   private title = DEFAULT_TITLE
   /** The first output that could not be written: an error for finish() unless another came first. */
   private outputFailure: ServiceError | undefined
 
-  constructor(runner: Runner, redactor: Redactor) {
+  constructor(runner: Runner, redactor: Redactor, dryRun = false) {
     this.runner = runner
     this.redactor = redactor
+    this.dryRun = dryRun
   }
 
   /**
@@ -80,11 +113,13 @@ export class Report {
    * recorded stays recorded, and finish() reports the first such failure under the policy.
    */
   output(name: OutputName, value: string): void {
+    if (this.dryRun && !DRY_RUN_OUTPUTS.has(name)) return
     this.writingOutput(name, () => this.runner.setOutput(name, this.outputValue(value)))
   }
 
   /** An output written line by line; see Runner.setOutputLines. */
   outputLines(name: OutputName, lines: Iterable<string>): void {
+    if (this.dryRun && !DRY_RUN_OUTPUTS.has(name)) return
     const safe = (text: string): string => this.outputValue(text)
     this.writingOutput(name, () =>
       this.runner.setOutputLines(
@@ -113,38 +148,66 @@ export class Report {
     this.warning(`${endSentence(errorMessage(error))} ${instead}`)
   }
 
-  info(message: string): void {
-    this.runner.info(this.safe(message))
+  info(line: Line): void {
+    const text = this.shown(line)
+    if (text !== undefined) this.runner.info(this.safe(text))
   }
 
-  notice(message: string): void {
-    this.runner.notice(this.safe(message))
+  notice(line: Line): void {
+    const text = this.shown(line)
+    if (text !== undefined) this.runner.notice(this.safe(text))
+  }
+
+  /** A line's text; an answer's only in a real run. */
+  private shown(line: Line): string | undefined {
+    if (typeof line === 'string') return line
+    return this.dryRun ? undefined : line.answer
   }
 
   warning(message: string): void {
     this.runner.warning(this.safe(message))
   }
 
-  /** The summary's heading: what happened, e.g. "Change recorded". */
-  setTitle(title: string): void {
-    this.title = title
+  /**
+   * The summary's heading: what happened, e.g. "Change recorded" ('Change', 'recorded'), or in a
+   * dry run what did not ("Change not sent"). `rest` follows the outcome (", 2 skipped").
+   */
+  setTitle(subject: string, outcome?: Outcome, rest = ''): void {
+    if (outcome === undefined) this.title = subject
+    else this.title = `${subject} ${this.dryRun ? DRY_RUN_OUTCOMES[outcome] : outcome}${rest}`
   }
 
-  /** A titled two-column table in the job summary; rows without a value are left out. */
-  table(title: string, rows: readonly SummaryRow[]): void {
-    const shown = rows.filter(([, value]) => value !== undefined && value !== '')
+  /**
+   * A titled two-column table in the job summary; rows without a value (or with an answer, in a
+   * dry run) are left out. With an outcome, a dry run's title says it: "Heartbeat (not sent)".
+   */
+  table(title: string, rows: readonly SummaryRow[], outcome?: Outcome): void {
+    const shown = rows.filter(([, value]) => {
+      const text = isAnswer(value) ? (this.dryRun ? undefined : value.answer) : value
+      return text !== undefined && text !== ''
+    })
     if (shown.length === 0) return
+    const said = outcome && this.dryRun ? `${title} (${DRY_RUN_OUTCOMES[outcome]})` : title
     this.list(
-      title,
+      said,
       ['Field', 'Value'],
       shown.map(([label, value]) => [label, value])
     )
   }
 
-  /** A titled table with a header row, e.g. the commits a change ships. */
-  list(title: string, headers: readonly string[], rows: ReadonlyArray<readonly Cell[]>): void {
+  /**
+   * A titled table with a header row, e.g. the commits a change ships. In a dry run an answer's
+   * cell says what was not done ("not sent").
+   */
+  list(
+    title: string,
+    headers: readonly string[],
+    rows: ReadonlyArray<readonly Cell[]>,
+    outcome?: Outcome
+  ): void {
+    const notDone = outcome && DRY_RUN_OUTCOMES[outcome]
     const line = (cells: readonly Cell[]): string =>
-      `| ${cells.map(cell => this.cell(cell)).join(' | ')} |`
+      `| ${cells.map(cell => this.cell(isAnswer(cell) && this.dryRun ? notDone : cell)).join(' | ')} |`
     this.sections.push(
       [
         `### ${this.cell(title)}`,
@@ -185,6 +248,7 @@ export class Report {
     jobSummary: boolean
   }): Promise<void> {
     const { policy, jobSummary } = options
+    if (this.dryRun && options.error === undefined) this.info('Dry run: nothing was sent.')
     const error = options.error ?? this.outputFailure
     if (error !== undefined) {
       const message = this.safe(errorMessage(error))
@@ -240,6 +304,7 @@ export class Report {
 
   /** A summary cell: redacted first, then one line, cut and escaped for markdown (escapeCell). */
   private cell(value: Cell): string {
+    if (isAnswer(value)) return this.cell(value.answer)
     if (value === undefined) return ''
     if (typeof value === 'object') {
       const text = escapeCell(this.redactor.redact(value.text))
@@ -248,6 +313,10 @@ export class Report {
     }
     return escapeCell(this.redactor.redact(String(value)))
   }
+}
+
+function isAnswer(value: unknown): value is Answer<unknown> {
+  return typeof value === 'object' && value !== null && 'answer' in value
 }
 
 /**

@@ -33,11 +33,21 @@ class RecordingService implements ChangeService {
     this.changes.push(change)
     return `chg-${change.service}`
   }
-  async getChange(): Promise<undefined> {}
-  async sendEvents(): Promise<undefined> {}
-  async getEventResults(): Promise<undefined> {}
-  async sendHeartbeat(): Promise<undefined> {}
-  async hello(): Promise<undefined> {}
+  async getChange(): Promise<never> {
+    throw new Error('not used')
+  }
+  async sendEvents(): Promise<never> {
+    throw new Error('not used')
+  }
+  async getEventResults(): Promise<never> {
+    throw new Error('not used')
+  }
+  async sendHeartbeat(): Promise<never> {
+    throw new Error('not used')
+  }
+  async hello(): Promise<never> {
+    throw new Error('not used')
+  }
 }
 
 function shippedWith(paths: string[] | undefined): Shipped {
@@ -64,7 +74,7 @@ async function record(
     { GITHUB_REPOSITORY: 'octo/mono', GITHUB_SHA: VERSION, GITHUB_EVENT_NAME: 'push' },
     {}
   )
-  const report = new Report(runner, new Redactor())
+  const report = new Report(runner, new Redactor(), options.client instanceof DryRunClient)
   const client = options.client ?? new RecordingService()
   let error: unknown
   try {

@@ -7,7 +7,7 @@ import { Outputs } from '../action/names.ts'
 import { buildChangeRequest, changeSubject, type ChangeBasis } from '../change.ts'
 import { contextDefaults, runUrl } from '../context.ts'
 import { durationSeconds, formatDuration } from '../deploy.ts'
-import type { SummaryRow } from '../report.ts'
+import { answer, type SummaryRow } from '../report.ts'
 import type { ChangeRequest } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
 import { formatField } from './read.ts'
@@ -49,10 +49,9 @@ async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<v
   const { settings, run, client, report } = context
   const change = buildChangeRequest(settings.change, basis, settings.githubMetadata)
   const changeId = await client.createChange(change)
-  report.setTitle(changeId === undefined ? 'Change not sent' : 'Change recorded')
+  report.setTitle('Change', 'recorded')
   report.table('Change', changeRows(change, changeId, runUrl(run), basis.shipped?.compareUrl))
-  if (changeId === undefined) return
-  report.notice(`Recorded change ${changeId}: ${change.description}`)
+  report.notice(answer(`Recorded change ${changeId}: ${change.description}`))
   report.output(Outputs.ChangeId, changeId)
 }
 
@@ -64,7 +63,7 @@ function changeRows(
   compareLink: string | undefined
 ): SummaryRow[] {
   return [
-    ['Id', changeId],
+    ['Id', answer(changeId)],
     ['Service', change.service],
     ['Version', change.version],
     ['Environment', change.environment],
@@ -95,15 +94,15 @@ export async function sendHeartbeat({
   }
   const monitorId = settings.heartbeatId ?? ''
   const signalId = await client.sendHeartbeat(monitorId)
-  if (signalId === undefined) {
-    report.table('Heartbeat (not sent)', [['Monitor', monitorId]])
-    return
-  }
-  report.info(`Heartbeat ${monitorId} received as signal ${signalId}.`)
-  if (settings.command === 'heartbeat') report.setTitle('Heartbeat received')
-  report.table('Heartbeat', [
-    ['Monitor', monitorId],
-    ['Signal id', signalId]
-  ])
+  report.info(answer(`Heartbeat ${monitorId} received as signal ${signalId}.`))
+  if (settings.command === 'heartbeat') report.setTitle('Heartbeat', 'received')
+  report.table(
+    'Heartbeat',
+    [
+      ['Monitor', monitorId],
+      ['Signal id', answer(signalId)]
+    ],
+    'sent'
+  )
   report.output(Outputs.HeartbeatSignalId, signalId)
 }

@@ -8,7 +8,7 @@ import type { ChangeService } from '../service/client.ts'
 export interface CommandContext {
   settings: Settings
   run: RunContext
-  /** The service, or a dry run that prints each request and answers `undefined` (not sent). */
+  /** The service, or a dry run that prints each request (its answers are placeholders). */
   client: ChangeService
   report: Report
   /** Milliseconds since the epoch, now: when the change is recorded, for its lead time. */

@@ -6,6 +6,7 @@ import { EventsError } from '../events/events-error.ts'
 import type { EventSource } from '../events/source.ts'
 import { describePartialFailure, streamEvents } from '../events/stream.ts'
 import { validateEvents } from '../events/validate.ts'
+import { answer } from '../report.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
 
@@ -16,29 +17,22 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
   const total = validated.total
 
   let requests = 0
-  let notSent = 0
   // A failing batch, even one the source could not read, ends up in result.failure.
   const result = await streamEvents(validated, async batch => {
-    const ids = await client.sendEvents(batch.body, batch.ids.length)
     requests++
-    if (ids === undefined) notSent++
-    return ids ?? []
+    return client.sendEvents(batch.body, batch.ids.length)
   })
-  // A dry run: every batch was printed, none sent.
-  if (notSent > 0 && notSent === requests && result.failure === undefined) {
-    report.table('Events (not sent)', [
-      ['Events', total],
-      ['Requests', requests]
-    ])
-    return
-  }
   // Accepted ids are reported even when a later batch failed: nothing accepted is lost.
   report.outputLines(Outputs.EventIds, result.accepted.jsonLines())
-  report.table('Events sent', [
-    ['Events', total],
-    ['Accepted', result.accepted.count],
-    ['Requests', requests]
-  ])
+  report.table(
+    'Events',
+    [
+      ['Events', total],
+      ['Accepted', answer(result.accepted.count)],
+      ['Requests', requests]
+    ],
+    'sent'
+  )
   if (result.failure) {
     // The partial failure keeps its cause's kind, so an outage stays an outage for the policy.
     const cause = inputErrorOf(source, result.failure.error)
@@ -50,34 +44,34 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
       status: cause instanceof ServiceError ? cause.status : undefined
     })
   }
-  report.info(`Sent ${plural(result.accepted.count, 'event')} in ${plural(requests, 'request')}.`)
+  report.info(
+    answer(`Sent ${plural(result.accepted.count, 'event')} in ${plural(requests, 'request')}.`)
+  )
 }
 
 /** `event-results`: read results for the ids, at most MAX_EVENT_IDS_PER_REQUEST per request. */
 export async function getEventResults({ settings, client, report }: CommandContext): Promise<void> {
   const ids = settings.eventIds ?? []
   const responses: unknown[] = []
-  let requests = 0
   for (let start = 0; start < ids.length; start += MAX_EVENT_IDS_PER_REQUEST) {
-    const answer = await client.getEventResults(ids.slice(start, start + MAX_EVENT_IDS_PER_REQUEST))
-    if (answer !== undefined) responses.push(answer)
-    requests++
-  }
-  if (responses.length === 0 && requests > 0) {
-    report.table('Event results (not read)', [
-      ['Event ids', ids.length],
-      ['Requests', requests]
-    ])
-    return
+    responses.push(
+      await client.getEventResults(ids.slice(start, start + MAX_EVENT_IDS_PER_REQUEST))
+    )
   }
   const results = combineResults(responses)
   report.output(Outputs.EventResults, JSON.stringify(results))
-  report.info(`Read ${plural(results.length, 'result')} for ${plural(ids.length, 'event id')}.`)
-  report.table('Event results', [
-    ['Event ids', ids.length],
-    ['Requests', requests],
-    ['Results', results.length]
-  ])
+  report.info(
+    answer(`Read ${plural(results.length, 'result')} for ${plural(ids.length, 'event id')}.`)
+  )
+  report.table(
+    'Event results',
+    [
+      ['Event ids', ids.length],
+      ['Requests', responses.length],
+      ['Results', answer(results.length)]
+    ],
+    'read'
+  )
 }
 
 /**

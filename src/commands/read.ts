@@ -1,5 +1,5 @@
 import { Outputs } from '../action/names.ts'
-import type { SummaryRow } from '../report.ts'
+import { answer, type SummaryRow } from '../report.ts'
 import { ENDPOINT_CALLS } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
 
@@ -22,14 +22,9 @@ const CHANGE_FIELDS = [
 export async function getChange({ settings, client, report }: CommandContext): Promise<void> {
   const changeId = settings.changeId ?? ''
   const change = await client.getChange(changeId)
-  if (change === undefined) {
-    report.setTitle('Change not read')
-    report.table('Change', [['Id', changeId]])
-    return
-  }
   report.output(Outputs.Change, JSON.stringify(change))
-  report.info(`Read change ${changeId}.`)
-  report.setTitle('Change read')
+  report.info(answer(`Read change ${changeId}.`))
+  report.setTitle('Change', 'read')
   const rows: SummaryRow[] = CHANGE_FIELDS.map(([field, label]) => [
     label,
     formatField(field, change[field])
@@ -40,16 +35,12 @@ export async function getChange({ settings, client, report }: CommandContext): P
 /** `hello`: check that the service accepts the API key. */
 export async function hello({ settings, client, report }: CommandContext): Promise<void> {
   const host = settings.baseUrl.host
-  if ((await client.hello()) === undefined) {
-    report.setTitle('API key not checked')
-    report.table('API key check', [['Service', host]])
-    return
-  }
-  report.info(`The service at ${host} accepted the API key.`)
-  report.setTitle('API key valid')
+  const ok = await client.hello()
+  report.info(answer(`The service at ${host} accepted the API key.`))
+  report.setTitle('API key', 'valid')
   report.table('API key check', [
     ['Service', host],
-    ['Result', `The API key is valid (${ENDPOINT_CALLS.hello} answered OK).`]
+    ['Result', answer(`The API key is valid (${ENDPOINT_CALLS.hello} answered ${ok}).`)]
   ])
 }
 

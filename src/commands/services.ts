@@ -13,6 +13,7 @@ import {
 import { buildChangeRequest, type ChangeBasis } from '../change.ts'
 import { errorMessage, failureKind, ServiceError, type FailureKind } from '../errors.ts'
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
+import { answer } from '../report.ts'
 import { ENDPOINT_CALLS, type ChangeRequest } from '../service/client.ts'
 import type { Shipped } from '../shipped/types.ts'
 import { plural } from '../text.ts'
@@ -40,23 +41,18 @@ export async function recordServices(
   )
   const ids = new Map<string, string>()
   const failures: Array<{ name: string; error: unknown }> = []
-  let notSent = 0
   results.forEach((result, index) => {
     const name = recorded[index].name
-    if (!result.ok) failures.push({ name, error: result.error })
-    else if (result.value === undefined) notSent++
-    else ids.set(name, result.value)
+    if (result.ok) ids.set(name, result.value)
+    else failures.push({ name, error: result.error })
   })
-  if (notSent > 0 && failures.length === 0 && ids.size === 0) {
-    report.setTitle(`${plural(notSent, 'change')} not sent`)
-    summarize(context, selection, ids, 'not sent')
-    return
-  }
-  for (const [name, id] of ids) report.notice(`Recorded change ${id} for ${name}.`)
+  for (const [name, id] of ids) report.notice(answer(`Recorded change ${id} for ${name}.`))
   report.setTitle(
-    `${plural(ids.size, 'change')} recorded${skipped.length ? `, ${skipped.length} skipped` : ''}`
+    plural(ids.size, 'change'),
+    'recorded',
+    skipped.length ? `, ${skipped.length} skipped` : ''
   )
-  summarize(context, selection, ids, 'not recorded')
+  summarize(context, selection, ids)
   // Output before any failure is reported: nothing recorded is lost.
   report.output(Outputs.ChangeIds, JSON.stringify(Object.fromEntries(ids)))
   if (ids.size === 1) report.output(Outputs.ChangeId, [...ids.values()][0])
@@ -112,17 +108,20 @@ function describeDecision(decision: ServiceDecision): string {
 function summarize(
   { report }: CommandContext,
   selection: ServiceSelection,
-  ids: ReadonlyMap<string, string>,
-  unrecorded: string
+  ids: ReadonlyMap<string, string>
 ): void {
   report.list(
     'Services',
     ['Service', 'Change id', 'Why'],
-    selection.decisions.map(decision => [
-      decision.name,
-      ids.get(decision.name) ?? (decision.recorded ? unrecorded : 'skipped'),
-      decision.reason
-    ])
+    selection.decisions.map(decision => {
+      const id = ids.get(decision.name)
+      return [
+        decision.name,
+        id !== undefined ? answer(id) : decision.recorded ? 'not recorded' : 'skipped',
+        decision.reason
+      ]
+    }),
+    'recorded'
   )
 }
 

@@ -49,17 +49,14 @@ export const ENDPOINT_CALLS = {
 } as const
 export type Endpoint = keyof typeof ENDPOINT_CALLS
 
-/**
- * What the commands call: the service, or a dry run that prints each request and answers
- * `undefined`, meaning "not sent".
- */
+/** What the commands call: the service, or a dry run that prints each request (DryRunClient). */
 export interface ChangeService {
-  createChange(change: ChangeRequest): Promise<string | undefined>
-  getChange(changeId: string): Promise<ChangeRecord | undefined>
-  sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[] | undefined>
+  createChange(change: ChangeRequest): Promise<string>
+  getChange(changeId: string): Promise<ChangeRecord>
+  sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[]>
   getEventResults(eventIds: readonly string[]): Promise<unknown>
-  sendHeartbeat(heartbeatId: string): Promise<string | undefined>
-  hello(): Promise<'OK' | undefined>
+  sendHeartbeat(heartbeatId: string): Promise<string>
+  hello(): Promise<'OK'>
 }
 
 /** The request for each endpoint, built without sending anything. */

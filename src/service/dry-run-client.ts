@@ -1,10 +1,18 @@
 /**
  * A dry run: the same interface as the service client, but each request is handed to `print`
- * (which shows it with the key masked) instead of being sent, and every answer is `undefined`:
- * not sent.
+ * (which shows it with the key masked) instead of being sent, and each answer is a placeholder of
+ * the real type. The report of a dry run shows no answer and passes none on as an output.
  */
-import { serviceRequests, type ChangeRequest, type ChangeService } from './client.ts'
+import {
+  serviceRequests,
+  type ChangeRecord,
+  type ChangeRequest,
+  type ChangeService
+} from './client.ts'
 import { requestUrl, type ServiceRequest } from './request.ts'
+
+/** The id a dry run answers for a change, a heartbeat's signal and each event. */
+export const DRY_RUN_ID = 'dry-run'
 
 export type PrintRequest = (request: ServiceRequest, url: URL) => void
 
@@ -17,28 +25,35 @@ export class DryRunClient implements ChangeService {
     this.print = print
   }
 
-  async createChange(change: ChangeRequest): Promise<undefined> {
+  async createChange(change: ChangeRequest): Promise<string> {
     this.show(serviceRequests.createChange(change))
+    return DRY_RUN_ID
   }
 
-  async getChange(changeId: string): Promise<undefined> {
+  /** The change as far as the request knows it: its id. */
+  async getChange(changeId: string): Promise<ChangeRecord> {
     this.show(serviceRequests.getChange(changeId))
+    return { id: changeId }
   }
 
-  async sendEvents(ndjson: string | Uint8Array): Promise<undefined> {
+  async sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[]> {
     this.show(serviceRequests.sendEvents(ndjson))
+    return new Array<string>(count).fill(DRY_RUN_ID)
   }
 
-  async getEventResults(eventIds: readonly string[]): Promise<undefined> {
+  async getEventResults(eventIds: readonly string[]): Promise<unknown> {
     this.show(serviceRequests.getEventResults(eventIds))
+    return []
   }
 
-  async sendHeartbeat(heartbeatId: string): Promise<undefined> {
+  async sendHeartbeat(heartbeatId: string): Promise<string> {
     this.show(serviceRequests.sendHeartbeat(heartbeatId))
+    return DRY_RUN_ID
   }
 
-  async hello(): Promise<undefined> {
+  async hello(): Promise<'OK'> {
     this.show(serviceRequests.hello())
+    return 'OK'
   }
 
   private show(request: ServiceRequest): void {
