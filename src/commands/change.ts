@@ -18,8 +18,10 @@ export async function recordChange(context: CommandContext): Promise<void> {
   const { settings, run, report, deploy } = context
   const defaults = contextDefaults(run)
   if (defaults.deletedRef && settings.change.version === undefined) {
+    const why = 'No change recorded: this push deleted a branch or tag, so nothing was deployed.'
     report.setTitle('No change recorded')
-    report.notice('No change recorded: this push deleted a branch or tag, so nothing was deployed.')
+    report.notice(why)
+    report.note(why)
     return
   }
   const shipped = await findShipped(context, changeSubject(settings.change, defaults))

@@ -1,0 +1,102 @@
+/**
+ * The change and heartbeat commands, in process against the emulator: what is recorded, and at a
+ * job's end how the deploy's outcome shapes it.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Emulator } from '../../emulator/emulator.ts'
+import { trustTestCertificate } from '../../emulator/tls.ts'
+import { run, runPost } from '../../src/main.ts'
+import { FakeRunner } from '../support/fake-runner.ts'
+import { runnerContext } from '../support/run-action.ts'
+
+let emulator: Emulator
+
+beforeAll(async () => {
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
+    delete process.env[name]
+  await trustTestCertificate()
+  emulator = await Emulator.start()
+})
+afterAll(async () => {
+  await emulator.close()
+})
+beforeEach(() => {
+  emulator.reset()
+  emulator.addHeartbeatMonitor('nightly')
+})
+
+function runner(inputs: Record<string, string> = {}): FakeRunner {
+  return new FakeRunner({
+    'api-key': emulator.apiKey,
+    'base-url': emulator.url,
+    'max-attempts': '1',
+    'include-commits': 'false',
+    ...inputs
+  })
+}
+
+/** The runner's variables for a push event with this payload. */
+function pushEnv(payload: Record<string, unknown>): Record<string, string> {
+  const path = join(mkdtempSync(join(tmpdir(), 'cta-event-')), 'event.json')
+  writeFileSync(path, JSON.stringify(payload))
+  return { ...runnerContext(tmpdir()), GITHUB_EVENT_NAME: 'push', GITHUB_EVENT_PATH: path }
+}
+
+describe('a push that deleted its branch or tag', () => {
+  const deleted = { ref: 'refs/heads/old', deleted: true, after: '0'.repeat(40) }
+
+  it('records nothing, says so once, and does not fail', async () => {
+    const r = runner()
+    await run(r, { ...pushEnv(deleted), GITHUB_SHA: '0'.repeat(40) })
+    expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
+    expect(r.failures).toEqual([])
+    expect(r.notices).toEqual([
+      'No change recorded: this push deleted a branch or tag, so nothing was deployed.'
+    ])
+    expect(r.summary).toContain('No change recorded')
+  })
+
+  it('still records the version the user names', async () => {
+    const r = runner({ version: 'v1.2.3' })
+    await run(r, pushEnv(deleted))
+    expect(emulator.requestsTo('POST /v2/change')).toHaveLength(1)
+    expect(r.failures).toEqual([])
+  })
+})
+
+describe('at a job’s end', () => {
+  const startedAt = Date.now() - 30_000
+  const post = (r: FakeRunner): Promise<void> => runPost({ startedAt }, r, runnerContext(tmpdir()))
+
+  it.each(['failure', 'cancelled'])(
+    'sends no heartbeat when the job ended with %s',
+    async status => {
+      const r = runner({ 'record-at': 'job-end', 'job-status': status, 'heartbeat-id': 'nightly' })
+      await post(r)
+      expect(emulator.requestsTo('POST /v1/heartbeat/nightly')).toHaveLength(0)
+      expect(emulator.requestsTo('POST /v2/change')).toHaveLength(1)
+      expect(r.lines).toContain(`No heartbeat sent: the job ended with ${status}.`)
+    }
+  )
+
+  it('sends the heartbeat after the change when the job succeeded, and shows the deploy', async () => {
+    const r = runner({ 'record-at': 'job-end', 'job-status': 'success', 'heartbeat-id': 'nightly' })
+    await post(r)
+    expect(emulator.requestsTo('POST /v1/heartbeat/nightly')).toHaveLength(1)
+    expect(r.outputs['heartbeat-signal-id']).toMatch(/\S/)
+    expect(r.summary).toMatch(/\| Outcome \| success \|/)
+  })
+
+  it('runs the heartbeat command alone the same way', async () => {
+    const inputs = { command: 'heartbeat', 'record-at': 'job-end', 'heartbeat-id': 'nightly' }
+    const failed = runner({ ...inputs, 'job-status': 'failure' })
+    await post(failed)
+    expect(emulator.requestsTo('POST /v1/heartbeat/nightly')).toHaveLength(0)
+    await post(runner({ ...inputs, 'job-status': 'success' }))
+    expect(emulator.requestsTo('POST /v1/heartbeat/nightly')).toHaveLength(1)
+    expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
+  })
+})
