@@ -93,16 +93,15 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     redactor.add(secret)
   }
   const report = new Report(runner, redactor)
-  // Until every input is read, these two are taken as given, or as their defaults if invalid.
-  let { failOnError: policy, jobSummary } = readReportingSettings(getInput)
+  // Read first, so that an invalid input is reported under them.
+  const reporting = readReportingSettings(getInput)
+  const { failOnError: policy, jobSummary } = reporting
   const inFlight = new Set<string>()
   watchForCancellation(report, inFlight, () => jobSummary)
 
   let error: unknown
   try {
-    const settings = readSettings(getInput)
-    policy = settings.failOnError
-    jobSummary = settings.jobSummary
+    const settings = readSettings(getInput, { reporting })
     const { context, warning } = readRunContext(env)
     if (warning) report.warning(warning)
     const { client, close } = serviceFor(settings, redactor, report, inFlight)
