@@ -1,17 +1,14 @@
 /**
- * The README and the repository's YAML cannot drift: the tables say what action.yml says (read
- * here independently of the generator) and are what `npm run docs` writes, the examples are
- * valid workflows, and so are the repository's own workflows.
+ * The README and the repository's YAML cannot drift: the inputs and outputs tables are what
+ * `npm run docs` writes from action.yml, the layout table names the tree as it is, the examples
+ * are valid workflows, and so are the repository's own workflows.
  */
 import { describe, expect, it } from '@jest/globals'
 import { validateAction, validateWorkflow } from '@action-validator/core'
-import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { parse } from 'yaml'
-import { INPUT_DEFAULTS } from '../src/action/names.ts'
-import { NODE_24 } from './support/bundle-setup.ts'
+import { renderReadme } from '../scripts/readme-tables.ts'
 
 const readme = readFileSync('README.md', 'utf8')
 const actionYaml = readFileSync('action.yml', 'utf8')
@@ -22,63 +19,72 @@ interface ActionYaml {
 }
 const action = parse(actionYaml) as ActionYaml
 
-/** The rows of the README table between two markers: the first cell's `name` → the other cells. */
-function tableRows(markdown: string, section: 'inputs' | 'outputs'): Map<string, string[]> {
-  const start = markdown.indexOf(`<!-- ${section}:start -->`)
-  const end = markdown.indexOf(`<!-- ${section}:end -->`)
-  const rows = new Map<string, string[]>()
-  if (start === -1 || end < start) return rows
-  for (const line of markdown.slice(start, end).split('\n')) {
-    const name = /^\| `([^`]+)` \|/.exec(line)?.[1]
-    if (name === undefined) continue
-    // Cells split on | that markdown does not escape.
-    const cells = line
-      .slice(1, -1)
-      .split(/(?<!\\)\|/)
-      .map(cell => cell.trim())
-    rows.set(name, cells.slice(1))
-  }
-  return rows
-}
+describe('README tables', () => {
+  it('are what npm run docs writes from action.yml', () => {
+    expect(renderReadme(readme, actionYaml)).toBe(readme)
+  })
 
-/** As a table cell shows a YAML text: whitespace collapsed, pipes escaped. */
-function asCell(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|')
-}
+  it('give each input its required flag, default and description, and each output its description', () => {
+    const markers = (name: string): string => `<!-- ${name}:start -->\nold\n<!-- ${name}:end -->`
+    const yaml = [
+      'inputs:',
+      '  mode:',
+      '    description: One of a | b,',
+      '      on two lines.',
+      '    required: true',
+      "    default: 'a'",
+      'outputs:',
+      '  id:',
+      '    description: The id.'
+    ].join('\n')
+    expect(renderReadme(`${markers('inputs')}\n${markers('outputs')}`, yaml)).toBe(
+      [
+        '<!-- inputs:start -->',
+        '| Input | Required | Default | Description |',
+        '| --- | --- | --- | --- |',
+        '| `mode` | yes | `a` | One of a \\| b, on two lines. |',
+        '<!-- inputs:end -->',
+        '<!-- outputs:start -->',
+        '| Output | Description |',
+        '| --- | --- |',
+        '| `id` | The id. |',
+        '<!-- outputs:end -->'
+      ].join('\n')
+    )
+  })
+})
 
-/** What the README's tables say differently from action.yml, one line per difference. */
-function tableDrift(markdown: string, declared: ActionYaml): string[] {
-  const problems: string[] = []
-  const inputs = tableRows(markdown, 'inputs')
-  for (const [name, input] of Object.entries(declared.inputs)) {
-    const row = inputs.get(name)
-    if (row === undefined) {
-      problems.push(`input ${name}: no row`)
-      continue
-    }
-    const expected = [
-      input.required === true ? 'yes' : 'no',
-      input.default === undefined ? '' : `\`${asCell(String(input.default))}\``,
-      asCell(input.description)
-    ]
-    for (const [i, what] of ['required', 'default', 'description'].entries()) {
-      if (row[i] !== expected[i]) problems.push(`input ${name}: ${what} is "${row[i]}"`)
-    }
-  }
-  const outputs = tableRows(markdown, 'outputs')
-  for (const [name, output] of Object.entries(declared.outputs)) {
-    const row = outputs.get(name)
-    if (row === undefined) problems.push(`output ${name}: no row`)
-    else if (row[0] !== asCell(output.description)) problems.push(`output ${name}: description`)
-  }
-  for (const name of inputs.keys()) {
-    if (!(name in declared.inputs)) problems.push(`input ${name}: not in action.yml`)
-  }
-  for (const name of outputs.keys()) {
-    if (!(name in declared.outputs)) problems.push(`output ${name}: not in action.yml`)
-  }
-  return problems
-}
+describe('README layout table', () => {
+  const section = readme.slice(readme.indexOf('Layout, one concern per file'))
+  const rows = section
+    .slice(0, section.indexOf('\n\n', section.indexOf('| Where |')))
+    .split('\n')
+    .filter(line => line.startsWith('| `'))
+    .map(line => line.split(' | '))
+  const named = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map(m => m[1])
+
+  it('names only files and folders that exist', () => {
+    const missing = rows.flatMap(([where, what]) => {
+      const folder = named(where).find(path => path.endsWith('/')) ?? ''
+      const files = named(what).filter(name => name.endsWith('.ts'))
+      const paths = [
+        ...named(where),
+        ...files.map(name => (name.includes('/') ? name : folder + name))
+      ]
+      return paths.filter(path => !existsSync(path))
+    })
+    expect(missing).toEqual([])
+  })
+
+  it('gives every file and folder at the top of src/ a row', () => {
+    const listed = rows.flatMap(([where, what]) => [...named(where), ...named(what)])
+    const entries = readdirSync('src', { withFileTypes: true })
+    const unlisted = entries
+      .map(entry => `src/${entry.name}${entry.isDirectory() ? '/' : ''}`)
+      .filter(path => !listed.includes(path))
+    expect(unlisted).toEqual([])
+  })
+})
 
 /** The ```yaml blocks of the README. */
 function yamlBlocks(markdown: string): string[] {
@@ -91,59 +97,6 @@ function asWorkflow(block: string): string {
   const steps = block.replace(/^/gm, '      ')
   return `on: push\njobs:\n  example:\n    runs-on: ubuntu-latest\n    steps:\n${steps}`
 }
-
-describe('README tables', () => {
-  it('give every input and output of action.yml, with its default and description', () => {
-    expect(tableDrift(readme, action)).toEqual([])
-  })
-
-  it('are what npm run docs writes: running it on a copy changes nothing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cta-docs-'))
-    try {
-      copyFileSync('README.md', join(dir, 'README.md'))
-      copyFileSync('action.yml', join(dir, 'action.yml'))
-      const said = execFileSync(NODE_24, [resolve('scripts', 'docs.ts')], {
-        cwd: dir,
-        encoding: 'utf8'
-      })
-      expect(said).toContain('up to date')
-      expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe(readme)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
-
-  it('drift is caught: a missing row, a stale row, another default or description', () => {
-    // Only what an edit adds counts, so that this holds whatever the README's state.
-    const before = new Set(tableDrift(readme, action))
-    const inSync = (name: string): boolean => ![...before].some(p => p.startsWith(`input ${name}:`))
-    const names = Object.keys(action.inputs).filter(inSync)
-    const withDefault = names.find(name => action.inputs[name].default !== undefined) as string
-    const withoutDefault = names.find(
-      name => action.inputs[name].default === undefined && action.inputs[name].required !== true
-    ) as string
-    const driftAfter = (edit: (declared: ActionYaml) => void): string[] => {
-      const copy = structuredClone(action)
-      edit(copy)
-      return tableDrift(readme, copy).filter(problem => !before.has(problem))
-    }
-    expect(
-      driftAfter(declared => (declared.inputs['new-input'] = { description: 'New.' }))
-    ).toEqual(['input new-input: no row'])
-    expect(driftAfter(declared => delete declared.inputs[withDefault])).toEqual([
-      `input ${withDefault}: not in action.yml`
-    ])
-    expect(driftAfter(declared => (declared.inputs[withDefault].default = 'other'))).toEqual([
-      `input ${withDefault}: default is "\`${action.inputs[withDefault].default}\`"`
-    ])
-    expect(
-      driftAfter(declared => (declared.inputs[withoutDefault].description += ' More.'))
-    ).toHaveLength(1)
-    expect(driftAfter(declared => (declared.inputs[withoutDefault].required = true))).toEqual([
-      `input ${withoutDefault}: required is "no"`
-    ])
-  })
-})
 
 describe('README examples', () => {
   const blocks = yamlBlocks(readme)
@@ -212,18 +165,6 @@ describe('repository YAML', () => {
     // The validator's bundled schema predates node24; everything else is checked against it.
     const asKnownRuntime = actionYaml.replace('using: node24', 'using: node20')
     expect(validateAction(asKnownRuntime).errors).toEqual([])
-  })
-
-  it("action.yml's defaults are the ones the settings apply to empty inputs", () => {
-    // An expression (github-token's ${{ github.token }}) is the runner's to evaluate.
-    const declared = Object.fromEntries(
-      Object.entries(action.inputs)
-        .filter(
-          ([, input]) => input.default !== undefined && !/^\$\{\{/.test(String(input.default))
-        )
-        .map(([name, input]) => [name, String(input.default)])
-    )
-    expect(declared).toEqual({ ...INPUT_DEFAULTS })
   })
 
   it('action.yml describes every input and output', () => {

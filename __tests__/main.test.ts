@@ -2,7 +2,7 @@
  * One run of the action, in process, against the emulator: settings -> command -> report.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ACTION_NAME, ACTION_VERSION } from '../src/action/names.ts'
@@ -167,13 +167,6 @@ describe('dry-run', () => {
     expect(r.summary).toContain('## Change not sent')
     expect(r.summary).toContain('### Heartbeat \\(not sent\\)')
     expect(r.lines[r.lines.length - 1]).toBe('Dry run: nothing was sent.')
-  })
-})
-
-describe('ACTION_VERSION', () => {
-  it('matches package.json', () => {
-    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }
-    expect(ACTION_VERSION).toBe(pkg.version)
   })
 })
 

@@ -59,12 +59,16 @@ export interface RunOptions {
   state?: Record<string, string>
 }
 
-/** action.yml's inputs by name. */
+let inputsOfAction: Record<string, { default?: string }> | undefined
+
+/** action.yml's inputs by name, read once. */
 export function actionInputs(): Record<string, { default?: string }> {
-  const action = parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as {
-    inputs: Record<string, { default?: string }>
-  }
-  return action.inputs
+  inputsOfAction ??= (
+    parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as {
+      inputs: Record<string, { default?: string }>
+    }
+  ).inputs
+  return inputsOfAction
 }
 
 /**

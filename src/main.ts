@@ -92,9 +92,11 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     runner.setSecret(secret)
     redactor.add(secret)
   }
-  // Until every input is read, these are taken as given, or as their defaults if invalid.
+  // A dry run's report replaces this one once every input is read.
   let report = new Report(runner, redactor)
-  let { failOnError: policy, jobSummary } = readReportingSettings(getInput)
+  // Read first, so that an invalid input is reported under them.
+  const reporting = readReportingSettings(getInput)
+  const { failOnError: policy, jobSummary } = reporting
   const inFlight = new Set<string>()
   watchForCancellation(
     () => report,
@@ -104,10 +106,8 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
 
   let error: unknown
   try {
-    const settings = readSettings(getInput)
+    const settings = readSettings(getInput, { reporting })
     report = new Report(runner, redactor, settings.dryRun)
-    policy = settings.failOnError
-    jobSummary = settings.jobSummary
     const { context, warning } = readRunContext(env)
     if (warning) report.warning(warning)
     const { client, close } = serviceFor(settings, redactor, report, inFlight)

@@ -1,30 +1,25 @@
 import { describe, expect, it } from '@jest/globals'
-import { COMMANDS, Inputs, MAX_CREATED_AT_FUTURE_SECONDS } from '../../src/action/names.ts'
+import fc from 'fast-check'
+import { Inputs } from '../../src/action/names.ts'
 import type { InputName } from '../../src/action/names.ts'
 import { InputError } from '../../src/errors.ts'
 import { inputError } from '../support/input-error.ts'
-import { parseBaseUrl } from '../../src/action/base-url.ts'
-import { parseCreatedAt } from '../../src/action/created-at.ts'
-import {
-  parseBoolean,
-  parseCommand,
-  parseEventIds,
-  parseFailOnError,
-  parseJson,
-  parseLabels,
-  parseWholeNumber
-} from '../../src/action/parsers.ts'
+import { character, COMMAND_NAMES, hostileText, NUM_RUNS } from './hostile-text.ts'
+import { parseBoolean } from '../../src/action/parsers.ts'
 import { readSettings } from '../../src/action/settings.ts'
 import type { GetInput, Settings } from '../../src/action/settings.ts'
 import type { ChangeFields } from '../../src/change.ts'
+import { actionDefaults } from '../../scripts/run-bundled-action.ts'
 
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)
 const NOW_S = NOW_MS / 1000
 const API_KEY = 'ctk_live_7f3a9c2e51b84d06a1e9f0c3b2d7e8a4'
 const BASE_URL = 'https://change-tracking.test/'
 
+/** The inputs as the runner gives them: action.yml's defaults, then what the step gives. */
 function getInputFrom(given: Partial<Record<InputName, string>>): GetInput {
   const all: Partial<Record<string, string>> = {
+    ...actionDefaults(),
     [Inputs.ApiKey]: API_KEY,
     [Inputs.BaseUrl]: BASE_URL,
     ...given
@@ -42,7 +37,7 @@ function changeField(name: InputName): keyof ChangeFields {
 }
 
 describe('readSettings', () => {
-  it('applies every default when only api-key and base-url are given', () => {
+  it("reads action.yml's defaults when only api-key and base-url are given", () => {
     expect(read()).toEqual({
       apiKey: API_KEY,
       baseUrl: new URL(BASE_URL),
@@ -144,7 +139,7 @@ describe('readSettings', () => {
     const inAnHour = String(Math.floor(Date.now() / 1000) + 3600)
     const settings = readSettings(getInputFrom({ [Inputs.CreatedAt]: inAnHour }))
     expect(settings.change.createdAt).toBe(Number(inAnHour))
-    const inTwoDays = String(Math.floor(Date.now() / 1000) + 2 * MAX_CREATED_AT_FUTURE_SECONDS)
+    const inTwoDays = String(Math.floor(Date.now() / 1000) + 2 * 86_400)
     expect(() => readSettings(getInputFrom({ [Inputs.CreatedAt]: inTwoDays }))).toThrow(InputError)
   })
 
@@ -373,61 +368,7 @@ describe('readSettings', () => {
   })
 })
 
-describe('parseBoolean', () => {
-  it.each([
-    ['true', true],
-    ['True', true],
-    ['TRUE', true],
-    ['false', false],
-    ['False', false],
-    ['FALSE', false]
-  ])('reads %j as %j', (raw, expected) => {
-    expect(parseBoolean('dry-run', raw)).toBe(expected)
-  })
-
-  it.each(['yes', 'no', 'on', 'off', '1', '0', 'y', 'tru', '', 'true false'])(
-    'refuses %j, naming the input',
-    raw => {
-      const error = inputError(() => parseBoolean('job-summary', raw))
-      expect(error.input).toBe('job-summary')
-      expect(error.message).toBe(
-        `Input "job-summary" must be true or false; got ${JSON.stringify(raw)}.`
-      )
-    }
-  )
-})
-
-describe('parseWholeNumber', () => {
-  it.each([
-    ['1', 1],
-    ['30', 30],
-    ['300', 300],
-    ['030', 30]
-  ])('reads %j as %j', (raw, expected) => {
-    expect(parseWholeNumber('timeout-seconds', raw, 1, 300)).toBe(expected)
-  })
-
-  it.each([
-    '0',
-    '301',
-    '-1',
-    '1.5',
-    '1e2',
-    '0x10',
-    '',
-    ' ',
-    'abc',
-    '30s',
-    '9'.repeat(400),
-    'Infinity'
-  ])('refuses %j with the accepted range', raw => {
-    const error = inputError(() => parseWholeNumber('timeout-seconds', raw, 1, 300))
-    expect(error.input).toBe('timeout-seconds')
-    expect(error.message).toMatch(
-      /^Input "timeout-seconds" must be a whole number from 1 to 300; got "/
-    )
-  })
-
+describe('numbers and JSON through readSettings', () => {
   it('reads max-attempts from 1 to 10 through readSettings', () => {
     expect(read({ [Inputs.MaxAttempts]: '10' }).maxAttempts).toBe(10)
     expect(inputError(() => read({ [Inputs.MaxAttempts]: '11' })).message).toBe(
@@ -437,39 +378,10 @@ describe('parseWholeNumber', () => {
       'Input "timeout-seconds" must be a whole number from 1 to 300; got "abc".'
     )
   })
-})
-
-describe('parseCommand', () => {
-  it.each([...COMMANDS])('accepts %s', command => {
-    expect(parseCommand(command)).toBe(command)
-  })
-
-  it.each(['deploy', 'Change', 'heartbeats', ''])('refuses %j, listing the commands', raw => {
-    const error = inputError(() => parseCommand(raw))
-    expect(error.input).toBe(Inputs.Command)
-    expect(error.message).toBe(
-      `Input "command" must be one of change, heartbeat, events, event-results, get-change, hello; got ${JSON.stringify(raw)}.`
-    )
-  })
-
-  it('applies the default command when the input is empty', () => {
-    expect(read({ [Inputs.Command]: '' }).command).toBe('change')
-  })
-})
-
-describe('parseFailOnError', () => {
-  it.each([
-    ['auto', 'auto'],
-    ['AUTO', 'auto'],
-    ['true', 'true'],
-    ['False', 'false']
-  ])('reads %j as %j', (raw, expected) => {
-    expect(parseFailOnError(raw)).toBe(expected)
-  })
-
-  it.each(['yes', 'always', '', '1'])('refuses %j', raw => {
-    expect(inputError(() => parseFailOnError(raw)).message).toBe(
-      `Input "fail-on-error" must be auto, true or false; got ${JSON.stringify(raw)}.`
+  it('reads custom-metadata through readSettings', () => {
+    expect(read({ [Inputs.CustomMetadata]: '[1]' }).change.customMetadata).toEqual([1])
+    expect(inputError(() => read({ [Inputs.CustomMetadata]: '{"a":' })).input).toBe(
+      Inputs.CustomMetadata
     )
   })
 })
@@ -520,302 +432,88 @@ describe('custom-metadata nesting', () => {
   })
 })
 
-describe('parseBaseUrl', () => {
-  it.each([
-    ['http with credentials', 'http://alice:hunter2@host.example/', '"http://host.example"'],
-    [
-      'another scheme with credentials',
-      'ftp://alice:hunter2@host.example/x',
-      '"ftp://host.example"'
-    ],
-    [
-      'an unparsable URL with credentials',
-      'https://alice:hunter2@exa mple.com/',
-      '"https://exa mple.com"'
-    ],
-    [
-      'a query holding a token',
-      'https://host.example:8443/?token=s3cr3t#fragsecret',
-      '"https://host.example:8443"'
-    ],
-    ['credentials on https', 'https://alice:hunter2@host.example/', '"https://host.example"']
-  ])('names only the scheme, host and port of %s', (_, raw, shown) => {
-    const message = inputError(() => parseBaseUrl(raw)).message
-    expect(message).toContain(shown)
-    for (const secret of ['alice', 'hunter2', 's3cr3t', 'fragsecret'])
-      expect(message).not.toContain(secret)
-  })
+/** A day ahead of NOW_MS: created-at may lie at most one day in the future. */
+const LATEST_CREATED_AT = NOW_S + 86_400
 
-  it.each([
-    ['https://api.example.com', 'https://api.example.com/'],
-    ['https://api.example.com/', 'https://api.example.com/'],
-    ['https://host/api', 'https://host/api/'],
-    ['https://host/api/', 'https://host/api/'],
-    ['https://HOST:8443/a/b', 'https://host:8443/a/b/'],
-    ['https://127.0.0.1:9000', 'https://127.0.0.1:9000/']
-  ])('normalises %s to %s', (raw, expected) => {
-    expect(parseBaseUrl(raw).href).toBe(expected)
-  })
+/** Inputs that make every command's requirements hold, so a failure can only come from the input under test. */
+const VALID_INPUTS: Partial<Record<InputName, string>> = {
+  [Inputs.HeartbeatId]: 'hb-1',
+  [Inputs.ChangeId]: 'chg-1',
+  [Inputs.EventIds]: 'e1,e2',
+  [Inputs.Events]: '{"name":"deploy","data":{}}'
+}
 
-  it('resolves endpoint paths below the path prefix', () => {
-    expect(new URL('v2/change', parseBaseUrl('https://host/api')).href).toBe(
-      'https://host/api/v2/change'
-    )
-  })
+/** What every Settings must satisfy, whatever the inputs were. */
+function expectWellFormed(settings: Settings): void {
+  expect(settings.apiKey).not.toBe('')
+  expect(settings.baseUrl.protocol).toBe('https:')
+  expect(settings.baseUrl.pathname.endsWith('/')).toBe(true)
+  expect(settings.baseUrl.href).not.toMatch(/[?#]/)
+  expect(COMMAND_NAMES).toContain(settings.command)
+  expect(['auto', 'true', 'false']).toContain(settings.failOnError)
+  expect(settings.timeoutSeconds).toBeGreaterThanOrEqual(1)
+  expect(settings.timeoutSeconds).toBeLessThanOrEqual(300)
+  expect(settings.maxAttempts).toBeGreaterThanOrEqual(1)
+  expect(settings.maxAttempts).toBeLessThanOrEqual(10)
+  const { createdAt } = settings.change
+  if (createdAt !== undefined) {
+    expect(Number.isInteger(createdAt)).toBe(true)
+    expect(createdAt).toBeGreaterThanOrEqual(0)
+    expect(createdAt).toBeLessThanOrEqual(LATEST_CREATED_AT)
+  }
+}
 
-  it('is required', () => {
-    expect(inputError(() => parseBaseUrl('')).message).toMatch(/^Input "base-url" is required/)
-  })
+/** A message fit for a log line: bounded, no raw control characters, no key. */
+function expectPrintable(message: string, apiKey: string): void {
+  expect(message.length).toBeLessThan(1000)
+  expect(message).not.toMatch(/[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u)
+  if (apiKey.length >= 8) expect(message).not.toContain(apiKey)
+}
 
-  it('refuses plain HTTP, saying the key would travel in clear text', () => {
-    const error = inputError(() => parseBaseUrl('http://api.example.com'))
-    expect(error.input).toBe(Inputs.BaseUrl)
-    expect(error.message).toContain(
-      'plain HTTP is refused because the API key would travel in clear text'
-    )
-  })
-
-  it.each(['ftp://api.example.com', 'file:///etc/passwd', 'wss://api.example.com'])(
-    'refuses %s, requiring HTTPS',
-    raw => {
-      expect(inputError(() => parseBaseUrl(raw)).message).toContain('HTTPS is required')
-    }
-  )
-
-  it.each(['api.example.com', '/v2', 'https://', 'https://exa mple.com', 'not a url'])(
-    'refuses %j as not an absolute HTTPS URL',
-    raw => {
-      expect(inputError(() => parseBaseUrl(raw)).message).toMatch(
-        /^Input "base-url" must be an absolute HTTPS URL/
+describe('readSettings with hostile input', () => {
+  it.each(Object.values(Inputs))(
+    'returns valid Settings or an InputError naming %s, and nothing else',
+    name => {
+      fc.assert(
+        fc.property(fc.constantFrom(...COMMAND_NAMES), hostileText, (command, value) => {
+          const given = getInputFrom({ ...VALID_INPUTS, [Inputs.Command]: command, [name]: value })
+          // As the runner does: inputs arrive trimmed.
+          const getInput = (input: string): string => given(input).trim()
+          let settings: Settings
+          try {
+            settings = readSettings(getInput, { now: NOW_MS })
+          } catch (error) {
+            if (!(error instanceof InputError)) throw error
+            expect(error.message).toContain(`"${name}"`)
+            expectPrintable(error.message, getInput(Inputs.ApiKey))
+            return
+          }
+          expectWellFormed(settings)
+        }),
+        { numRuns: NUM_RUNS }
       )
     }
   )
 
-  it('refuses a user name or password without quoting them', () => {
-    const error = inputError(() => parseBaseUrl('https://admin:hunter2@api.example.com/'))
-    expect(error.message).toContain('must not contain a user name or password')
-    expect(error.message).not.toContain('hunter2')
-  })
-
-  it.each(['https://host/?a=1', 'https://host/?', 'https://host/#top', 'https://host/#'])(
-    'refuses a query or fragment in %s',
-    raw => {
-      expect(inputError(() => parseBaseUrl(raw)).message).toContain(
-        'must not have a query (?…) or fragment (#…)'
-      )
-    }
-  )
-
-  it('refuses control characters, which the URL parser would silently drop', () => {
-    expect(inputError(() => parseBaseUrl('https://ho\tst/')).message).toContain('U+0009')
-  })
-})
-
-describe('parseCreatedAt', () => {
-  const NOV_21_10H = Date.UTC(2025, 10, 21, 10) / 1000
-
-  it.each([
-    ['Unix seconds', String(NOV_21_10H), NOV_21_10H],
-    ['decimal Unix seconds, floored', `${NOV_21_10H}.999`, NOV_21_10H],
-    ['Unix milliseconds', `${NOV_21_10H * 1000 + 999}`, NOV_21_10H],
-    ['zero', '0', 0],
-    ['a small number as seconds', '1', 1],
-    ['an ISO date, as midnight UTC', '2025-11-21', Date.UTC(2025, 10, 21) / 1000],
-    ['an ISO date-time in UTC', '2025-11-21T10:00:00Z', NOV_21_10H],
-    ['fractional seconds, floored', '2025-11-21T10:00:00.999Z', NOV_21_10H],
-    ['minutes only', '2025-11-21T10:00Z', NOV_21_10H],
-    ['a positive offset', '2025-11-21T12:00:00+02:00', NOV_21_10H],
-    ['a negative offset', '2025-11-21T05:30:00-04:30', NOV_21_10H],
-    ['an offset without colon', '2025-11-21T12:00:00+0200', NOV_21_10H],
-    ['lower-case t and z', '2025-11-21t10:00:00z', NOV_21_10H],
-    ['a space separator', '2025-11-21 10:00:00Z', NOV_21_10H],
-    ['a leap day', '2024-02-29', Date.UTC(2024, 1, 29) / 1000],
-    ['the epoch', '1970-01-01T00:00:00Z', 0],
-    ['exactly one day ahead', String(NOW_S + MAX_CREATED_AT_FUTURE_SECONDS), NOW_S + 86_400]
-  ])('reads %s', (_, raw, expected) => {
-    expect(parseCreatedAt(raw, NOW_MS)).toBe(expected)
-  })
-
-  it('is undefined when empty', () => {
-    expect(parseCreatedAt('', NOW_MS)).toBeUndefined()
-    expect(read().change.createdAt).toBeUndefined()
-  })
-
-  it.each([
-    'abc',
-    'yesterday',
-    '1e9',
-    '0x10',
-    '.5',
-    '1.',
-    '2025/11/21',
-    '21-11-2025',
-    '2025-11-21T10',
-    '2025-11-21T10:00:00+2',
-    'Fri, 21 Nov 2025 10:00:00 GMT',
-    '2025-11-21T10:00:00Z trailing'
-  ])('refuses %j, listing the accepted forms', raw => {
-    const error = inputError(() => parseCreatedAt(raw, NOW_MS))
-    expect(error.input).toBe(Inputs.CreatedAt)
-    expect(error.message).toMatch(/^Input "created-at" must be Unix seconds/)
-    expect(error.message).toContain('Unix milliseconds')
-    expect(error.message).toContain('ISO 8601')
-  })
-
-  it('refuses a date-time without a time zone, saying so', () => {
-    expect(inputError(() => parseCreatedAt('2025-11-21T10:00:00', NOW_MS)).message).toContain(
-      'without a time zone'
+  it('never quotes any part of the key, wherever it is pasted', () => {
+    const visibleAscii = character(0x21, 0x7e)
+    fc.assert(
+      fc.property(
+        fc.string({ unit: visibleAscii, minLength: 16, maxLength: 80 }),
+        fc.constantFrom(...Object.values(Inputs).filter(name => name !== Inputs.ApiKey)),
+        fc.string({ maxLength: 50 }),
+        (apiKey, name, around) => {
+          const error = inputError(() =>
+            read({
+              ...VALID_INPUTS,
+              [Inputs.ApiKey]: apiKey,
+              [name]: `${around}${apiKey}${around}`.trim()
+            })
+          )
+          expect(error.message).not.toContain(apiKey.slice(0, 12))
+        }
+      ),
+      { numRuns: NUM_RUNS }
     )
-  })
-
-  it.each([
-    '2025-02-29',
-    '2025-13-01',
-    '2025-04-31',
-    '2025-11-21T24:00:00Z',
-    '2025-11-21T10:60Z',
-    '2025-11-21T10:00:00+24:00'
-  ])('refuses %j, which is not a real date or time', raw => {
-    expect(inputError(() => parseCreatedAt(raw, NOW_MS)).message).toMatch(
-      /^Input "created-at" is not a real date and time/
-    )
-  })
-
-  it.each(['-1', '-1700000000000', '1969-12-31T23:59:59Z', '0050-01-01'])(
-    'refuses %j before 1970',
-    raw => {
-      expect(inputError(() => parseCreatedAt(raw, NOW_MS)).message).toMatch(
-        /^Input "created-at" must not be before 1970-01-01T00:00:00Z; got /
-      )
-    }
-  )
-
-  it('refuses a time more than a day ahead, showing how it was read', () => {
-    const raw = String(NOW_S + MAX_CREATED_AT_FUTURE_SECONDS + 1)
-    const error = inputError(() => parseCreatedAt(raw, NOW_MS))
-    expect(error.message).toContain('must not lie more than 24 hours in the future')
-    expect(error.message).toContain('read as 2025-11-22T12:00:01.000Z')
-    expect(inputError(() => parseCreatedAt('9'.repeat(400), NOW_MS)).message).toContain(
-      'in the future'
-    )
-  })
-
-  it('turns -0 into 0', () => {
-    expect(Object.is(parseCreatedAt('-0', NOW_MS), 0)).toBe(true)
-  })
-})
-
-describe('parseLabels', () => {
-  it.each([
-    ['a,b,c', ['a', 'b', 'c']],
-    [' a , b ,c ', ['a', 'b', 'c']],
-    ['a\nb\r\nc\rd', ['a', 'b', 'c', 'd']],
-    ['a,\n,b,,', ['a', 'b']],
-    ['b,a,b,a', ['b', 'a']],
-    ['team: platform, tier 1', ['team: platform', 'tier 1']],
-    ['🚀,東京', ['🚀', '東京']]
-  ])('reads %j as %j', (raw, expected) => {
-    expect(parseLabels(raw)).toEqual(expected)
-  })
-
-  it.each(['', ' ', ',', ' , \n ,'])('is undefined for %j', raw => {
-    expect(parseLabels(raw)).toBeUndefined()
-  })
-
-  it('refuses control characters inside a label', () => {
-    const error = inputError(() => parseLabels('ok,a\u0000b'))
-    expect(error.input).toBe(Inputs.Labels)
-    expect(error.message).toBe(
-      'Input "labels" must not contain control characters; found U+0000 at character 2 in "a\\u0000b".'
-    )
-  })
-})
-
-describe('parseJson', () => {
-  it.each([
-    ['{"a": {"b": [1, 2]}}', { a: { b: [1, 2] } }],
-    ['[1, "two"]', [1, 'two']],
-    ['"text"', 'text'],
-    ['42', 42],
-    ['null', null],
-    ['true', true]
-  ])('reads %s', (raw, expected) => {
-    expect(parseJson('custom-metadata', raw)).toEqual(expected)
-  })
-
-  it('is undefined when empty', () => {
-    expect(parseJson('custom-metadata', '')).toBeUndefined()
-  })
-
-  it('names the input and the line and column where parsing failed', () => {
-    expect(inputError(() => parseJson('custom-metadata', '{\n  "a": 1,\n  b: 2\n}')).message).toBe(
-      `Input "custom-metadata" must be valid JSON, such as {"ticket": "OPS-42"}: expected double-quoted property name at line 3, column 3; got "{\\n  \\"a\\": 1,\\n  b: 2\\n}".`
-    )
-  })
-
-  it.each([
-    ['{"a":', 'it ends early'],
-    ['abc', 'unexpected character "a"'],
-    ['{"a":1}x', 'unexpected non-whitespace character after JSON at line 1, column 8']
-  ])('explains why %j is not JSON', (raw, why) => {
-    const error = inputError(() => parseJson('custom-metadata', raw))
-    expect(error.input).toBe('custom-metadata')
-    expect(error.message).toContain(`: ${why}; got `)
-  })
-
-  it('does not repeat the parser message, which quotes the input unescaped', () => {
-    const error = inputError(() => parseJson('custom-metadata', `[1,\u0007${'x'.repeat(100)}`))
-    expect(error.message).not.toMatch(/\p{Cc}/u)
-    expect(error.message).not.toContain('x'.repeat(50))
-  })
-
-  it('reads custom-metadata through readSettings', () => {
-    expect(read({ [Inputs.CustomMetadata]: '[1]' }).change.customMetadata).toEqual([1])
-    expect(inputError(() => read({ [Inputs.CustomMetadata]: '{"a":' })).input).toBe(
-      Inputs.CustomMetadata
-    )
-  })
-})
-
-describe('parseEventIds', () => {
-  it.each([
-    ['e1,e2,e3', ['e1', 'e2', 'e3']],
-    [' e1 , e2 ,, ', ['e1', 'e2']],
-    ['e1\ne2', ['e1', 'e2']],
-    ['a,b\r\nc,d', ['a,b', 'c,d']],
-    ['["a,b", "c"]', ['a,b', 'c']],
-    [' ["a"] ', ['a']],
-    ['e1,e2,e1', ['e1', 'e2']],
-    ['["x", "x", "y"]', ['x', 'y']],
-    ['{"not":"an array"}', ['{"not":"an array"}']]
-  ])('reads %j as %j', (raw, expected) => {
-    expect(parseEventIds(raw)).toEqual(expected)
-  })
-
-  it.each(['', ',', '\n\n', '[]'])('is undefined for %j', raw => {
-    expect(parseEventIds(raw)).toBeUndefined()
-  })
-
-  it.each([
-    ['[1, 2]', 'element 1 is 1'],
-    ['["a", ""]', 'element 2 is ""'],
-    ['["a", "  "]', 'element 2 is "  "'],
-    ['["a", null]', 'element 2 is null'],
-    ['["a", ["b"]]', 'element 2 is ["b"]'],
-    ['["a",', 'it ends early'],
-    ['[a]', 'unexpected character "a"']
-  ])('refuses %j, which starts like a JSON array', (raw, detail) => {
-    const error = inputError(() => parseEventIds(raw))
-    expect(error.input).toBe(Inputs.EventIds)
-    expect(error.message).toMatch(
-      /^Input "event-ids" starts with "\[", so it must be a JSON array of non-empty strings/
-    )
-    expect(error.message).toContain(detail)
-  })
-
-  it('refuses control characters and "." ids', () => {
-    expect(inputError(() => parseEventIds('a,b\u0000c')).input).toBe(Inputs.EventIds)
-    expect(inputError(() => parseEventIds('["a\\tb"]')).input).toBe(Inputs.EventIds)
-    expect(inputError(() => parseEventIds('a,..')).input).toBe(Inputs.EventIds)
   })
 })

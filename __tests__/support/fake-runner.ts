@@ -1,4 +1,5 @@
 import type { Runner } from '../../src/action/runner.ts'
+import { actionDefaults } from '../../scripts/run-bundled-action.ts'
 
 /** A runner that records everything the action says, for in-process tests. */
 export class FakeRunner implements Runner {
@@ -12,8 +13,9 @@ export class FakeRunner implements Runner {
   readonly states: Record<string, string> = {}
   summary = ''
 
+  /** Inputs not given take action.yml's defaults, as the runner gives them. */
   constructor(inputs: Record<string, string> = {}) {
-    this.inputs = inputs
+    this.inputs = { ...actionDefaults(), ...inputs }
   }
 
   getInput(name: string): string {

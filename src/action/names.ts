@@ -1,3 +1,5 @@
+import pkg from '../../package.json' with { type: 'json' }
+
 /** Names of the action's inputs, as in action.yml. Nothing else spells them. */
 export const Inputs = {
   ApiKey: 'api-key',
@@ -50,23 +52,6 @@ export const Outputs = {
 } as const
 export type OutputName = (typeof Outputs)[keyof typeof Outputs]
 
-/**
- * The defaults of the inputs that have one, as action.yml declares them (github-token's default
- * is an expression the runner evaluates, so it has none here). action.yml applies them in real
- * runs; readSettings applies them too, so that direct callers get the same behaviour.
- */
-export const INPUT_DEFAULTS = {
-  [Inputs.Command]: 'change',
-  [Inputs.GithubMetadata]: 'true',
-  [Inputs.FailOnError]: 'auto',
-  [Inputs.DryRun]: 'false',
-  [Inputs.TimeoutSeconds]: '30',
-  [Inputs.MaxAttempts]: '4',
-  [Inputs.JobSummary]: 'true',
-  [Inputs.IncludeCommits]: 'true',
-  [Inputs.RecordAt]: 'now'
-} as const satisfies Partial<Record<InputName, string>>
-
 export const COMMANDS = [
   'change',
   'heartbeat',
@@ -93,6 +78,6 @@ export const MAX_ATTEMPTS_MAX = 10
 /** created-at may lie at most this far in the future (clock skew between runner and service). */
 export const MAX_CREATED_AT_FUTURE_SECONDS = 24 * 60 * 60
 
-/** Named in the User-Agent; kept equal to package.json's version by a test. */
-export const ACTION_NAME = 'change-tracking-action'
-export const ACTION_VERSION = '1.0.0'
+/** The action's name and version, as package.json gives them (the User-Agent names both). */
+export const ACTION_NAME = pkg.name
+export const ACTION_VERSION = pkg.version

@@ -11,7 +11,6 @@ import { parseCreatedAt } from './created-at.ts'
 import type { ServiceSpec } from '../affected-services.ts'
 import { parseServices } from './services-input.ts'
 import {
-  INPUT_DEFAULTS,
   Inputs,
   MAX_ATTEMPTS_MAX,
   MAX_ATTEMPTS_MIN,
@@ -91,101 +90,103 @@ export function readSecrets(getInput: GetInput): string[] {
     .filter(secret => secret !== '' && !isUnevaluatedExpression(secret))
 }
 
-/** How a run reports, as far as it can be told before every input is valid. */
+/** How a run reports: read before the other inputs, so that their errors are reported under it. */
 export interface ReportingSettings {
   failOnError: FailOnError
   jobSummary: boolean
+  /** Why fail-on-error or job-summary is invalid: readSettings throws it. */
+  error?: InputError
 }
 
 /**
- * fail-on-error and job-summary read on their own, each as its default when invalid: what a run
- * whose other inputs are invalid still needs to report that.
+ * fail-on-error and job-summary. An invalid one is kept as `error` and read as auto or true: the
+ * step then fails on that error, and its summary says why.
  */
 export function readReportingSettings(getInput: GetInput): ReportingSettings {
-  const bestEffort = <T>(read: () => T, fallback: T): T => {
+  let error: InputError | undefined
+  const read = <T>(parse: () => T, ifInvalid: T): T => {
     try {
-      return read()
-    } catch {
-      return fallback
+      return parse()
+    } catch (caught) {
+      if (!(caught instanceof InputError)) throw caught
+      error ??= caught
+      return ifInvalid
     }
   }
-  const withDefault = (name: keyof typeof INPUT_DEFAULTS): string =>
-    getInput(name).trim() || INPUT_DEFAULTS[name]
-  return {
-    failOnError: bestEffort(() => parseFailOnError(withDefault(Inputs.FailOnError)), 'auto'),
-    jobSummary: bestEffort(
-      () => parseBoolean(Inputs.JobSummary, withDefault(Inputs.JobSummary)),
-      true
-    )
-  }
+  const failOnError = read(() => parseFailOnError(getInput(Inputs.FailOnError)), 'auto')
+  const jobSummary = read(() => parseBoolean(Inputs.JobSummary, getInput(Inputs.JobSummary)), true)
+  return error ? { failOnError, jobSummary, error } : { failOnError, jobSummary }
 }
 
 /**
- * Reads, validates and types every input. Pure: `getInput` is the only source, and `now`
- * (milliseconds since the epoch, default Date.now()) bounds created-at.
+ * Reads, validates and types every input, as the runner gives them (action.yml's defaults filled
+ * in). Pure: `getInput` is the only source; `now` (Unix milliseconds, default Date.now()) bounds
+ * created-at, and `reporting` is readReportingSettings(getInput) unless already read.
  * Throws InputError naming the first bad input.
  */
-export function readSettings(getInput: GetInput, options: { now?: number } = {}): Settings {
-  const now = options.now ?? Date.now()
+export function readSettings(
+  getInput: GetInput,
+  options: { now?: number; reporting?: ReportingSettings } = {}
+): Settings {
   const apiKey = parseApiKey(getInput(Inputs.ApiKey))
   // Refused before anything is parsed or quoted: any other input may be logged, or sent to the
   // service in clear. Checked in the forms a URL would carry it in, too.
   const keyForms = [apiKey, encodeURIComponent(apiKey)]
   for (const name of Object.values(Inputs)) {
-    const value = getInput(name)
-    if (name !== Inputs.ApiKey && keyForms.some(form => value.includes(form))) {
+    if (name !== Inputs.ApiKey && keyForms.some(form => getInput(name).includes(form))) {
       throw new InputError(
         name,
         `Input "${name}" contains the value of input "${Inputs.ApiKey}". Give the key only in "${Inputs.ApiKey}": other inputs may be logged or sent to the service in clear.`
       )
     }
   }
-  const withDefault = (name: keyof typeof INPUT_DEFAULTS): string =>
-    getInput(name).trim() || INPUT_DEFAULTS[name]
-
+  const { error, ...reporting } = options.reporting ?? readReportingSettings(getInput)
+  if (error) throw error
+  const text = (name: InputName, multiline = false): string | undefined =>
+    parseText(name, getInput(name), multiline)
+  const flag = (name: InputName): boolean => parseBoolean(name, getInput(name))
   const events = getInput(Inputs.Events)
   const settings: Settings = {
     apiKey,
     baseUrl: parseBaseUrl(getInput(Inputs.BaseUrl)),
-    command: parseCommand(withDefault(Inputs.Command)),
+    command: parseCommand(getInput(Inputs.Command)),
     change: {
-      description: parseText(Inputs.Description, getInput(Inputs.Description), true),
-      environment: parseText(Inputs.Environment, getInput(Inputs.Environment), false),
-      service: parseText(Inputs.Service, getInput(Inputs.Service), false),
-      version: parseText(Inputs.Version, getInput(Inputs.Version), false),
-      user: parseText(Inputs.User, getInput(Inputs.User), false),
-      comment: parseText(Inputs.Comment, getInput(Inputs.Comment), true),
-      team: parseText(Inputs.Team, getInput(Inputs.Team), false),
+      description: text(Inputs.Description, true),
+      environment: text(Inputs.Environment),
+      service: text(Inputs.Service),
+      version: text(Inputs.Version),
+      user: text(Inputs.User),
+      comment: text(Inputs.Comment, true),
+      team: text(Inputs.Team),
       labels: parseLabels(getInput(Inputs.Labels)),
       customMetadata: parseJson(Inputs.CustomMetadata, getInput(Inputs.CustomMetadata)),
-      createdAt: parseCreatedAt(getInput(Inputs.CreatedAt), now)
+      createdAt: parseCreatedAt(getInput(Inputs.CreatedAt), options.now ?? Date.now())
     },
-    githubMetadata: parseBoolean(Inputs.GithubMetadata, withDefault(Inputs.GithubMetadata)),
+    githubMetadata: flag(Inputs.GithubMetadata),
     heartbeatId: parseId(Inputs.HeartbeatId, getInput(Inputs.HeartbeatId)),
-    failOnError: parseFailOnError(withDefault(Inputs.FailOnError)),
-    dryRun: parseBoolean(Inputs.DryRun, withDefault(Inputs.DryRun)),
+    ...reporting,
+    dryRun: flag(Inputs.DryRun),
     timeoutSeconds: parseWholeNumber(
       Inputs.TimeoutSeconds,
-      withDefault(Inputs.TimeoutSeconds),
+      getInput(Inputs.TimeoutSeconds),
       TIMEOUT_SECONDS_MIN,
       TIMEOUT_SECONDS_MAX
     ),
     maxAttempts: parseWholeNumber(
       Inputs.MaxAttempts,
-      withDefault(Inputs.MaxAttempts),
+      getInput(Inputs.MaxAttempts),
       MAX_ATTEMPTS_MIN,
       MAX_ATTEMPTS_MAX
     ),
-    jobSummary: parseBoolean(Inputs.JobSummary, withDefault(Inputs.JobSummary)),
     events: events.trim() === '' ? undefined : events,
     eventsFile: parseText(Inputs.EventsFile, getInput(Inputs.EventsFile).trim(), false),
     eventIds: parseEventIds(getInput(Inputs.EventIds)),
     changeId: parseId(Inputs.ChangeId, getInput(Inputs.ChangeId)),
     githubToken: parseToken(Inputs.GithubToken, getInput(Inputs.GithubToken)),
-    includeCommits: parseBoolean(Inputs.IncludeCommits, withDefault(Inputs.IncludeCommits)),
+    includeCommits: flag(Inputs.IncludeCommits),
     previousVersion: parseRef(Inputs.PreviousVersion, getInput(Inputs.PreviousVersion)),
     services: parseServices(getInput(Inputs.Services)),
-    recordAt: parseRecordAt(withDefault(Inputs.RecordAt)),
+    recordAt: parseRecordAt(getInput(Inputs.RecordAt)),
     jobStatus: parseJobStatus(getInput(Inputs.JobStatus))
   }
   checkCommandRequirements(settings)
