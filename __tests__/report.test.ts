@@ -218,10 +218,23 @@ describe('the one way out', () => {
 describe('Report.cancel', () => {
   it('says the run was cancelled and what may already be recorded, in the output, a warning and the summary', async () => {
     const { runner, report } = setup()
-    await report.cancel('SIGTERM', 'A change (POST /v2/change)', true)
-    expect(runner.outputs['error']).toMatch(/cancelled \(SIGTERM\).*may already have been recorded/)
+    await report.cancel('SIGTERM', [{ label: 'A change (POST /v2/change)', records: true }], true)
+    expect(runner.outputs['error']).toBe(
+      'The run was cancelled (SIGTERM) before it finished. A change (POST /v2/change) was in flight, so it may already have been recorded.'
+    )
     expect(runner.warnings[0]).toBe(runner.outputs['error'])
     expect(runner.summary).toContain('## Cancelled')
+  })
+
+  it('names a read in flight without saying anything may be recorded, and says when none was', async () => {
+    const reading = setup()
+    await reading.report.cancel('SIGINT', [{ label: 'GET /v2/hello', records: false }], false)
+    expect(reading.runner.outputs['error']).toMatch(
+      /\(SIGINT\) before it finished\. GET \/v2\/hello was in flight\.$/
+    )
+    const idle = setup()
+    await idle.report.cancel('SIGINT', [], false)
+    expect(idle.runner.outputs['error']).toMatch(/finished\. No request was in flight\.$/)
   })
 })
 

@@ -20,13 +20,7 @@ import { getChange, hello } from './commands/read.ts'
 import { errorMessage } from './errors.ts'
 import { Redactor } from './redact.ts'
 import { Report } from './report.ts'
-import {
-  ENDPOINT_CALLS,
-  ServiceClient,
-  type CallHints,
-  type ChangeService,
-  type Endpoint
-} from './service/client.ts'
+import { ServiceClient, type CallHints } from './service/client.ts'
 import { DryRunClient } from './service/dry-run-client.ts'
 import type { FailureAdvice } from './service/failures.ts'
 import { OUTAGE_BUDGET_MS } from './service/retry.ts'
@@ -56,12 +50,6 @@ const CALL_HINTS: CallHints = {
   }
 }
 
-/** What a cancelled run says was in flight, per client method that records something. */
-const CALLS_IN_FLIGHT: Partial<Record<Endpoint, string>> = {
-  createChange: `A change (${ENDPOINT_CALLS.createChange})`,
-  sendHeartbeat: `A heartbeat (${ENDPOINT_CALLS.sendHeartbeat})`,
-  sendEvents: `A batch of events (${ENDPOINT_CALLS.sendEvents})`
-}
 /** After SIGTERM or SIGINT the process exits within this, whatever reporting still does. */
 const CANCEL_EXIT_MS = 800
 const SIGNAL_EXIT_CODES = { SIGTERM: 143, SIGINT: 130 } as const
@@ -97,11 +85,9 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
   // Read first, so that an invalid input is reported under them.
   const reporting = readReportingSettings(getInput)
   const { failOnError: policy, jobSummary } = reporting
-  const inFlight = new Set<string>()
-  watchForCancellation(
-    () => report,
-    inFlight,
-    () => jobSummary
+  let client: ServiceClient | undefined
+  const stopWatching = watchForCancellation(signal =>
+    report.cancel(signal, client?.callsInFlight() ?? [], jobSummary)
   )
 
   let error: unknown
@@ -110,11 +96,12 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     report = new Report(runner, redactor, settings.dryRun)
     const { context, warning } = readRunContext(env)
     if (warning) report.warning(warning)
-    const { client, close } = serviceFor(settings, redactor, report, inFlight)
+    const transport = settings.dryRun ? undefined : transportFor(settings, redactor, report)
+    if (transport) client = new ServiceClient(transport, CALL_HINTS)
     const commandContext: CommandContext = {
       settings,
       run: context,
-      client,
+      client: client ?? new DryRunClient(settings.baseUrl, (r, url) => report.printRequest(r, url)),
       report,
       clock: Date.now
     }
@@ -138,7 +125,7 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
         await COMMAND_HANDLERS[settings.command](commandContext)
       }
     } finally {
-      close()
+      transport?.close()
     }
   } catch (caught) {
     error = caught
@@ -150,23 +137,14 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     runner.setFailed(
       report.safe(`The action could not report its result: ${errorMessage(reportError)}`)
     )
+  } finally {
+    stopWatching()
   }
 }
 
-/** The service, or with dry-run a client that prints each request instead of sending it. */
-function serviceFor(
-  settings: Settings,
-  redactor: Redactor,
-  report: Report,
-  inFlight: Set<string>
-): { client: ChangeService; close: () => void } {
-  if (settings.dryRun) {
-    const client = new DryRunClient(settings.baseUrl, (request, url) =>
-      report.printRequest(request, url)
-    )
-    return { client, close: () => {} }
-  }
-  const transport = new Transport({
+/** The transport to the service, in this action's words. */
+function transportFor(settings: Settings, redactor: Redactor, report: Report): Transport {
+  return new Transport({
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
     timeoutMs: settings.timeoutSeconds * 1000,
@@ -178,49 +156,23 @@ function serviceFor(
     outageBudgetMs: Math.max(OUTAGE_BUDGET_MS, settings.timeoutSeconds * 1000),
     log: message => report.info(message)
   })
-  const client = tracked(new ServiceClient(transport, CALL_HINTS), inFlight)
-  return { client, close: () => transport.close() }
-}
-
-/** The client, noting which of its calls are under way, for a cancelled run to report. */
-function tracked(client: ServiceClient, inFlight: Set<string>): ServiceClient {
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver)
-      const label = CALLS_IN_FLIGHT[property as Endpoint]
-      if (typeof value !== 'function' || label === undefined) return value
-      return async (...args: unknown[]) => {
-        inFlight.add(label)
-        try {
-          return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)
-        } finally {
-          inFlight.delete(label)
-        }
-      }
-    }
-  })
 }
 
 /**
- * On SIGTERM or SIGINT (a cancelled job), report the cancellation and exit promptly instead of
- * dying silently mid-request. The listeners stay until the process exits: a signal that arrives
- * while the run computes (matching globs, say) is delivered once the event loop runs again, and
- * is still reported.
+ * Until the run ends, SIGTERM or SIGINT (a cancelled job) is reported and the process exits
+ * promptly instead of dying silently mid-request. A signal that arrives while the run computes
+ * (matching globs, say) is delivered once the event loop runs again, and is still reported.
+ * Returns what removes the listeners.
  */
-function watchForCancellation(
-  report: () => Report,
-  inFlight: ReadonlySet<string>,
-  jobSummary: () => boolean
-): void {
+function watchForCancellation(cancel: (signal: string) => Promise<void>): () => void {
   const onSignal = (signal: keyof typeof SIGNAL_EXIT_CODES): void => {
     const code = SIGNAL_EXIT_CODES[signal]
     setTimeout(() => process.exit(code), CANCEL_EXIT_MS).unref()
-    const what = inFlight.size > 0 ? [...inFlight].join(' and ') : undefined
-    report()
-      .cancel(signal, what, jobSummary())
-      .finally(() => process.exit(code))
+    cancel(signal).finally(() => process.exit(code))
   }
-  for (const signal of Object.keys(SIGNAL_EXIT_CODES) as Array<keyof typeof SIGNAL_EXIT_CODES>) {
-    process.once(signal, onSignal)
+  const signals = Object.keys(SIGNAL_EXIT_CODES) as Array<keyof typeof SIGNAL_EXIT_CODES>
+  for (const signal of signals) process.once(signal, onSignal)
+  return () => {
+    for (const signal of signals) process.off(signal, onSignal)
   }
 }

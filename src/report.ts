@@ -12,6 +12,7 @@ import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
 import type { Runner } from './action/runner.ts'
 import { errorMessage, failureKind, ServiceError, type FailureKind } from './errors.ts'
 import { REDACTED, type Redactor } from './redact.ts'
+import type { CallInFlight } from './service/client.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
 import { collapseWhitespace, endSentence, escapeControls, inert, truncateText } from './text.ts'
 
@@ -275,10 +276,17 @@ export class Report {
    * The run was cancelled (SIGTERM or SIGINT): says so in the `error` output, a warning and the
    * summary, including whether something may already have been recorded.
    */
-  async cancel(signal: string, inFlight: string | undefined, jobSummary: boolean): Promise<void> {
-    const maybe = inFlight
-      ? `${inFlight} was in flight, so it may already have been recorded.`
-      : 'No request was in flight.'
+  async cancel(
+    signal: string,
+    inFlight: readonly CallInFlight[],
+    jobSummary: boolean
+  ): Promise<void> {
+    const calls = inFlight.map(call => call.label).join(' and ')
+    const maybe = !calls
+      ? 'No request was in flight.'
+      : inFlight.some(call => call.records)
+        ? `${calls} was in flight, so it may already have been recorded.`
+        : `${calls} was in flight.`
     const message = `The run was cancelled (${signal}) before it finished. ${maybe}`
     this.writingOutput(Outputs.Error, () =>
       this.runner.setOutput(Outputs.Error, this.safe(message))

@@ -210,3 +210,22 @@ describe('hello', () => {
     expect(message).not.toContain(KEY)
   })
 })
+
+describe('callsInFlight', () => {
+  it('names every call under way, each once, and what a recording call may have recorded', async () => {
+    nock(BASE).get('/api/v2/hello').delay(50).reply(200, 'OK')
+    nock(BASE).post('/api/v2/change').twice().delay(50).reply(201, { id: 'c' })
+    const service = client()
+    const calls = Promise.all([
+      service.hello(),
+      service.createChange({ description: 'a' }),
+      service.createChange({ description: 'b' })
+    ])
+    expect(service.callsInFlight()).toEqual([
+      { label: 'GET /v2/hello', records: false },
+      { label: 'A change (POST /v2/change)', records: true }
+    ])
+    await calls
+    expect(service.callsInFlight()).toEqual([])
+  })
+})

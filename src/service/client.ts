@@ -49,6 +49,20 @@ export const ENDPOINT_CALLS = {
 } as const
 export type Endpoint = keyof typeof ENDPOINT_CALLS
 
+/** What each recording call records, for a cancelled run to say what may be recorded already. */
+const RECORDS: Partial<Record<Endpoint, string>> = {
+  createChange: 'A change',
+  sendHeartbeat: 'A heartbeat',
+  sendEvents: 'A batch of events'
+}
+
+/** A call under way: "A change (POST /v2/change)", or "GET /v2/hello" for a read. */
+export interface CallInFlight {
+  label: string
+  /** Whether the service may have recorded something already. */
+  records: boolean
+}
+
 /** What the commands call: the service, or a dry run that prints each request (DryRunClient). */
 export interface ChangeService {
   createChange(change: ChangeRequest): Promise<string>
@@ -99,6 +113,8 @@ export type CallHints = Partial<Record<Endpoint, StatusHints>>
 export class ServiceClient implements ChangeService {
   private readonly transport: Transport
   private readonly hints: CallHints
+  /** One entry per call under way. */
+  private readonly underWay: Endpoint[] = []
 
   constructor(transport: Transport, hints: CallHints = {}) {
     this.transport = transport
@@ -135,6 +151,17 @@ export class ServiceClient implements ChangeService {
     return this.call('hello', serviceRequests.hello(), readOk)
   }
 
+  /** The calls under way, each named once, for a cancelled run to report. */
+  callsInFlight(): CallInFlight[] {
+    return [...new Set(this.underWay)].map(endpoint => {
+      const records = RECORDS[endpoint]
+      const call = ENDPOINT_CALLS[endpoint]
+      return records
+        ? { label: `${records} (${call})`, records: true }
+        : { label: call, records: false }
+    })
+  }
+
   /** Sends one request and reads its answer; an answer of the wrong shape names the call. */
   private async call<T>(
     endpoint: Endpoint,
@@ -143,10 +170,15 @@ export class ServiceClient implements ChangeService {
   ): Promise<T> {
     const hints = this.hints[endpoint]
     const request = hints ? { ...built, hints } : built
-    const response = await this.transport.send(request)
-    const result = read(response.body)
-    if ('value' in result) return result.value
-    throw this.transport.unexpectedAnswer(request, response, result.expected)
+    this.underWay.push(endpoint)
+    try {
+      const response = await this.transport.send(request)
+      const result = read(response.body)
+      if ('value' in result) return result.value
+      throw this.transport.unexpectedAnswer(request, response, result.expected)
+    } finally {
+      this.underWay.splice(this.underWay.indexOf(endpoint), 1)
+    }
   }
 }
 
