@@ -7,7 +7,7 @@
  *   Deploy api of acme/shop 6113728 to production: 4 matching files changed in 3 commits since 9f2c1d0
  */
 import { collapseWhitespace, plural, truncateText } from '../text.ts'
-import { isFullSha } from './untrusted.ts'
+import { isFullSha } from './compare.ts'
 import type { Shipped } from './types.ts'
 
 /** Long enough for the head, the count and a few pull requests; short enough to read at a glance. */
