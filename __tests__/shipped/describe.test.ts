@@ -1,9 +1,10 @@
 /** The description of a deploy when what it ships is known. */
 import { describe, expect, it } from '@jest/globals'
+import { createHash } from 'node:crypto'
 import { describeDeploy, MAX_DESCRIPTION_CHARS } from '../../src/shipped/describe.ts'
 import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
-import { sha } from './github-fixtures.ts'
 
+const sha = (seed: string): string => createHash('sha1').update(seed).digest('hex')
 const VERSION = '6113728' + sha('v').slice(7)
 const PREVIOUS = '9f2c1d0' + sha('p').slice(7)
 
