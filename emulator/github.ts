@@ -20,7 +20,12 @@ export interface GitHubCommit {
   message: string
   /** `login` is the GitHub account; without one the commit's author is not a GitHub user. */
   author: { name: string; login?: string; email?: string }
-  files?: { filename: string; status?: 'added' | 'modified' | 'removed' | 'renamed' }[]
+  /** A renamed file names its old path too. */
+  files?: {
+    filename: string
+    status?: 'added' | 'modified' | 'removed' | 'renamed'
+    previous_filename?: string
+  }[]
   /** The parent's SHA; default the commit before it in the list (none for the first). */
   parent?: string
   /** ISO time; default a minute after the commit before it. */
@@ -604,14 +609,16 @@ export class FakeGitHub {
       query.has('page') || query.has('per_page')
         ? paginate(ahead, query, `${this.origin}${path}`, MAX_COMPARE_PER_PAGE)
         : { items: ahead.slice(-UNPAGED_COMPARE_COMMITS), link: undefined }
-    const files = new Map<string, string>()
+    const files = new Map<string, { status: string; previous_filename?: string }>()
     for (const sha of ahead) {
       for (const file of bySha.get(sha)!.commit.files ?? []) {
+        // Added or renamed, then changed: still added, or renamed from its old path.
         const before = files.get(file.filename)
-        files.set(
-          file.filename,
-          before === 'added' && file.status !== 'removed' ? 'added' : (file.status ?? 'modified')
-        )
+        const kept = before && before.status !== 'modified' && file.status !== 'removed'
+        const status = kept ? before.status : (file.status ?? 'modified')
+        const from = file.previous_filename ?? (kept ? before.previous_filename : undefined)
+        const renamed = from && { previous_filename: from }
+        files.set(file.filename, { status, ...renamed })
       }
     }
     const body = {
@@ -627,13 +634,13 @@ export class FakeGitHub {
       behind_by: behindBy,
       total_commits: ahead.length,
       commits: listed.map(commitObject),
-      files: [...files].slice(0, MAX_COMPARE_FILES).map(([filename, fileStatus]) => ({
+      files: [...files].slice(0, MAX_COMPARE_FILES).map(([filename, file]) => ({
         sha: '0'.repeat(40),
         filename,
-        status: fileStatus,
+        ...file,
         additions: 1,
-        deletions: fileStatus === 'added' ? 0 : 1,
-        changes: fileStatus === 'added' ? 1 : 2
+        deletions: file.status === 'added' ? 0 : 1,
+        changes: file.status === 'added' ? 1 : 2
       }))
     }
     return json(200, body, link ? { link } : undefined)

@@ -1,185 +1,145 @@
-/** The compare: the count, the newest commits across pages, the files, a rollback. */
+/**
+ * The range since the previous deploy: one reading of a commit, and the compare read by page
+ * number (the exact count, the newest commits, the files, a rollback), where a later page that
+ * fails keeps what the first page said.
+ */
 import { describe, expect, it } from '@jest/globals'
-import nock from 'nock'
-import { MAX_COMMITS } from '../../src/shipped/compare.ts'
-import { MAX_API_CALLS } from '../../src/shipped/github-client.ts'
-import { lookUpShipped } from '../../src/shipped/lookup.ts'
-import { history, sha, type FakeCommit } from './github-fixtures.ts'
-import {
-  API,
-  lookupOptions,
-  mockCompare,
-  mockRuns,
-  PREVIOUS,
-  REPO,
-  useNock,
-  VERSION
-} from './github-nock.ts'
+import { GitHubFaults } from '../../emulator/github.ts'
+import { compareSince, MAX_COMMITS, readCommits } from '../../src/shipped/compare.ts'
+import type { PreviousDeploy } from '../../src/shipped/previous-deploy.ts'
+import { history, queryFor, sha, useFakeGitHub, withGitHub } from './fake-github.ts'
 
-const { unmatched } = useNock()
+const fake = useFakeGitHub(() => ({ commits: history(601), refs: { 'v1.0.0': sha(2) } }))
 
-describe('the compare', () => {
-  it('counts a 600-commit range exactly, keeps the newest commits, and stays within the call limit', async () => {
-    const commits = history(600)
-    mockRuns([{ id: 4998, sha: PREVIOUS }])
-    mockCompare(PREVIOUS, commits)
-    const { shipped, warning } = await lookUpShipped(lookupOptions())
-    expect(warning).toBeUndefined()
-    expect(shipped.commitCount).toBe(600)
-    expect(shipped.commits).toHaveLength(MAX_COMMITS)
-    expect(shipped.commits.map(commit => commit.sha)).toEqual(
-      commits.slice(-MAX_COMMITS).map(commit => commit.sha)
-    )
-    // Pages 1 (count, files) and 3 (the newest 100): 2 + 2 calls, no need for page 2.
-    expect(shipped.apiCalls).toBe(4)
-    expect(shipped.apiCalls).toBeLessThanOrEqual(MAX_API_CALLS)
+const shas = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => sha(from + i))
+
+async function compare(version: number, previous: PreviousDeploy, options = {}) {
+  return withGitHub(
+    fake(),
+    async github => ({
+      ...(await compareSince(github, queryFor(fake(), { version: sha(version) }), previous)),
+      calls: github.calls()
+    }),
+    options
+  )
+}
+
+const from = (n: number): PreviousDeploy => ({ ref: sha(n), sha: sha(n), source: 'input' })
+const pagesAsked = (): (string | null)[] =>
+  fake().requests.map(request => new URL(request.path, 'https://x').searchParams.get('page'))
+
+describe('readCommits', () => {
+  it('keeps the first line, the login or else the name, and a commit time only when it is a date', () => {
+    const read = readCommits([
+      {
+        sha: sha(1).toUpperCase(),
+        message: `  Add   login (#41)\r\n\r\nbody`,
+        authors: ['alice', 'Alice A'],
+        committedAt: '2026-02-01T10:00:00+02:00'
+      },
+      { sha: sha(2), message: 'x'.repeat(300), authors: [null, ' Bob \n B '], committedAt: 'soon' },
+      { sha: sha(3), message: 7, authors: [], committedAt: 1772359140 },
+      { sha: 'not-a-sha', message: 'skipped', authors: [], committedAt: undefined }
+    ])
+    expect(read.commits).toEqual([
+      {
+        sha: sha(1),
+        message: 'Add login (#41)',
+        author: 'alice',
+        committedAt: '2026-02-01T10:00:00+02:00'
+      },
+      { sha: sha(2), message: 'x'.repeat(200), author: 'Bob B' },
+      { sha: sha(3), message: '' }
+    ])
+    expect(read.messages).toEqual([`  Add   login (#41)\r\n\r\nbody`, 'x'.repeat(300), ''])
   })
 
-  it('follows Link from the last page back while it has too few commits', async () => {
-    const commits = history(510)
-    mockRuns([{ id: 4998, sha: PREVIOUS }])
-    mockCompare(PREVIOUS, commits)
-    const { shipped } = await lookUpShipped(lookupOptions())
-    expect(shipped.commitCount).toBe(510)
-    // The last page holds 10: page 2 gives the other 40 of the newest 50.
-    expect(shipped.commits.map(commit => commit.sha)).toEqual(
-      commits.slice(-MAX_COMMITS).map(commit => commit.sha)
+  it(`keeps the newest ${MAX_COMMITS} commits, and every message for the pull requests`, () => {
+    const items = shas(1, 60).map(sha => ({ sha, message: sha, authors: [], committedAt: '' }))
+    const read = readCommits(items)
+    expect(read.commits.map(commit => commit.sha)).toEqual(shas(11, 60))
+    expect(read.messages).toHaveLength(60)
+  })
+})
+
+describe('the compare', () => {
+  it('counts 600 commits exactly, and reads the last page by number for the newest ones', async () => {
+    const { range, calls } = await compare(601, from(1))
+    expect(range?.commitCount).toBe(600)
+    expect(range?.commits.map(commit => commit.sha)).toEqual(shas(552, 601))
+    // Page 3 holds the newest 100: page 2 is not needed.
+    expect(pagesAsked()).toEqual(['1', '3'])
+    expect(fake().requests.every(request => /[?&]per_page=250(&|$)/.test(request.path))).toBe(true)
+    expect(calls).toBe(2)
+    expect(range?.changedFiles).toHaveLength(300)
+    expect(range?.changedFilesComplete).toBe(false)
+  })
+
+  it('reads the pages before the last, newest first, while it has too few commits', async () => {
+    const { range } = await compare(511, from(1))
+    expect(pagesAsked()).toEqual(['1', '3', '2'])
+    expect(range?.commits.map(commit => commit.sha)).toEqual(shas(462, 511))
+    // Every page read gives its messages: all 510 commits were read.
+    expect(range?.messages).toHaveLength(510)
+  })
+
+  it('reads no later page when no call is left', async () => {
+    const { range, failure } = await compare(601, from(1), { maxCalls: 1 })
+    expect(pagesAsked()).toEqual(['1'])
+    expect(range?.commitCount).toBe(600)
+    expect(failure).toBeUndefined()
+  })
+
+  it('keeps the count, the files and the commits of page 1 when a later page fails', async () => {
+    fake().inject('GET /repos/*/*/compare/*?page=3', GitHubFaults.badGateway, Infinity)
+    const { range, failure } = await compare(601, from(1))
+    expect(range?.commitCount).toBe(600)
+    expect(range?.changedFiles).toHaveLength(300)
+    expect(range?.commits.map(commit => commit.sha)).toEqual(shas(202, 251))
+    expect(failure?.message).toMatch(
+      /^GET \/repos\/octo-org\/octo-repo\/compare\/\S+ answered HTTP 502/
     )
-    expect(shipped.apiCalls).toBe(5)
-    // Every page read counts its pull requests: 50 on page 1, 50 on page 2, 2 on page 3.
-    expect(shipped.pullRequestCount).toBe(102)
   })
 
   it('says a rollback when the version is behind the previous deploy', async () => {
-    mockCompare(PREVIOUS, [], { status: 'behind' })
-    const { shipped } = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(shipped).toMatchObject({ rollback: true, commitCount: 0, previousSha: PREVIOUS })
+    const { range } = await compare(3, from(9))
+    expect(range).toMatchObject({ rollback: true, commitCount: 0, commits: [] })
   })
 
-  it('gives the changed files, and says when GitHub cut them at 300', async () => {
-    mockCompare(PREVIOUS, history(2), { files: ['a.ts', 'b.ts'] })
-    const small = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(small.shipped).toMatchObject({
-      changedFiles: [{ path: 'a.ts' }, { path: 'b.ts' }],
-      changedFilesComplete: true
-    })
-
-    nock.cleanAll()
-    const many = Array.from({ length: 300 }, (_, i) => `f${i}.ts`)
-    mockCompare(PREVIOUS, history(2), { files: many })
-    const cut = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(cut.shipped.changedFiles).toHaveLength(300)
-    expect(cut.shipped.changedFilesComplete).toBe(false)
+  it('resolves a tag to the SHA it names', async () => {
+    const { previous, range } = await compare(6, { ref: 'v1.0.0', source: 'release' })
+    expect(previous).toEqual({ ref: 'v1.0.0', sha: sha(2), source: 'release' })
+    expect(range?.commitCount).toBe(4)
   })
 
-  it('makes no compare call when the previous deploy is this version', async () => {
-    const { shipped } = await lookUpShipped(
-      lookupOptions({ previousVersion: VERSION.toUpperCase() })
-    )
-    expect(shipped).toMatchObject({ commitCount: 0, apiCalls: 0, changedFiles: [] })
-    expect(unmatched()).toEqual([])
-  })
-})
-
-describe('what an answer may not make the lookup believe', () => {
-  it.each([[-1], [1.5], [2 ** 53], ['600'], [1e300], [null]])(
-    'treats a total_commits of %p as unknown',
-    async totalCommits => {
-      mockCompare(PREVIOUS, history(2), {
-        firstPage: body => {
-          body.total_commits = totalCommits
-        }
-      })
-      const { shipped } = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-      expect(shipped.commitCount).toBeUndefined()
-      expect(shipped.commits).toHaveLength(2)
-    }
-  )
-
-  it.each([
-    ['an encoded slash', '..%2f..%2fother'],
-    ['an encoded slash in upper case', '..%2F..%2Fother'],
-    ['encoded dots', '%2e%2e/%2e%2e/other']
-  ])('never requests a Link whose path climbs out of the API root by %s', async (_, climb) => {
-    const root = 'https://ghes.example.com/api/v3'
-    mockCompare(PREVIOUS, history(600), {
-      root: `${root}/`,
-      link: `<${root}/${climb}?page=3>; rel="last"`
-    })
-    const elsewhere = nock('https://ghes.example.com').get(/other/).query(true).reply(200, {})
-    const { shipped, warning } = await lookUpShipped(
-      lookupOptions({ apiUrl: root, previousVersion: PREVIOUS })
-    )
-    expect(elsewhere.isDone()).toBe(false)
-    expect(unmatched()).toEqual([])
-    expect(shipped).toMatchObject({ commitCount: 600, apiCalls: 1 })
-    expect(warning).toBeUndefined()
-  })
-
-  it('names an over-long Link header as refused, and keeps the first page', async () => {
-    const target = `${API}${REPO}/compare/${PREVIOUS}...${VERSION}?per_page=250&page=3`
-    const padding = `<${API}/x>; rel="other", `.repeat(200)
-    mockCompare(PREVIOUS, history(600), { link: `${padding}<${target}>; rel="last"` })
-    const { shipped, warning } = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(shipped).toMatchObject({ commitCount: 600, apiCalls: 1 })
-    expect(warning).toContain(
-      `GET /repos/acme/shop/compare/${PREVIOUS}...${VERSION} was refused before it was sent: its Link header is longer than 8192 characters`
-    )
-    expect(warning).not.toContain('could not be reached')
-  })
-})
-
-describe('the changed files', () => {
-  it('counts a renamed file once, naming both of its paths', async () => {
-    mockCompare(PREVIOUS, history(2), {
-      files: [{ filename: 'src/new.ts', previous_filename: 'src/old.ts' }, 'b.ts']
-    })
-    const { shipped } = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(shipped.changedFiles).toEqual([
-      { path: 'src/new.ts', previousPath: 'src/old.ts' },
-      { path: 'b.ts' }
-    ])
-    expect(shipped.changedFilesComplete).toBe(true)
-  })
-})
-
-describe('commit times', () => {
-  it("gives each commit its committer's date, only when it is a valid timestamp", async () => {
-    const commits: FakeCommit[] = [
-      { sha: sha('t1'), message: 'one', name: 'A', committedAt: '2026-02-01T10:00:00Z' },
-      { sha: sha('t2'), message: 'two', name: 'B', committedAt: 'yesterday' },
-      { sha: sha('t3'), message: 'three', name: 'C', committedAt: '2026-13-01T00:00:00Z' },
-      { sha: sha('t4'), message: 'four', name: 'D', committedAt: '2026-02-01T12:00:00+02:00' }
+  it('lists each changed file once, a rename with both of its paths', async () => {
+    fake().repository.commits = [
+      ...history(2),
+      {
+        sha: sha(3),
+        message: 'Move',
+        author: { name: 'A' },
+        files: [{ filename: 'src/new.ts', status: 'renamed', previous_filename: 'src/old.ts' }]
+      },
+      { sha: sha(4), message: 'Edit', author: { name: 'A' }, files: [{ filename: 'src/new.ts' }] }
     ]
-    mockCompare(PREVIOUS, commits)
-    const { shipped } = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(shipped.commits.map(commit => commit.committedAt)).toEqual([
-      '2026-02-01T10:00:00Z',
-      undefined,
-      undefined,
-      '2026-02-01T12:00:00+02:00'
-    ])
+    const { range } = await compare(4, from(2))
+    expect(range?.changedFiles).toEqual([{ path: 'src/new.ts', previousPath: 'src/old.ts' }])
+    expect(range?.changedFilesComplete).toBe(true)
   })
-})
 
-describe('a later page that fails', () => {
-  it('keeps the exact count, the complete file list and the commits read, with one warning', async () => {
-    const files = ['a.ts', 'b.ts', 'c.ts']
-    mockCompare(PREVIOUS, history(600), { files, failingPages: { 3: 502 } })
-    const { shipped, warning } = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(shipped.commitCount).toBe(600)
-    expect(shipped.changedFiles).toEqual(files.map(path => ({ path })))
-    expect(shipped.changedFilesComplete).toBe(true)
-    // Only page 1 was read: its newest commits are kept.
-    expect(shipped.commits.map(commit => commit.sha)).toEqual(
-      history(600)
-        .slice(250 - MAX_COMMITS, 250)
-        .map(commit => commit.sha)
-    )
-    expect(shipped.apiCalls).toBe(2)
-    expect(warning).toContain(
-      `GET /repos/acme/shop/compare/${PREVIOUS}...${VERSION} answered HTTP 502`
-    )
-    expect(warning).toMatch(/recorded with what was found\.$/)
+  it('makes no call when the previous deploy is this very commit', async () => {
+    const { range, calls } = await compare(7, { ...from(7), ref: sha(7).toUpperCase() })
+    expect(range).toMatchObject({ commitCount: 0, changedFiles: [], changedFilesComplete: true })
+    expect(calls).toBe(0)
+  })
+
+  it('gives no range, and the failure, when the first page fails', async () => {
+    fake().inject('GET /repos/*/*/compare/*', GitHubFaults.notFound)
+    const { previous, range, failure } = await compare(7, from(2))
+    expect(previous).toEqual(from(2))
+    expect(range).toBeUndefined()
+    expect(failure?.message).toContain('answered HTTP 404 ("Not Found"): a commit of the range')
   })
 })

@@ -1,58 +1,237 @@
 /**
- * The lookup as a whole: it never throws, makes no call without a token or when nothing can be
- * new, falls back to the push payload, keeps what a failed later page cannot take away, and
- * works below GitHub Enterprise Server's /api/v3.
+ * The lookup as a whole: the stages composed into what a change ships, the push payload without
+ * a token or when the API fails, one warning that keeps whatever was found, the call bound, the
+ * time budget, and GitHub Enterprise Server's /api/v3.
  */
 import { describe, expect, it } from '@jest/globals'
-import nock from 'nock'
-import { lookUpShipped } from '../../src/shipped/lookup.ts'
-import { history } from './github-fixtures.ts'
+import { FakeGitHub, GitHubFaults } from '../../emulator/github.ts'
+import { testCertificate } from '../../emulator/tls.ts'
+import { lookUpShipped, MAX_API_CALLS } from '../../src/shipped/lookup.ts'
 import {
+  history,
   lookupOptions,
-  mockCompare,
-  PREVIOUS,
-  REPO,
+  REPOSITORY,
   RUN_ID,
-  useNock,
-  VERSION
-} from './github-nock.ts'
-import { TOKEN } from './github-fixtures.ts'
+  sha,
+  TOKEN,
+  useFakeGitHub
+} from './fake-github.ts'
 
-const { unmatched } = useNock()
+/** Commits 1 to 12, 11 a merge commit without its title; the run before this one deployed 9. */
+const repository = () => ({
+  commits: history(12).map(commit =>
+    commit.sha === sha(11)
+      ? { ...commit, message: 'Merge pull request #42 from acme/cart' }
+      : commit
+  ),
+  runs: [
+    { id: 4998, workflow_id: 7, head_branch: 'main', head_sha: sha(9) },
+    {
+      id: Number(RUN_ID),
+      workflow_id: 7,
+      head_branch: 'main',
+      head_sha: sha(12),
+      status: 'in_progress',
+      run_started_at: '2026-03-01T10:00:05Z'
+    }
+  ],
+  pulls: [{ number: 42, title: 'Fix the cart' }]
+})
+const fake = useFakeGitHub(repository)
+const SERVER = `https://github.com/${REPOSITORY}`
 
-describe('GitHub Enterprise Server', () => {
-  it('calls below /api/v3, names calls below it, and links to the server', async () => {
-    const root = 'https://ghes.example.com/api/v3'
-    const scope = nock('https://ghes.example.com', {
-      reqheaders: {
-        authorization: `token ${TOKEN}`,
-        'x-github-api-version': '2022-11-28',
-        accept: 'application/vnd.github+json'
+const pushPayload = {
+  before: sha(9),
+  after: sha(12),
+  commits: [10, 11, 12].map(n => ({
+    id: sha(n),
+    message: n === 12 ? 'Fix cart (#42)' : `Change ${n}`,
+    author: { name: 'Alice', username: 'alice' },
+    added: [`f${n}.ts`],
+    modified: [],
+    removed: []
+  }))
+}
+
+describe('with a token', () => {
+  it('composes the previous deploy, the range, its pull requests and files, and the run’s start', async () => {
+    const result = await lookUpShipped(lookupOptions(fake()))
+    expect(result).toEqual({
+      shipped: {
+        previousSha: sha(9),
+        source: 'workflow-run',
+        compareUrl: `${SERVER}/compare/${sha(9)}...${sha(12)}`,
+        commitCount: 3,
+        commits: [
+          {
+            sha: sha(10),
+            message: 'Change 10 (#110)',
+            author: 'Dev 10',
+            committedAt: expect.any(String)
+          },
+          {
+            sha: sha(11),
+            message: 'Merge pull request #42 from acme/cart',
+            author: 'dev11',
+            committedAt: expect.any(String)
+          },
+          { sha: sha(12), message: 'Commit 12', author: 'Dev 12', committedAt: expect.any(String) }
+        ],
+        // The merge commit's title is read from GitHub.
+        pullRequests: [
+          { number: 110, title: 'Change 10', url: `${SERVER}/pull/110` },
+          { number: 42, title: 'Fix the cart', url: `${SERVER}/pull/42` }
+        ],
+        pullRequestCount: 2,
+        rollback: false,
+        changedFiles: [{ path: 'src/f10.ts' }, { path: 'src/f11.ts' }, { path: 'src/f12.ts' }],
+        changedFilesComplete: true,
+        runStartedAt: '2026-03-01T10:00:05Z',
+        apiCalls: 4
       }
     })
-      .get(`/api/v3${REPO}/actions/runs/${RUN_ID}`)
-      .reply(200, { workflow_id: 77, head_branch: 'main' })
-      .get(`/api/v3${REPO}/actions/workflows/77/runs`)
-      .query(true)
-      .reply(200, { workflow_runs: [{ id: 1, head_sha: PREVIOUS }] })
-    mockCompare(PREVIOUS, history(2), { root: `${root}/` })
-    const { shipped, warning } = await lookUpShipped(
-      lookupOptions({ apiUrl: root, serverUrl: 'https://ghes.example.com' })
-    )
-    expect(warning).toBeUndefined()
-    expect(scope.isDone()).toBe(true)
-    expect(shipped.compareUrl).toBe(
-      `https://ghes.example.com/acme/shop/compare/${PREVIOUS}...${VERSION}`
-    )
-    expect(shipped.commitCount).toBe(2)
   })
 
-  it('refuses an API URL that is not https, before any call', async () => {
+  it('names a missing permission, and finds the previous deploy by the next rule', async () => {
+    fake().inject('GET /repos/*/*/deployments', GitHubFaults.forbidden)
     const { shipped, warning } = await lookUpShipped(
-      lookupOptions({ apiUrl: 'http://ghes.example.com/api/v3' })
+      lookupOptions(fake(), { environment: 'production' })
     )
-    expect(shipped.apiCalls).toBe(0)
-    expect(unmatched()).toEqual([])
-    expect(warning).toContain('GITHUB_API_URL uses http:, not https:')
+    expect(shipped).toMatchObject({ source: 'workflow-run', commitCount: 3 })
+    expect(warning).toBe(
+      `Could not look up everything this change ships: GET /repos/${REPOSITORY}/deployments answered HTTP 403 ("Resource not accessible by integration"): the token may lack \`deployments: read\`; grant the workflow \`permissions:\` \`contents: read\`, \`actions: read\`, \`deployments: read\`. The change is recorded with what was found.`
+    )
   })
+
+  it('keeps the previous deploy when the compare fails, and says the commits are unknown', async () => {
+    fake().inject('GET /repos/*/*/compare/*', GitHubFaults.notFound)
+    const { shipped, warning } = await lookUpShipped(
+      lookupOptions(fake(), { previousVersion: sha(9) })
+    )
+    expect(shipped).toMatchObject({ previousSha: sha(9), source: 'input', apiCalls: 1 })
+    expect(shipped.commitCount).toBeUndefined()
+    expect(warning).toMatch(
+      /a commit of the range is unknown .* recorded without the commits it ships\.$/
+    )
+  })
+
+  it('reads no title after a later compare page failed, and keeps what page 1 said', async () => {
+    fake().repository.commits = history(301).map(commit =>
+      commit.sha === sha(300) ? { ...commit, message: 'Merge pull request #42 from a/b' } : commit
+    )
+    fake().inject('GET /repos/*/*/compare/*?page=2', GitHubFaults.badGateway)
+    const { shipped, warning } = await lookUpShipped(
+      lookupOptions(fake(), { version: sha(301), previousVersion: sha(1) })
+    )
+    expect(shipped).toMatchObject({ commitCount: 300, apiCalls: 2 })
+    expect(warning).toMatch(/answered HTTP 502 .*recorded with what was found\.$/)
+  })
+
+  it('returns when its time budget runs out, with what it found before', async () => {
+    fake().inject('GET /repos/*/*/compare/*', GitHubFaults.hang)
+    const { shipped, warning } = await lookUpShipped(
+      lookupOptions(fake(), { previousVersion: sha(9), budgetMs: 200 })
+    )
+    expect(shipped).toMatchObject({ previousSha: sha(9), source: 'input', apiCalls: 1 })
+    expect(warning).toContain("within the lookup's time budget of 0.2 s")
+  })
+
+  it(`never makes more than ${MAX_API_CALLS} calls`, async () => {
+    // Three calls for deployments that never succeeded, two for the runs, one compare: no call
+    // is left for the merge commit's title.
+    fake().repository.deployments = [1, 2].map(id => ({
+      id,
+      sha: sha(id),
+      environment: 'production'
+    }))
+    const { shipped } = await lookUpShipped(lookupOptions(fake(), { environment: 'production' }))
+    expect(fake().requests).toHaveLength(MAX_API_CALLS)
+    expect(shipped).toMatchObject({ source: 'workflow-run', apiCalls: MAX_API_CALLS })
+    expect(shipped.pullRequests.find(pull => pull.number === 42)?.title).toBeUndefined()
+  })
+
+  it('falls back to the push payload when the API refuses the token', async () => {
+    fake().inject('GET /repos/*/*/actions/runs/*', GitHubFaults.badCredentials)
+    const { shipped, warning } = await lookUpShipped(
+      lookupOptions(fake(), { eventName: 'push', payload: pushPayload })
+    )
+    expect(shipped).toMatchObject({
+      source: 'push-payload',
+      previousSha: sha(9),
+      commitCount: 3,
+      apiCalls: 1
+    })
+    expect(warning).toMatch(
+      /answered HTTP 401 \("Bad credentials"\).*with the commits of the push payload instead\.$/
+    )
+  })
+
+  it("works below GitHub Enterprise Server's /api/v3, and links to its server", async () => {
+    const ghes = await FakeGitHub.start({
+      repository: { fullName: REPOSITORY, ...repository() },
+      token: TOKEN,
+      prefix: '/api/v3',
+      cert: await testCertificate()
+    })
+    try {
+      const { shipped, warning } = await lookUpShipped(
+        lookupOptions(ghes, { serverUrl: 'https://ghes.example.com/', previousVersion: sha(9) })
+      )
+      expect(warning).toBeUndefined()
+      expect(shipped.compareUrl).toBe(
+        `https://ghes.example.com/${REPOSITORY}/compare/${sha(9)}...${sha(12)}`
+      )
+      expect(ghes.requests.map(request => request.path)).toEqual([
+        expect.stringMatching(/^\/api\/v3\/repos\/octo-org\/octo-repo\/compare\//),
+        '/api/v3/repos/octo-org/octo-repo/pulls/42'
+      ])
+    } finally {
+      await ghes.close()
+    }
+  })
+})
+
+describe('without a token', () => {
+  it('tells what a push brought from its payload alone, with no call', async () => {
+    const result = await lookUpShipped(
+      lookupOptions(fake(), { token: '', eventName: 'push', payload: pushPayload })
+    )
+    expect(result.shipped).toMatchObject({
+      previousSha: sha(9),
+      source: 'push-payload',
+      compareUrl: `${SERVER}/compare/${sha(9)}...${sha(12)}`,
+      commitCount: 3,
+      pullRequests: [{ number: 42, title: 'Fix cart', url: `${SERVER}/pull/42` }],
+      changedFiles: [{ path: 'f10.ts' }, { path: 'f11.ts' }, { path: 'f12.ts' }],
+      apiCalls: 0
+    })
+    expect(result.warning).toMatch(
+      /^No github-token: what this change ships comes from the push payload only/
+    )
+    expect(fake().requests).toEqual([])
+  })
+
+  it('takes a previous-version SHA for the previous deploy and its compare link', async () => {
+    const { shipped, warning } = await lookUpShipped(
+      lookupOptions(fake(), { token: '', previousVersion: sha(9) })
+    )
+    expect(shipped).toMatchObject({
+      previousSha: sha(9),
+      source: 'input',
+      compareUrl: `${SERVER}/compare/${sha(9)}...${sha(12)}`
+    })
+    expect(shipped.commitCount).toBeUndefined()
+    expect(warning).toMatch(/^No github-token: the change is recorded without the commits it ships/)
+  })
+})
+
+it.each([
+  ['a repository that is not owner/repo', { repository: 'octo-org' }],
+  ['an empty version', { version: ' ' }]
+])('says what it cannot look up with %s', async (_, overrides) => {
+  const { shipped, warning } = await lookUpShipped(lookupOptions(fake(), overrides))
+  expect(shipped).toMatchObject({ commits: [], apiCalls: 0 })
+  expect(warning).toBe(
+    'Could not look up what this change ships: the repository ("owner/repo") or the version is unknown.'
+  )
 })

@@ -2,9 +2,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { MAX_SHIPPED_METADATA_BYTES, shippedMetadata } from '../../src/shipped/metadata.ts'
 import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
-import { sha } from './github-fixtures.ts'
+import { sha } from './fake-github.ts'
 
-const PREVIOUS = '9f2c1d0' + sha('p').slice(7)
+const PREVIOUS = sha(9)
 
 function shipped(overrides: Partial<Shipped>): Shipped {
   return { ...emptyShipped(), previousSha: PREVIOUS, source: 'deployment', ...overrides }
@@ -19,7 +19,7 @@ describe('shippedMetadata', () => {
         compareUrl: 'https://github.com/acme/shop/compare/a...b',
         commitCount: 2,
         commits: [
-          { sha: sha('a'), message: 'one', author: 'alice', committedAt: '2026-03-01T09:00:00Z' }
+          { sha: sha(1), message: 'one', author: 'alice', committedAt: '2026-03-01T09:00:00Z' }
         ],
         changedFiles: [{ path: 'src/new.ts', previousPath: 'src/old.ts' }],
         pullRequests: pulls.slice(0, 1),
@@ -31,7 +31,7 @@ describe('shippedMetadata', () => {
       previous_sha: PREVIOUS,
       compare_url: 'https://github.com/acme/shop/compare/a...b',
       commit_count: 2,
-      commits: [{ sha: sha('a'), message: 'one', author: 'alice' }],
+      commits: [{ sha: sha(1), message: 'one', author: 'alice' }],
       pull_requests: [pulls[0]],
       run_started_at: '2026-03-01T10:00:05Z'
     })
@@ -42,7 +42,7 @@ describe('shippedMetadata', () => {
     // 200 characters of 4-byte emoji: 800 bytes a message.
     const message = '😀'.repeat(100)
     const commits = Array.from({ length: 50 }, (_, i) => ({
-      sha: sha(`c${i}`),
+      sha: sha(100 + i),
       message,
       author: 'a'
     }))
@@ -60,7 +60,7 @@ describe('shippedMetadata', () => {
     const kept = fields.commits as { sha: string }[]
     expect(kept.length).toBeGreaterThan(0)
     expect(kept.length).toBeLessThan(50)
-    expect(kept.at(-1)?.sha).toBe(sha('c49'))
+    expect(kept.at(-1)?.sha).toBe(sha(149))
     expect(fields.commit_count).toBe(600)
     expect(fields.pull_request_count).toBe(70)
   })

@@ -1,146 +1,159 @@
 /**
  * The previous deploy, by the first rule that finds one: the previous-version input, a successful
- * deployment to the environment, the previous release, the previous successful run of the workflow.
+ * deployment to the environment, the previous release, the previous successful run of the
+ * workflow; a refused rule passes to the next, a refused token ends the search.
  */
 import { describe, expect, it } from '@jest/globals'
-import nock from 'nock'
-import { MAX_API_CALLS } from '../../src/shipped/github-client.ts'
-import { lookUpShipped } from '../../src/shipped/lookup.ts'
-import { history, REPOSITORY, sha } from './github-fixtures.ts'
-import {
-  API,
-  lookupOptions,
-  mockCompare,
-  mockRuns,
-  PREVIOUS,
-  REPO,
-  RUN_ID,
-  useNock,
-  VERSION
-} from './github-nock.ts'
+import { GitHubFaults, type GitHubWorkflowRun } from '../../emulator/github.ts'
+import { findPreviousDeploy } from '../../src/shipped/previous-deploy.ts'
+import type { LookupOptions } from '../../src/shipped/types.ts'
+import { history, queryFor, RUN_ID, sha, useFakeGitHub, withGitHub } from './fake-github.ts'
 
-const { unmatched } = useNock()
+/** This run (in progress, on main, at the version sha(12)) and the runs before it. */
+const RUNS: GitHubWorkflowRun[] = [
+  { id: 4997, workflow_id: 7, head_branch: 'main', head_sha: sha(8), conclusion: 'failure' },
+  { id: 4996, workflow_id: 7, head_branch: 'dev', head_sha: sha(10) },
+  { id: 4998, workflow_id: 7, head_branch: 'main', head_sha: sha(9) },
+  // A re-run of this very version is no previous deploy.
+  { id: 4999, workflow_id: 7, head_branch: 'main', head_sha: sha(12) },
+  {
+    id: Number(RUN_ID),
+    workflow_id: 7,
+    head_branch: 'main',
+    head_sha: sha(12),
+    status: 'in_progress',
+    run_started_at: '2026-03-01T10:00:05Z'
+  }
+]
 
-describe('the previous deploy', () => {
-  it('takes a previous-version SHA as given and compares from it', async () => {
-    mockCompare(PREVIOUS, history(3))
-    const { shipped, warning } = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(warning).toBeUndefined()
-    expect(shipped).toMatchObject({ previousSha: PREVIOUS, source: 'input', commitCount: 3 })
-    expect(shipped.compareUrl).toBe(
-      `https://github.com/${REPOSITORY}/compare/${PREVIOUS}...${VERSION}`
-    )
-    expect(shipped.apiCalls).toBe(1)
-    expect(unmatched()).toEqual([])
-  })
+const fake = useFakeGitHub(() => ({ commits: history(12), runs: RUNS }))
 
-  it('resolves a previous-version tag to its SHA through the compare itself', async () => {
-    mockCompare('v1.2.0', history(2), { resolvedBase: PREVIOUS })
-    const { shipped } = await lookUpShipped(lookupOptions({ previousVersion: 'v1.2.0' }))
-    expect(shipped).toMatchObject({ previousSha: PREVIOUS, source: 'input', commitCount: 2 })
-    expect(shipped.apiCalls).toBe(1)
-  })
+async function find(overrides: Partial<LookupOptions> = {}) {
+  return withGitHub(fake(), async github => ({
+    ...(await findPreviousDeploy(github, queryFor(fake(), overrides))),
+    calls: github.calls()
+  }))
+}
 
-  it("finds the newest earlier successful deployment to the environment, skipping this run's own", async () => {
-    const failed = sha('failed-deploy')
-    nock(API)
-      .get(`${REPO}/deployments`)
-      .query({ environment: 'production', per_page: '10' })
-      .reply(200, [
-        { id: 9, sha: VERSION, environment: 'production', created_at: '2026-03-01T10:00:00Z' },
-        { id: 8, sha: failed, environment: 'production', created_at: '2026-02-02T00:00:00Z' },
-        { id: 7, sha: PREVIOUS, environment: 'production', created_at: '2026-02-01T00:00:00Z' }
-      ])
-    nock(API)
-      .get(`${REPO}/deployments/8/statuses`)
-      .query({ per_page: '1' })
-      .reply(200, [{ state: 'failure' }])
-    nock(API)
-      .get(`${REPO}/deployments/7/statuses`)
-      .query({ per_page: '1' })
-      .reply(200, [{ state: 'inactive' }])
-    mockCompare(PREVIOUS, history(4))
-    const { shipped, warning } = await lookUpShipped(lookupOptions({ environment: 'production' }))
-    expect(warning).toBeUndefined()
-    expect(shipped).toMatchObject({ previousSha: PREVIOUS, source: 'deployment', commitCount: 4 })
-    expect(shipped.apiCalls).toBe(4)
-    expect(unmatched()).toEqual([])
-  })
-
-  it('falls through to the workflow runs when no candidate deployment succeeded', async () => {
-    nock(API)
-      .get(`${REPO}/deployments`)
-      .query(true)
-      .reply(200, [
-        { id: 8, sha: sha('a'), created_at: '2026-02-02T00:00:00Z' },
-        { id: 7, sha: sha('b'), created_at: '2026-02-01T00:00:00Z' },
-        { id: 6, sha: sha('c'), created_at: '2026-01-01T00:00:00Z' }
-      ])
-    nock(API)
-      .get(`${REPO}/deployments/8/statuses`)
-      .query(true)
-      .reply(200, [{ state: 'error' }])
-    nock(API).get(`${REPO}/deployments/7/statuses`).query(true).reply(200, [])
-    // A re-run of this very version is skipped, and so is this run.
-    mockRuns([
-      { id: Number(RUN_ID), sha: VERSION },
-      { id: 4999, sha: VERSION },
-      { id: 4998, sha: PREVIOUS }
-    ])
-    mockCompare(PREVIOUS, history(2))
-    const { shipped, warning } = await lookUpShipped(lookupOptions({ environment: 'staging' }))
-    expect(warning).toBeUndefined()
-    expect(shipped).toMatchObject({
-      previousSha: PREVIOUS,
-      source: 'workflow-run',
-      runStartedAt: '2026-03-01T10:00:05Z',
-      commitCount: 2
+describe('the previous-version input', () => {
+  it('is taken as given, a SHA in lower case, with no call', async () => {
+    expect(await find({ previousVersion: ` ${sha(3).toUpperCase()} ` })).toEqual({
+      previous: { ref: sha(3).toUpperCase(), sha: sha(3), source: 'input' },
+      failures: [],
+      calls: 0
     })
-    expect(shipped.apiCalls).toBe(MAX_API_CALLS)
-    expect(unmatched()).toEqual([])
+    expect(await find({ previousVersion: 'v1.0.0' })).toMatchObject({
+      previous: { ref: 'v1.0.0', source: 'input' },
+      calls: 0
+    })
+  })
+})
+
+describe('deployments to the environment', () => {
+  const CURRENT = { id: 4, created_at: '2026-03-01T10:00:00Z' }
+
+  it("is the newest earlier one whose latest status succeeded, past this run's own and later ones", async () => {
+    fake().repository.deployments = [
+      {
+        id: 1,
+        sha: sha(4),
+        environment: 'production',
+        statuses: ['success', 'inactive'],
+        created_at: '2026-02-01T00:00:00Z'
+      },
+      {
+        id: 2,
+        sha: sha(6),
+        environment: 'production',
+        statuses: ['success', 'failure'],
+        created_at: '2026-02-02T00:00:00Z'
+      },
+      {
+        id: 3,
+        sha: sha(8),
+        environment: 'staging',
+        statuses: ['success'],
+        created_at: '2026-02-03T00:00:00Z'
+      },
+      { ...CURRENT, sha: sha(12), environment: 'production', statuses: ['in_progress'] },
+      {
+        id: 5,
+        sha: sha(11),
+        environment: 'production',
+        statuses: ['success'],
+        created_at: '2026-03-02T00:00:00Z'
+      }
+    ]
+    const found = await find({ environment: 'production', payload: { deployment: CURRENT } })
+    expect(found).toMatchObject({
+      previous: { ref: sha(4), sha: sha(4), source: 'deployment' },
+      failures: [],
+      calls: 3
+    })
   })
 
-  it('takes the previous published release on release events, skipping drafts and this one', async () => {
-    nock(API)
-      .get(`${REPO}/releases`)
-      .query({ per_page: '10' })
-      .reply(200, [
-        { id: 3, tag_name: 'v2.0.0', draft: false, published_at: '2026-03-01T00:00:00Z' },
-        { id: 2, tag_name: 'v1.9.0', draft: true, published_at: null },
-        { id: 1, tag_name: 'v1.8.0', draft: false, published_at: '2026-02-01T00:00:00Z' }
-      ])
-    mockCompare('v1.8.0', history(5), { resolvedBase: PREVIOUS })
-    const { shipped } = await lookUpShipped(
-      lookupOptions({
-        eventName: 'release',
-        payload: { release: { id: 3, tag_name: 'v2.0.0', published_at: '2026-03-01T00:00:00Z' } }
-      })
-    )
-    expect(shipped).toMatchObject({ previousSha: PREVIOUS, source: 'release', commitCount: 5 })
-    expect(shipped.apiCalls).toBe(2)
+  it('passes to the workflow runs when none of the candidates succeeded', async () => {
+    fake().repository.deployments = [1, 2, 3].map(id => ({
+      id,
+      sha: sha(id),
+      environment: 'production',
+      statuses: id === 3 ? ['error'] : []
+    }))
+    const found = await find({ environment: 'production' })
+    expect(found).toMatchObject({
+      previous: { ref: sha(9), sha: sha(9), source: 'workflow-run' },
+      runStartedAt: '2026-03-01T10:00:05Z',
+      calls: 5
+    })
   })
 
-  it('falls through from releases to workflow runs when no earlier release exists', async () => {
-    nock(API)
-      .get(`${REPO}/releases`)
-      .query(true)
-      .reply(200, [
-        { id: 3, tag_name: 'v1.0.0', draft: false, published_at: '2026-03-01T00:00:00Z' }
-      ])
-    mockRuns([{ id: 4998, sha: PREVIOUS }])
-    mockCompare(PREVIOUS, history(1))
-    const { shipped } = await lookUpShipped(
-      lookupOptions({ eventName: 'release', payload: { release: { id: 3, tag_name: 'v1.0.0' } } })
-    )
-    expect(shipped).toMatchObject({ source: 'workflow-run', previousSha: PREVIOUS })
+  it('passes a refusal on to the next rule, naming it', async () => {
+    fake().inject('GET /repos/*/*/deployments', GitHubFaults.forbidden)
+    const found = await find({ environment: 'production' })
+    expect(found.previous).toMatchObject({ source: 'workflow-run' })
+    expect(found.failures.map(failure => failure.message)).toEqual([
+      expect.stringContaining('deployments answered HTTP 403')
+    ])
   })
 
-  it('finds nothing, without a warning, on the first run of a workflow', async () => {
-    mockRuns([{ id: Number(RUN_ID), sha: VERSION }])
-    const { shipped, warning } = await lookUpShipped(lookupOptions())
-    expect(warning).toBeUndefined()
-    expect(shipped.previousSha).toBeUndefined()
-    expect(shipped.commitCount).toBeUndefined()
-    expect(shipped.apiCalls).toBe(2)
+  it('ends the search when the token is refused', async () => {
+    fake().inject('GET /repos/*/*/deployments', GitHubFaults.badCredentials)
+    const found = await find({ environment: 'production' })
+    expect(found.previous).toBeUndefined()
+    expect(found.failures).toHaveLength(1)
+    expect(found.calls).toBe(1)
+  })
+})
+
+describe('releases, on release events', () => {
+  const release = (tag: string) => ({ action: 'published', release: { tag_name: tag } })
+
+  it('is the previous published release, past drafts and this one', async () => {
+    fake().repository.releases = [
+      { tag_name: 'v1.0.0', published_at: '2026-01-01T00:00:00Z' },
+      { tag_name: 'v1.1.0', draft: true },
+      { tag_name: 'v1.2.0', published_at: '2026-02-01T00:00:00Z' }
+    ]
+    expect(await find({ eventName: 'release', payload: release('v1.2.0') })).toMatchObject({
+      previous: { ref: 'v1.0.0', source: 'release' },
+      calls: 1
+    })
+  })
+
+  it('passes to the workflow runs when there is no earlier release', async () => {
+    fake().repository.releases = [{ tag_name: 'v1.0.0' }]
+    const found = await find({ eventName: 'release', payload: release('v1.0.0') })
+    expect(found.previous).toMatchObject({ source: 'workflow-run', sha: sha(9) })
+  })
+})
+
+describe('the workflow runs', () => {
+  it('find nothing, and say nothing went wrong, on the first run of a workflow', async () => {
+    fake().repository.runs = RUNS.slice(-1)
+    expect(await find()).toEqual({ runStartedAt: '2026-03-01T10:00:05Z', failures: [], calls: 2 })
+  })
+
+  it('need a run id', async () => {
+    expect(await find({ runId: 'not-a-number' })).toEqual({ failures: [], calls: 0 })
   })
 })

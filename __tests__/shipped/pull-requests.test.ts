@@ -1,34 +1,20 @@
-/** Pull requests named by merge and squash commit messages, and their titles. */
+/** Pull requests named by merge and squash commit messages, and the titles they lack. */
 import { describe, expect, it } from '@jest/globals'
-import nock from 'nock'
-import { lookUpShipped } from '../../src/shipped/lookup.ts'
-import { pullRequestInMessage } from '../../src/shipped/pull-requests.ts'
-import { sha, type FakeCommit } from './github-fixtures.ts'
-import { API, lookupOptions, mockCompare, PREVIOUS, REPO, useNock } from './github-nock.ts'
+import { GitHubFaults } from '../../emulator/github.ts'
+import {
+  MAX_PULL_REQUEST_TITLES,
+  MAX_PULL_REQUESTS,
+  pullRequestInMessage,
+  pullRequestsIn,
+  readMissingTitles
+} from '../../src/shipped/pull-requests.ts'
+import { history, queryFor, useFakeGitHub, withGitHub } from './fake-github.ts'
 
-useNock()
-
-describe('pull requests', () => {
-  it('come from squash and merge messages, and GET /pulls gives the titles the messages lack', async () => {
-    const commits: FakeCommit[] = [
-      { sha: sha('m1'), message: 'Add login (#41)', name: 'A' },
-      { sha: sha('m2'), message: 'Merge pull request #42 from acme/cart', name: 'B' },
-      { sha: sha('m3'), message: 'plain commit', name: 'C' },
-      { sha: sha('m4'), message: 'Add login again (#41)', name: 'D' }
-    ]
-    mockCompare(PREVIOUS, commits)
-    nock(API)
-      .get(`${REPO}/pulls/42`)
-      .reply(200, { number: 42, title: 'Fix cart', html_url: 'https://evil.example' })
-    const { shipped, warning } = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(warning).toBeUndefined()
-    expect(shipped.pullRequests).toEqual([
-      { number: 41, title: 'Add login', url: 'https://github.com/acme/shop/pull/41' },
-      { number: 42, title: 'Fix cart', url: 'https://github.com/acme/shop/pull/42' }
-    ])
-    expect(shipped.pullRequestCount).toBe(2)
-    expect(shipped.apiCalls).toBe(2)
-  })
+const URL = 'https://github.com/octo-org/octo-repo'
+const pull = (number: number, title?: string) => ({
+  number,
+  ...(title ? { title } : {}),
+  url: `${URL}/pull/${number}`
 })
 
 describe('pullRequestInMessage', () => {
@@ -36,7 +22,7 @@ describe('pullRequestInMessage', () => {
     ['Add login (#41)', { number: 41, title: 'Add login' }],
     ['Fix (#12) again (#13)\n\nbody', { number: 13, title: 'Fix (#12) again' }],
     [
-      'Merge pull request #42 from acme/cart\n\nFix cart\n\nmore',
+      'Merge pull request #42 from acme/cart\n\nFix   cart\n\nmore',
       { number: 42, title: 'Fix cart' }
     ],
     ['Merge pull request #7 from fork/x', { number: 7 }],
@@ -47,9 +33,69 @@ describe('pullRequestInMessage', () => {
     expect(pullRequestInMessage(message)).toEqual(expected)
   })
 
+  it('cuts a title at 256 characters', () => {
+    expect(pullRequestInMessage(`${'T'.repeat(300)} (#8)`)).toEqual({
+      number: 8,
+      title: 'T'.repeat(256)
+    })
+  })
+
   it('reads a very long line in linear time', () => {
     const started = Date.now()
     pullRequestInMessage(`${' '.repeat(200_000)}x (#1`)
-    expect(Date.now() - started).toBeLessThan(200)
+    // Backtracking would take minutes; a linear scan takes a millisecond.
+    expect(Date.now() - started).toBeLessThan(1000)
+  })
+})
+
+describe('pullRequestsIn', () => {
+  it('lists each once, in the order of its first mention, with the title any of its messages gives', () => {
+    const found = pullRequestsIn(
+      ['Merge pull request #42 from acme/cart', 'Add login (#41)', 'plain', 'Fix the cart (#42)'],
+      URL
+    )
+    expect(found).toEqual({
+      pullRequests: [pull(42, 'Fix the cart'), pull(41, 'Add login')],
+      pullRequestCount: 2
+    })
+  })
+
+  it(`keeps the newest ${MAX_PULL_REQUESTS}, counts them all, and takes titles read for the others`, () => {
+    const messages = Array.from({ length: 30 }, (_, i) => `Merge pull request #${i + 1} from a/b`)
+    const found = pullRequestsIn(messages, URL, new Map([[30, 'Read from GitHub']]))
+    expect(found.pullRequestCount).toBe(30)
+    expect(found.pullRequests.map(pr => pr.number)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 11)
+    )
+    expect(found.pullRequests.at(-1)).toEqual(pull(30, 'Read from GitHub'))
+  })
+})
+
+describe('readMissingTitles', () => {
+  const fake = useFakeGitHub(() => ({
+    commits: history(2),
+    pulls: [1, 2, 3, 4, 5].map(number => ({ number, title: `Title ${number}` }))
+  }))
+  const read = (pullRequests: ReturnType<typeof pull>[]) =>
+    withGitHub(fake(), github => readMissingTitles(github, queryFor(fake()), pullRequests))
+
+  it(`reads the titles the messages lack, for the first ${MAX_PULL_REQUEST_TITLES} of them`, async () => {
+    const { titles, failure } = await read([pull(1), pull(2, 'Known'), pull(3), pull(4), pull(5)])
+    expect([...titles]).toEqual([
+      [1, 'Title 1'],
+      [3, 'Title 3'],
+      [4, 'Title 4']
+    ])
+    expect(failure).toBeUndefined()
+    expect(fake().requestsTo('GET /repos/*/*/pulls/*')).toHaveLength(3)
+  })
+
+  it('stops at the first refusal, keeping the titles read, and names it', async () => {
+    fake().inject('GET /repos/*/*/pulls/3', GitHubFaults.forbidden)
+    const { titles, failure } = await read([pull(1), pull(3), pull(4)])
+    expect([...titles]).toEqual([[1, 'Title 1']])
+    expect(failure?.message).toContain('pulls/3 answered HTTP 403')
+    expect(failure?.message).toContain('and `pull-requests: read`')
+    expect(fake().requests).toHaveLength(2)
   })
 })

@@ -1,165 +1,142 @@
-/** The one warning of a lookup that fell short: the call, the answer and what to do. */
+/** A failed call in words (the call, the answer and what to do), and the one warning line. */
 import { describe, expect, it } from '@jest/globals'
-import nock from 'nock'
-import { lookUpShipped } from '../../src/shipped/lookup.ts'
-import { describeFailure, lookupWarning, noTokenWarning } from '../../src/shipped/warning.ts'
-import { history, TOKEN } from './github-fixtures.ts'
 import {
-  API,
-  lookupOptions,
-  mockCompare,
-  mockRuns,
-  PREVIOUS,
-  REPO,
-  RUN_ID,
-  useNock,
-  VERSION
-} from './github-nock.ts'
+  callFailure,
+  LookupError,
+  lookupWarning,
+  noTokenWarning,
+  type Wording
+} from '../../src/shipped/warning.ts'
 
-useNock()
+const TOKEN = 'ghs_T0kenThatMustNeverShow1234567890ab'
+const wording: Wording = {
+  advice: { tokenInput: 'github-token' },
+  redact: text => text.split(TOKEN).join('***')
+}
 
-describe('failures: one warning, and whatever was found', () => {
-  it('403 without deployments permission: names the permissions, and the workflow runs still find the previous deploy', async () => {
-    nock(API)
-      .get(`${REPO}/deployments`)
-      .query(true)
-      .reply(403, { message: 'Resource not accessible by integration' })
-    mockRuns([{ id: 4998, sha: PREVIOUS }])
-    mockCompare(PREVIOUS, history(3))
-    const { shipped, warning } = await lookUpShipped(lookupOptions({ environment: 'production' }))
-    expect(shipped).toMatchObject({ source: 'workflow-run', commitCount: 3 })
-    expect(warning).toContain('GET /repos/acme/shop/deployments answered HTTP 403')
-    expect(warning).toContain('`deployments: read`')
-    expect(warning).toContain('`contents: read`, `actions: read`, `deployments: read`')
-    expect(warning).toMatch(/recorded with what was found\.$/)
+/** An error shaped as Octokit's RequestError for an answered call. */
+function answered(status: number, message: string, headers: Record<string, string> = {}): Error {
+  return Object.assign(new Error(message), { status, response: { data: { message }, headers } })
+}
+
+describe("GitHub's answer", () => {
+  it.each([
+    ['/repos/o/r/deployments', 'deployments: read', ''],
+    ['/repos/o/r/actions/runs/5', 'actions: read', ''],
+    ['/repos/o/r/releases', 'contents: read', ''],
+    ['/repos/o/r/pulls/42', 'pull-requests: read', ' and `pull-requests: read`']
+  ])('names the permission GET %s needs when refused, and goes on', (path, permission, more) => {
+    const refused = answered(403, 'Resource not accessible by integration')
+    const failure = callFailure(refused, `GET ${path}`, wording)
+    expect(failure.message).toBe(
+      `GET ${path} answered HTTP 403 ("Resource not accessible by integration"): the token may lack \`${permission}\`; grant the workflow \`permissions:\` \`contents: read\`, \`actions: read\`, \`deployments: read\`${more}`
+    )
+    expect(failure.final).toBe(false)
   })
 
-  it('403 rate limit: says so with the reset time and keeps the previous deploy', async () => {
-    nock(API).get(`${REPO}/compare/${PREVIOUS}...${VERSION}`).query(true).reply(
+  it('says a 404 on the compare may be a commit force-pushed away', () => {
+    const failure = callFailure(answered(404, 'Not Found'), 'GET /repos/o/r/compare/a...b', wording)
+    expect(failure.message).toBe(
+      'GET /repos/o/r/compare/a...b answered HTTP 404 ("Not Found"): a commit of the range is unknown to GitHub (force-pushed away, or a previous-version that names no commit, tag or branch)'
+    )
+  })
+
+  it('sends a refused token back to the input the caller names, and ends the search', () => {
+    const failure = callFailure(answered(401, 'Bad credentials'), 'GET /repos/o/r/releases', {
+      ...wording,
+      advice: { tokenInput: 'repo-token' }
+    })
+    expect(failure.message).toBe(
+      'GET /repos/o/r/releases answered HTTP 401 ("Bad credentials"): the token was not accepted; check the repo-token input'
+    )
+    expect(failure.final).toBe(true)
+  })
+
+  it.each([
+    [
       403,
-      { message: 'API rate limit exceeded' },
-      {
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': '1772362800'
-      }
+      { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1772362800' },
+      ' until 2026-03-01T11:00:00.000Z'
+    ],
+    [403, { 'retry-after': '60' }, ''],
+    [429, { 'x-ratelimit-reset': '1e300' }, '']
+  ])('says the rate limit is used up (%s, %j), and ends the search', (status, headers, until) => {
+    const failure = callFailure(
+      answered(status, 'API rate limit exceeded', headers),
+      'GET /x',
+      wording
     )
-    const { shipped, warning } = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(shipped).toMatchObject({ previousSha: PREVIOUS, source: 'input' })
-    expect(shipped.commitCount).toBeUndefined()
-    expect(warning).toContain('rate limit is used up until 2026-03-01T11:00:00.000Z')
-    expect(warning).toMatch(/without the commits it ships\.$/)
-  })
-
-  it('404 on the compare: says the commit may have been force-pushed away', async () => {
-    nock(API)
-      .get(`${REPO}/compare/${PREVIOUS}...${VERSION}`)
-      .query(true)
-      .reply(404, { message: 'Not Found' })
-    const { shipped, warning } = await lookUpShipped(lookupOptions({ previousVersion: PREVIOUS }))
-    expect(shipped.previousSha).toBe(PREVIOUS)
-    expect(warning).toContain(
-      'answered HTTP 404 ("Not Found"): a commit of the range is unknown to GitHub (force-pushed away'
+    expect(failure.message).toBe(
+      `GET /x answered HTTP ${status} ("API rate limit exceeded"): the token's GitHub API rate limit is used up${until}; the next run will try again`
     )
+    expect(failure.final).toBe(true)
   })
 
-  it('404 on the runs: names `actions: read`', async () => {
-    nock(API).get(`${REPO}/actions/runs/${RUN_ID}`).reply(404, { message: 'Not Found' })
-    const { warning } = await lookUpShipped(lookupOptions())
-    expect(warning).toContain('the token may lack `actions: read`')
-  })
-
-  it('an HTML page instead of JSON: names the call and the content type', async () => {
-    nock(API)
-      .get(`${REPO}/actions/runs/${RUN_ID}`)
-      .reply(200, '<html><body>Sign in</body></html>', { 'Content-Type': 'text/html' })
-    const { shipped, warning } = await lookUpShipped(lookupOptions())
-    expect(shipped.apiCalls).toBe(1)
-    expect(warning).toContain(
-      'GET /repos/acme/shop/actions/runs/5000 answered HTTP 200 with text/html, not JSON'
+  it('says a server error will be tried again next run, and goes on to the next rule', () => {
+    const failure = callFailure(answered(502, 'Server Error'), 'GET /x', wording)
+    expect(failure.message).toBe(
+      'GET /x answered HTTP 502 ("Server Error"): GitHub could not answer; the next run will try again'
     )
+    expect(failure.final).toBe(false)
   })
 
-  it('JSON of the wrong shape: names the call', async () => {
-    nock(API)
-      .get(`${REPO}/actions/runs/${RUN_ID}`)
-      .reply(200, { workflow_id: 77, head_branch: 'main' })
-    nock(API).get(`${REPO}/actions/workflows/77/runs`).query(true).reply(200, { runs: 'nope' })
-    const { warning } = await lookUpShipped(lookupOptions())
-    expect(warning).toContain(
-      'GET /repos/acme/shop/actions/workflows/77/runs answered JSON of an unexpected shape'
-    )
-  })
-
-  it('counts the other failed calls in the same line', async () => {
-    nock(API).get(`${REPO}/deployments`).query(true).reply(403, { message: 'no' })
-    nock(API).get(`${REPO}/actions/runs/${RUN_ID}`).reply(404, { message: 'Not Found' })
-    const { warning } = await lookUpShipped(lookupOptions({ environment: 'production' }))
-    expect(warning?.split('\n')).toHaveLength(1)
-    expect(warning).toContain('(1 other GitHub API call failed too)')
-  })
-
-  it('never quotes the token GitHub echoes, not even a part cut from a long message', async () => {
-    const message = `${'x'.repeat(100)} token ${TOKEN} was ${encodeURIComponent(TOKEN)} refused`
-    nock(API).get(`${REPO}/actions/runs/${RUN_ID}`).reply(401, { message })
-    const { warning } = await lookUpShipped(lookupOptions())
-    expect(warning).toContain('answered HTTP 401')
+  it('never quotes the token GitHub echoes, not even a part cut from a long message', () => {
+    const message = `${'x'.repeat(100)} token ${TOKEN} refused`
+    const failure = callFailure(answered(401, message), 'GET /x', wording)
+    expect(failure.message).toContain('answered HTTP 401 ("xxx')
     for (let start = 0; start + 8 <= TOKEN.length; start++) {
-      expect(warning).not.toContain(TOKEN.slice(start, start + 8))
+      expect(failure.message).not.toContain(TOKEN.slice(start, start + 8))
     }
   })
 })
 
-describe("the wording, in the caller's words for the token", () => {
-  const GITHUB_TOKEN_INPUT = { tokenInput: 'github-token' }
+describe('the network and the proxy', () => {
+  it("names the system's error code from deep in the causes, and the proxy in between", () => {
+    const reset = new Error('fetch failed', {
+      cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })
+    })
+    expect(callFailure(reset, 'GET /x', { ...wording, proxy: 'proxy.example:3128' }).message).toBe(
+      'GET /x failed with ECONNRESET through the proxy proxy.example:3128: the GitHub API could not be reached'
+    )
+  })
+
+  it.each([
+    ['407', "check the proxy's credentials in HTTPS_PROXY"],
+    ['403', "the proxy refuses the API's host: allow it, or add it to NO_PROXY"],
+    ['502', 'the proxy could not reach the GitHub API']
+  ])("names the proxy's refusal of the tunnel (%s) by its host and port", (status, advice) => {
+    // As Octokit words undici's error: the cause's message becomes its own.
+    const refused = new Error(`Proxy response (${status}) !== 200 when HTTP Tunneling`)
+    expect(
+      callFailure(refused, 'GET /x', { ...wording, proxy: 'proxy.example:3128' }).message
+    ).toBe(
+      `the proxy proxy.example:3128 answered HTTP ${status} to the tunnel for GET /x: ${advice}`
+    )
+  })
+})
+
+describe('the warning line', () => {
+  const failures = [new LookupError('GET /a answered HTTP 403.'), new LookupError('GET /b failed')]
+
+  it('names the first failure, counts the others, and says what the change is recorded with', () => {
+    expect(lookupWarning(failures, { commitsKnown: true, fromPushPayload: false })).toBe(
+      'Could not look up everything this change ships: GET /a answered HTTP 403 (1 other GitHub API call failed too). The change is recorded with what was found.'
+    )
+    expect(lookupWarning(failures.slice(1), { commitsKnown: false, fromPushPayload: false })).toBe(
+      'Could not look up everything this change ships: GET /b failed. The change is recorded without the commits it ships.'
+    )
+    expect(lookupWarning(failures.slice(1), { commitsKnown: true, fromPushPayload: true })).toMatch(
+      /recorded with the commits of the push payload instead\.$/
+    )
+    expect(lookupWarning([], { commitsKnown: false, fromPushPayload: false })).toBeUndefined()
+  })
 
   it('asks for the token input by the name the caller gives', () => {
-    expect(noTokenWarning(false, GITHUB_TOKEN_INPUT)).toBe(
+    expect(noTokenWarning(false, { tokenInput: 'github-token' })).toBe(
       'No github-token: the change is recorded without the commits it ships. Give the github-token input (the default, ${{ github.token }}) to look them up.'
     )
-    expect(noTokenWarning(true, GITHUB_TOKEN_INPUT)).toBe(
-      'No github-token: what this change ships comes from the push payload only. Give the github-token input (the default, ${{ github.token }}) to look up the previous deploy.'
+    expect(noTokenWarning(true, { tokenInput: 'repo-token' })).toBe(
+      'No repo-token: what this change ships comes from the push payload only. Give the repo-token input (the default, ${{ github.token }}) to look up the previous deploy.'
     )
-    expect(noTokenWarning(false, { tokenInput: 'repo-token' })).toMatch(
-      /^No repo-token: .* Give the repo-token input /
-    )
-  })
-
-  it('sends a refused token back to the input the caller names', () => {
-    const failure = {
-      type: 'status' as const,
-      call: 'GET /repos/o/r/releases',
-      status: 401,
-      message: 'Bad credentials',
-      rateLimited: false
-    }
-    expect(
-      lookupWarning([failure], { commitsKnown: false, fromPushPayload: false }, GITHUB_TOKEN_INPUT)
-    ).toBe(
-      'Could not look up everything this change ships: GET /repos/o/r/releases answered HTTP 401 ("Bad credentials"): the token was not accepted; check the github-token input. The change is recorded without the commits it ships.'
-    )
-    expect(describeFailure(failure, { tokenInput: 'repo-token' })).toContain(
-      'check the repo-token input'
-    )
-  })
-
-  it('names a request the lookup would not send as refused, not as unreachable', () => {
-    const text = describeFailure(
-      {
-        type: 'refused',
-        call: 'GET /repos/o/r/compare/a...b',
-        reason: 'its URL is longer than 8192 characters'
-      },
-      GITHUB_TOKEN_INPUT
-    )
-    expect(text).toBe(
-      'GET /repos/o/r/compare/a...b was refused before it was sent: its URL is longer than 8192 characters'
-    )
-  })
-
-  it('says nothing when only the call limit stopped a call', () => {
-    const limited = { type: 'call-limit' as const, call: 'GET /repos/o/r/pulls/1' }
-    expect(
-      lookupWarning([limited], { commitsKnown: true, fromPushPayload: false }, GITHUB_TOKEN_INPUT)
-    ).toBeUndefined()
   })
 })

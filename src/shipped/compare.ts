@@ -1,219 +1,117 @@
 /**
- * GET /repos/{owner}/{repo}/compare/{base}...{head}: the commits between the previous deploy and
- * the version, their exact count, the status (`behind` is a rollback) and the changed files.
- * GitHub lists commits oldest first, at most COMPARE_PAGE_SIZE a page; the first page also holds
- * the count and the files. Later pages are read newest first (the Link header's "last", then
- * "prev"), only while calls are left, so that the commits kept are the newest ones read. A later
- * page that fails costs only its commits: what the first page said is kept.
+ * The range since the previous deploy, from GET /repos/{owner}/{repo}/compare/{base}...{head}: its
+ * commits, their exact count, the status (`behind` is a rollback) and the changed files. GitHub
+ * lists commits oldest first, COMPARE_PAGE_SIZE a page; the first page also holds the count and
+ * the files. Later pages are asked for by number, newest first, while calls are left, so that the
+ * commits kept are the newest; no URL from a Link header is ever followed. A later page that fails
+ * costs only its commits: what the first page said is kept.
  */
 import { collapseWhitespace } from '../text.ts'
-import { ApiError, type ApiFailure } from './api-failure.ts'
-import type { GitHubClient, Octokit } from './github-client.ts'
-import type { ChangedPath, ShippedCommit } from './types.ts'
-import {
-  countOf,
-  isFullSha,
-  listOf,
-  textOf,
-  timestampOf,
-  untrusted,
-  type Untrusted
-} from './untrusted.ts'
+import type { GitHub } from './github-client.ts'
+import type { PreviousDeploy } from './previous-deploy.ts'
+import type { LookupQuery, Shipped, ShippedCommit } from './types.ts'
+import { failureIn, type LookupError } from './warning.ts'
 
 /** GitHub's largest compare page. */
 export const COMPARE_PAGE_SIZE = 250
-/** Commits listed; the count is always given in full. Keeps custom_metadata small. */
-export const MAX_COMMITS = 50
 /** GitHub cuts a compare's file list at this many files. */
 export const MAX_COMPARE_FILES = 300
+/** Commits listed; the count is always given in full. Keeps custom_metadata small. */
+export const MAX_COMMITS = 50
 /** A commit's first line longer than this is cut: enough for any real title. */
 export const MAX_COMMIT_MESSAGE_CHARS = 200
-/** A longer Link header is not read: GitHub's are a few hundred characters. */
-export const MAX_LINK_HEADER_CHARS = 8 * 1024
 /** Only the start of a message is kept for finding its pull request (title and first body line). */
 const MAX_MESSAGE_READ_CHARS = 2000
 
-type CompareData = Awaited<
-  ReturnType<Octokit['rest']['repos']['compareCommitsWithBasehead']>
->['data']
-type CompareCommit = CompareData['commits'][number]
-type ComparedFile = NonNullable<CompareData['files']>[number]
+/** What a range of commits says, from the compare or a push payload; messages are for pull requests. */
+export type Range = Pick<Shipped, 'commitCount' | 'commits' | 'rollback' | 'changedFiles'> &
+  Pick<Shipped, 'changedFilesComplete'> & { messages: string[] }
 
-export interface CompareResult {
-  /** The base as a full SHA (resolves a tag or branch given as the previous version). */
-  baseSha?: string
-  status: string
-  /** total_commits: exact, whatever was read; unknown unless a non-negative safe integer. */
-  totalCommits?: number
-  /** The newest MAX_COMMITS commits read, oldest first. */
-  commits: ShippedCommit[]
-  /** The start of every commit message read, oldest first, for pull requests. */
-  messages: string[]
-  files?: ChangedPath[]
-  filesComplete: boolean
-  /** Why a later page was not read (the first page's facts stand). */
-  failure?: ApiFailure
+/** A commit's fields as an answer or a push payload holds them, unchecked. */
+export interface CommitFields {
+  sha: unknown
+  message: unknown
+  /** The GitHub login first, then the name in the commit. */
+  authors: unknown[]
+  committedAt: unknown
 }
 
-interface PageCommits {
-  page: number
-  commits: ShippedCommit[]
-  messages: string[]
+/** A full commit SHA: 40 hex digits (SHA-1) or 64 (SHA-256 repositories). */
+export function isFullSha(text: unknown): text is string {
+  return typeof text === 'string' && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(text)
 }
 
-export interface CompareQuery {
-  owner: string
-  repo: string
-  base: string
-  head: string
-}
-
-/** Throws ApiError when the first page fails; a later page's failure is in the result. */
-export async function compareCommits(
-  client: GitHubClient,
-  query: CompareQuery
-): Promise<CompareResult> {
-  const first = await client.call(octokit =>
-    octokit.rest.repos.compareCommitsWithBasehead({
-      owner: query.owner,
-      repo: query.repo,
-      basehead: `${query.base}...${query.head}`,
-      per_page: COMPARE_PAGE_SIZE
-    })
-  )
-  const call = client.pathCallName(
-    `repos/${query.owner}/${query.repo}/compare/${encodeURIComponent(query.base)}...${encodeURIComponent(query.head)}`
-  )
-  const status = textOf(first.data?.status)
-  const firstCommits = listOf(first.data?.commits)
-  if (!status || !firstCommits) {
-    throw new ApiError({ type: 'shape', call, what: 'no status or commits' })
-  }
-  const pages: PageCommits[] = [{ page: 1, ...readCommits(firstCommits) }]
-  const failure = await readLaterPages(client, first.link, call, pages)
-
-  pages.sort((a, b) => a.page - b.page)
-  const commits = pages.flatMap(page => page.commits)
-  const files = listOf(first.data?.files)
-  const baseSha = first.data?.base_commit?.sha
-  const totalCommits = countOf(first.data?.total_commits)
-  return {
-    ...(isFullSha(baseSha) ? { baseSha: baseSha.toLowerCase() } : {}),
-    status,
-    ...(totalCommits !== undefined ? { totalCommits } : {}),
-    commits: commits.slice(-MAX_COMMITS),
-    messages: pages.flatMap(page => page.messages),
-    ...(files ? { files: changedPaths(files) } : {}),
-    filesComplete: files !== undefined && files.length < MAX_COMPARE_FILES,
-    ...(failure ? { failure } : {})
-  }
-}
-
-/**
- * Later pages, newest first, while calls and commits to keep remain; each read page is added to
- * `pages`. Returns why reading stopped early, when that is worth a warning.
- */
-async function readLaterPages(
-  client: GitHubClient,
-  firstLink: string | undefined,
-  call: string,
-  pages: PageCommits[]
-): Promise<ApiFailure | undefined> {
-  let link = firstLink
-  let relation = 'last'
-  let kept = 0
-  while (kept < MAX_COMMITS && client.remainingCalls > 0 && !client.timedOut) {
-    if (link !== undefined && link.length > MAX_LINK_HEADER_CHARS) {
-      return {
-        type: 'refused',
-        call,
-        reason: `its Link header is longer than ${MAX_LINK_HEADER_CHARS} characters, so no later page was read`
-      }
-    }
-    const next = linkTarget(link, relation)
-    if (!next) return undefined
-    const page = pageNumber(next)
-    if (page === undefined || page <= 1 || pages.some(read => read.page === page)) return undefined
-    // A link elsewhere is not followed: the token stays with the API.
-    if (!client.isBelowRoot(next)) return undefined
-    let answer
-    try {
-      answer = await client.getUrl(next)
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error
-      return error.failure.type === 'call-limit' ? undefined : error.failure
-    }
-    const commits = listOf(untrusted<CompareData>(answer.data)?.commits)
-    if (!commits)
-      return { type: 'shape', call: client.callName(next), what: `page ${page} has no commits` }
-    const read = readCommits(commits)
-    pages.push({ page, ...read })
-    kept += read.commits.length
-    link = answer.link
-    relation = 'prev'
-  }
-  return undefined
-}
-
-function readCommits(items: Untrusted<CompareCommit>[]): {
-  commits: ShippedCommit[]
-  messages: string[]
-} {
+/** Commits (oldest first) as a range keeps them, each message's start kept; no full SHA, no commit. */
+export function readCommits(items: CommitFields[]): Pick<Range, 'commits' | 'messages'> {
   const commits: ShippedCommit[] = []
   const messages: string[] = []
-  for (const item of items) {
-    const sha = item?.sha
+  for (const { sha, message, authors, committedAt } of items) {
     if (!isFullSha(sha)) continue
-    const message = (textOf(item?.commit?.message) ?? '').slice(0, MAX_MESSAGE_READ_CHARS)
-    const firstLine = collapseWhitespace(message.split(/\r\n|\r|\n/, 1)[0] ?? '')
-    const author = textOf(item?.author?.login) ?? textOf(item?.commit?.author?.name)
-    const committedAt = timestampOf(item?.commit?.committer?.date)
+    const text = (typeof message === 'string' ? message : '').slice(0, MAX_MESSAGE_READ_CHARS)
+    const firstLine = collapseWhitespace(text.split(/\r\n|\r|\n/, 1)[0])
+    const author = authors.find(name => typeof name === 'string' && name) as string | undefined
+    const dated = typeof committedAt === 'string' && !Number.isNaN(Date.parse(committedAt))
     commits.push({
       sha: sha.toLowerCase(),
       message: firstLine.slice(0, MAX_COMMIT_MESSAGE_CHARS),
-      ...(author ? { author: collapseWhitespace(author) } : {}),
-      ...(committedAt ? { committedAt } : {})
+      ...(author && { author: collapseWhitespace(author) }),
+      ...(dated && { committedAt })
     })
-    messages.push(message)
+    messages.push(text)
   }
-  return { commits, messages }
+  return { commits: commits.slice(-MAX_COMMITS), messages }
 }
 
-/** Each changed file once; a rename is one entry that names both paths. */
-function changedPaths(files: Untrusted<ComparedFile>[]): ChangedPath[] {
-  const paths: ChangedPath[] = []
-  for (const file of files) {
-    const path = textOf(file?.filename)
-    if (!path) continue
-    const previousPath = textOf(file?.previous_filename)
-    paths.push(previousPath && previousPath !== path ? { path, previousPath } : { path })
+/** The range, and the previous deploy with the full SHA the compare resolved its tag or branch to. */
+export async function compareSince(
+  github: GitHub,
+  query: LookupQuery,
+  previous: PreviousDeploy
+): Promise<{ previous: PreviousDeploy; range?: Range; failure?: LookupError }> {
+  if (previous.sha === query.version.toLowerCase()) {
+    const none = { commitCount: 0, commits: [], messages: [], rollback: false, changedFiles: [] }
+    return { previous, range: { ...none, changedFilesComplete: true } }
   }
-  return paths
-}
-
-/** The URL of a Link header's relation ('next', 'last', 'prev'), when there is one. */
-export function linkTarget(link: string | undefined, relation: string): URL | undefined {
-  if (!link || link.length > MAX_LINK_HEADER_CHARS) return undefined
-  for (const part of link.split(',')) {
-    const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(part)
-    if (!match) continue
-    const rels = /\brel="?([^";]*)"?/.exec(match[2])?.[1]?.split(/\s+/) ?? []
-    if (!rels.includes(relation)) continue
+  const basehead = `${previous.ref}...${query.version}`
+  const { compareCommitsWithBasehead } = github.octokit.rest.repos
+  const read = (page: number) =>
+    compareCommitsWithBasehead({ ...query.repo, basehead, per_page: COMPARE_PAGE_SIZE, page })
+  let first
+  try {
+    first = (await read(1)).data
+  } catch (error) {
+    return { previous, failure: failureIn(error) }
+  }
+  // Oldest first: each later page read goes after page 1, before the pages read earlier.
+  const pages = [first.commits]
+  let failure: LookupError | undefined
+  for (let page = Math.ceil(first.total_commits / COMPARE_PAGE_SIZE); page > 1; page--) {
+    const later = pages.flat().length - first.commits.length
+    if (later >= MAX_COMMITS || github.callsLeft() < 1 || github.signal.aborted) break
     try {
-      return new URL(match[1])
-    } catch {
-      return undefined
+      pages.splice(1, 0, (await read(page)).data.commits)
+    } catch (error) {
+      failure = failureIn(error)
+      break
     }
   }
-  return undefined
-}
-
-function pageNumber(url: URL): number | undefined {
-  const page = Number(url.searchParams.get('page'))
-  return Number.isSafeInteger(page) && page > 0 ? page : undefined
-}
-
-/** Whether the answer's status says the head is older than the base: a rollback. */
-export function isRollback(result: CompareResult): boolean {
-  return result.status === 'behind'
+  const { files, status, base_commit } = first
+  const commits = pages.flat().map(({ sha, commit, author }) => ({
+    sha,
+    message: commit.message,
+    authors: [author?.login, commit.author?.name],
+    committedAt: commit.committer?.date
+  }))
+  const range: Range = {
+    commitCount: first.total_commits,
+    ...readCommits(commits),
+    rollback: status === 'behind',
+    ...(files && {
+      changedFiles: files.map(({ filename: path, previous_filename: before }) =>
+        before && before !== path ? { path, previousPath: before } : { path }
+      )
+    }),
+    changedFilesComplete: files !== undefined && files.length < MAX_COMPARE_FILES
+  }
+  return { previous: { ...previous, sha: base_commit.sha.toLowerCase() }, range, failure }
 }

@@ -1,240 +1,117 @@
 /**
- * What a change ships: the previous deploy, the commits and pull requests since, the
- * compare link and whether it is a rollback. Never in the way: it never throws, makes at most
- * MAX_API_CALLS calls, returns when its time budget runs out, and turns any failure into one
- * warning line while keeping whatever it found.
+ * What a change ships: the previous deploy, then the range since (compare), then its commits, pull
+ * requests and files, composed here and nowhere else. Never in the way: at most MAX_API_CALLS
+ * calls, it returns when its time budget runs out, and failed calls are one warning line, with
+ * whatever was found kept. Without a token, or when the API left the commits unknown, a push
+ * event's payload says what it can.
  */
-import { ApiError, type ApiFailure } from './api-failure.ts'
-import { compareCommits, isRollback } from './compare.ts'
-import { GitHubClient, LOOKUP_BUDGET_MS } from './github-client.ts'
+import { compareSince, isFullSha, type Range } from './compare.ts'
+import { openGitHub } from './github-client.ts'
 import { findPreviousDeploy, type PreviousDeploy } from './previous-deploy.ts'
-import { MAX_PULL_REQUESTS, pullRequestsInMessages, readMissingTitles } from './pull-requests.ts'
+import { pullRequestsIn, readMissingTitles } from './pull-requests.ts'
 import { shippedFromPushPayload } from './push-payload.ts'
-import { emptyShipped, type LookupAdvice, type Shipped } from './types.ts'
-import { isFullSha } from './untrusted.ts'
-import { lookupWarning, noTokenWarning } from './warning.ts'
+import { emptyShipped, type LookupOptions, type LookupQuery, type Shipped } from './types.ts'
+import { failureIn, lookupWarning, noTokenWarning, type LookupError } from './warning.ts'
 
-export { LOOKUP_BUDGET_MS }
-export type { LookupAdvice }
+export { LOOKUP_BUDGET_MS, MAX_API_CALLS } from './github-client.ts'
+export type { LookupAdvice, LookupOptions } from './types.ts'
 
-export interface LookupOptions {
-  /** '' means no token: only the push payload (and a previous-version SHA) can say anything, and no API call is made. */
-  token: string
-  /** GITHUB_API_URL, e.g. https://api.github.com or https://ghes.example.com/api/v3. */
-  apiUrl: string
-  /** GITHUB_SERVER_URL, for links. */
-  serverUrl: string
-  /** "owner/repo" */
-  repository: string
-  eventName: string
-  /** The event payload (untrusted shape). */
-  payload: unknown
-  /** The workflow run's id (GITHUB_RUN_ID), for the workflow-run rule. */
-  runId?: string
-  /** The commit being deployed. */
-  version: string
-  /** The previous-version input. */
-  previousVersion?: string
-  /** The change's environment. */
-  environment?: string
-  /** Defaults to LOOKUP_BUDGET_MS. */
-  budgetMs?: number
-  /** How messages name and ask for the token, in the caller's words. */
-  advice: LookupAdvice
+/** What the stages found, each part a value one of them returned. */
+interface Found {
+  previous?: PreviousDeploy
+  range?: Range
+  /** Pull request titles read from the API. */
+  titles?: Map<number, string>
+  runStartedAt?: string
+  failures: LookupError[]
+  apiCalls: number
 }
 
-export interface LookupResult {
-  shipped: Shipped
-  /** One line, when something could not be looked up. */
-  warning?: string
-}
+const REPOSITORY = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/
 
-const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/
-
-export async function lookUpShipped(options: LookupOptions): Promise<LookupResult> {
-  const shipped = emptyShipped()
-  try {
-    return await lookUp(options, shipped)
-  } catch {
-    // Unreachable by design; a deploy must never fail for want of a commit list.
-    return { shipped, warning: 'Could not look up what this change ships: an unexpected error.' }
-  }
-}
-
-async function lookUp(options: LookupOptions, shipped: Shipped): Promise<LookupResult> {
+export async function lookUpShipped(
+  options: LookupOptions
+): Promise<{ shipped: Shipped; warning?: string }> {
   const version = options.version.trim()
-  if (!REPOSITORY.test(options.repository) || !version) {
+  const [, owner, repo] = REPOSITORY.exec(options.repository) ?? []
+  if (!owner || !version) {
     return {
-      shipped,
+      shipped: emptyShipped(),
       warning: `Could not look up what this change ships: the repository ("owner/repo") or the version is unknown.`
     }
   }
+  const query: LookupQuery = { ...options, version, repo: { owner, repo } }
   const repositoryUrl = `${options.serverUrl.replace(/\/+$/, '')}/${options.repository}`
-
-  if (!options.token) {
-    const fromPayload = applyPushPayload(options, shipped, repositoryUrl)
-    if (!fromPayload) applyPreviousInput(options, shipped, repositoryUrl)
-    return { shipped, warning: noTokenWarning(fromPayload, options.advice) }
-  }
-
-  const failures: ApiFailure[] = []
-  let client: GitHubClient
-  try {
-    client = new GitHubClient({
-      apiUrl: options.apiUrl,
-      token: options.token,
-      budgetMs: options.budgetMs
-    })
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error
-    return finish(options, shipped, repositoryUrl, [error.failure])
-  }
-  try {
-    await lookUpWithApi(client, options, shipped, repositoryUrl, failures)
-  } finally {
-    shipped.apiCalls = client.calls
-    client.close()
-  }
-  return finish(options, shipped, repositoryUrl, failures)
-}
-
-async function lookUpWithApi(
-  client: GitHubClient,
-  options: LookupOptions,
-  shipped: Shipped,
-  repositoryUrl: string,
-  failures: ApiFailure[]
-): Promise<void> {
-  const [owner, repo] = options.repository.split('/')
-  const search = await findPreviousDeploy(client, {
-    owner,
-    repo,
-    eventName: options.eventName,
-    payload: options.payload,
-    runId: options.runId,
-    version: options.version.trim(),
-    previousVersion: options.previousVersion,
-    environment: options.environment
-  })
-  failures.push(...search.failures)
-  if (search.runStartedAt) shipped.runStartedAt = search.runStartedAt
-  const previous = search.previous
-  if (!previous || search.stopped) return
-  setPrevious(shipped, previous, repositoryUrl, options.version.trim())
-
-  if (previous.sha && previous.sha === options.version.trim().toLowerCase()) {
-    // The same commit again: nothing new, and no call needed to say so.
-    shipped.commitCount = 0
-    shipped.changedFiles = []
-    shipped.changedFilesComplete = true
-    return
-  }
-
-  let result
-  try {
-    result = await compareCommits(client, {
-      owner,
-      repo,
-      base: previous.ref,
-      head: options.version.trim()
-    })
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error
-    if (error.failure.type !== 'call-limit') failures.push(error.failure)
-    return
-  }
-  if (result.baseSha)
-    setPrevious(
-      shipped,
-      { ...previous, sha: result.baseSha },
-      repositoryUrl,
-      options.version.trim()
-    )
-  if (result.totalCommits !== undefined) shipped.commitCount = result.totalCommits
-  shipped.commits = result.commits
-  shipped.rollback = isRollback(result)
-  if (result.files) shipped.changedFiles = result.files
-  shipped.changedFilesComplete = result.filesComplete
-  const pullRequests = pullRequestsInMessages(result.messages, repositoryUrl)
-  shipped.pullRequestCount = pullRequests.length
-  shipped.pullRequests = pullRequests.slice(-MAX_PULL_REQUESTS)
-  if (result.failure) {
-    // A later page failed: its titles would most likely fail too, and the warning says why.
-    failures.push(result.failure)
-    return
-  }
-  failures.push(...(await readMissingTitles(client, { owner, repo }, shipped.pullRequests)))
-}
-
-/** The previous deploy and its compare link. */
-function setPrevious(
-  shipped: Shipped,
-  previous: PreviousDeploy,
-  repositoryUrl: string,
-  version: string
-): void {
-  shipped.source = previous.source
-  if (previous.sha) shipped.previousSha = previous.sha
-  const base = previous.sha ?? previous.ref
-  shipped.compareUrl = `${repositoryUrl}/compare/${encodeURIComponent(base)}...${encodeURIComponent(version)}`
-}
-
-/** With no token, a previous-version SHA still gives the previous deploy and the compare link. */
-function applyPreviousInput(options: LookupOptions, shipped: Shipped, repositoryUrl: string): void {
-  const previous = options.previousVersion?.trim()
-  if (!isFullSha(previous)) return
-  setPrevious(
-    shipped,
-    { ref: previous, sha: previous.toLowerCase(), source: 'input' },
-    repositoryUrl,
-    options.version.trim()
-  )
-}
-
-/** The push payload's account; true when it described the push. Replaces anything partial the API gave. */
-function applyPushPayload(
-  options: LookupOptions,
-  shipped: Shipped,
-  repositoryUrl: string
-): boolean {
-  const version = options.version.trim()
   const push = shippedFromPushPayload(options.eventName, options.payload, version)
-  if (!push) return false
-  setPrevious(
-    shipped,
-    { ref: push.previousSha, sha: push.previousSha, source: 'push-payload' },
+  const sha = push?.previousSha
+  const fromPush = sha && {
+    previous: { ref: sha, sha, source: 'push-payload' as const },
+    range: push
+  }
+  if (!options.token) {
+    // A previous-version SHA still gives the previous deploy and the compare link.
+    const input = options.previousVersion?.trim()
+    const given = isFullSha(input) ? { ref: input, sha: input.toLowerCase() } : undefined
+    const found = fromPush || { previous: given && { ...given, source: 'input' as const } }
+    const shipped = shippedOf(query, repositoryUrl, { ...found, failures: [], apiCalls: 0 })
+    return { shipped, warning: noTokenWarning(!!push, options.advice) }
+  }
+  const found = await lookUpWithApi(query, repositoryUrl)
+  // The push payload's account replaces a partial one when the API left the commits unknown.
+  const fromPushPayload =
+    !!fromPush && found.failures.length > 0 && found.range?.commitCount === undefined
+  const shipped = shippedOf(
+    query,
     repositoryUrl,
-    version
+    fromPushPayload ? { ...found, ...fromPush } : found
   )
-  if (push.commitCount !== undefined) shipped.commitCount = push.commitCount
-  else delete shipped.commitCount
-  shipped.commits = push.commits
-  shipped.rollback = false
-  if (push.changedFiles) shipped.changedFiles = push.changedFiles
-  else delete shipped.changedFiles
-  shipped.changedFilesComplete = push.changedFilesComplete
-  const pullRequests = pullRequestsInMessages(push.messages, repositoryUrl)
-  shipped.pullRequestCount = pullRequests.length
-  shipped.pullRequests = pullRequests.slice(-MAX_PULL_REQUESTS)
-  return true
+  const commitsKnown = shipped.commitCount !== undefined
+  const warning = lookupWarning(found.failures, { commitsKnown, fromPushPayload })
+  return warning ? { shipped, warning } : { shipped }
 }
 
-/** Falls back to the push payload when the API left the commits unknown, and words the warning. */
-function finish(
-  options: LookupOptions,
-  shipped: Shipped,
-  repositoryUrl: string,
-  failures: ApiFailure[]
-): LookupResult {
-  const reported = failures.filter(failure => failure.type !== 'call-limit')
-  let fromPushPayload = false
-  if (reported.length > 0 && shipped.commitCount === undefined) {
-    fromPushPayload = applyPushPayload(options, shipped, repositoryUrl)
+async function lookUpWithApi(query: LookupQuery, repositoryUrl: string): Promise<Found> {
+  let github
+  try {
+    github = await openGitHub(query)
+  } catch (error) {
+    return { failures: [failureIn(error)], apiCalls: 0 }
   }
-  const warning = lookupWarning(
-    reported,
-    { commitsKnown: shipped.commitCount !== undefined, fromPushPayload },
-    options.advice
-  )
-  return warning ? { shipped, warning } : { shipped }
+  try {
+    const search = await findPreviousDeploy(github, query)
+    const compared = search.previous && (await compareSince(github, query, search.previous))
+    const { range, failure } = compared ?? {}
+    // After a failed later page, titles would most likely fail too, and the warning says why.
+    const { pullRequests } = pullRequestsIn(range?.messages ?? [], repositoryUrl)
+    const read =
+      range && !failure ? await readMissingTitles(github, query, pullRequests) : undefined
+    const failures = [...search.failures, failure, read?.failure]
+    return {
+      ...search,
+      ...compared,
+      titles: read?.titles,
+      failures: failures.filter(known => known !== undefined),
+      apiCalls: github.calls()
+    }
+  } finally {
+    github.close()
+  }
+}
+
+function shippedOf(query: LookupQuery, repositoryUrl: string, found: Found): Shipped {
+  const { previous, range, runStartedAt } = found
+  const from = previous && encodeURIComponent(previous.sha ?? previous.ref)
+  const { messages = [], ...counted } = range ?? {}
+  return {
+    ...emptyShipped(),
+    ...(previous && {
+      source: previous.source,
+      compareUrl: `${repositoryUrl}/compare/${from}...${encodeURIComponent(query.version)}`
+    }),
+    ...(previous?.sha && { previousSha: previous.sha }),
+    ...counted,
+    ...pullRequestsIn(messages, repositoryUrl, found.titles),
+    ...(runStartedAt && { runStartedAt }),
+    apiCalls: found.apiCalls
+  }
 }

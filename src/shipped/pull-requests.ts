@@ -5,10 +5,9 @@
  * else from GET /pulls/{number} for at most MAX_PULL_REQUEST_TITLES of them.
  */
 import { collapseWhitespace } from '../text.ts'
-import { ApiError, type ApiFailure } from './api-failure.ts'
-import type { GitHubClient } from './github-client.ts'
-import type { ShippedPullRequest } from './types.ts'
-import { textOf } from './untrusted.ts'
+import type { GitHub } from './github-client.ts'
+import type { LookupQuery, Shipped, ShippedPullRequest } from './types.ts'
+import { failureIn, type LookupError } from './warning.ts'
 
 /** Pull requests listed; the count is always given in full. Keeps custom_metadata small. */
 export const MAX_PULL_REQUESTS = 20
@@ -25,71 +24,60 @@ export function pullRequestInMessage(
   message: string
 ): { number: number; title?: string } | undefined {
   const lines = message.split(/\r\n|\r|\n/)
-  const first = (lines[0] ?? '').trim()
+  const first = lines[0].trim()
   const merge = MERGE.exec(first)
-  if (merge) {
-    const body = lines.slice(1).find(line => line.trim() !== '')
-    return withTitle(Number(merge[1]), body)
-  }
+  if (merge)
+    return titled(
+      Number(merge[1]),
+      lines.slice(1).find(line => line.trim() !== '')
+    )
   const squash = SQUASH_SUFFIX.exec(first)
-  if (squash) return withTitle(Number(squash[1]), first.slice(0, squash.index))
-  return undefined
+  return squash ? titled(Number(squash[1]), first.slice(0, squash.index)) : undefined
 }
 
-function withTitle(number: number, title: string | undefined): { number: number; title?: string } {
-  const collapsed = title === undefined ? '' : collapseWhitespace(title)
-  return collapsed
-    ? { number, title: collapsed.slice(0, MAX_PULL_REQUEST_TITLE_CHARS) }
-    : { number }
+function titled(number: number, title = ''): { number: number; title?: string } {
+  const collapsed = collapseWhitespace(title).slice(0, MAX_PULL_REQUEST_TITLE_CHARS)
+  return collapsed ? { number, title: collapsed } : { number }
 }
 
 /**
- * The pull requests of a list of commit messages (oldest first): each once, in the order of its
- * first mention, with a link built from the server URL (never taken from an answer).
+ * The pull requests of commit messages (oldest first): each once, in the order of its first
+ * mention, titled by its messages or else by `titles`, with a link built from the server URL
+ * (never taken from an answer).
  */
-export function pullRequestsInMessages(
+export function pullRequestsIn(
   messages: readonly string[],
-  repositoryUrl: string
-): ShippedPullRequest[] {
-  const found = new Map<number, ShippedPullRequest>()
-  for (const message of messages) {
-    const pull = pullRequestInMessage(message)
-    if (!pull || pull.number < 1) continue
-    const known = found.get(pull.number)
-    if (known) {
-      known.title ??= pull.title
-      continue
-    }
-    found.set(pull.number, { ...pull, url: `${repositoryUrl}/pull/${pull.number}` })
+  repositoryUrl: string,
+  titles?: ReadonlyMap<number, string>
+): Pick<Shipped, 'pullRequests' | 'pullRequestCount'> {
+  const found = new Map<number, string | undefined>()
+  for (const pull of messages.map(pullRequestInMessage)) {
+    if (pull && pull.number > 0) found.set(pull.number, found.get(pull.number) ?? pull.title)
   }
-  return [...found.values()]
+  const all = [...found].map(([number, title]) => ({
+    ...titled(number, title ?? titles?.get(number)),
+    url: `${repositoryUrl}/pull/${number}`
+  }))
+  return { pullRequests: all.slice(-MAX_PULL_REQUESTS), pullRequestCount: all.length }
 }
 
-/**
- * Reads the titles the messages did not give, for the first MAX_PULL_REQUEST_TITLES such pull
- * requests and within the calls left. Returns the failures; titles are filled in place.
- */
+/** The titles the messages did not give, read for the first MAX_PULL_REQUEST_TITLES of them. */
 export async function readMissingTitles(
-  client: GitHubClient,
-  repository: { owner: string; repo: string },
+  github: GitHub,
+  query: LookupQuery,
   pullRequests: ShippedPullRequest[]
-): Promise<ApiFailure[]> {
-  const failures: ApiFailure[] = []
-  const untitled = pullRequests.filter(pull => pull.title === undefined)
-  for (const pull of untitled.slice(0, MAX_PULL_REQUEST_TITLES)) {
-    if (client.remainingCalls < 1 || client.timedOut) break
+): Promise<{ titles: Map<number, string>; failure?: LookupError }> {
+  const titles = new Map<number, string>()
+  const untitled = pullRequests.filter(pull => !pull.title).slice(0, MAX_PULL_REQUEST_TITLES)
+  for (const { number } of untitled) {
+    if (github.callsLeft() < 1 || github.signal.aborted) break
     try {
-      const { data } = await client.call(octokit =>
-        octokit.rest.pulls.get({ ...repository, pull_number: pull.number })
-      )
-      const title = textOf(data?.title)
-      if (title) pull.title = withTitle(pull.number, title).title
+      const { data } = await github.octokit.rest.pulls.get({ ...query.repo, pull_number: number })
+      titles.set(number, data.title)
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error
-      failures.push(error.failure)
       // A title is a nicety: one refusal says enough, and the others would be refused too.
-      break
+      return { titles, failure: failureIn(error) }
     }
   }
-  return failures
+  return { titles }
 }

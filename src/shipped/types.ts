@@ -1,10 +1,36 @@
-/** What a change ships, as found by the lookup. Plain data: no behaviour here. */
+/** What a change ships, as found by the lookup, and what the lookup is asked. Plain data. */
 
-/** How messages name and ask for the token, in the caller's words. */
+/** How messages name the token input, in the caller's words: e.g. 'github-token'. */
 export interface LookupAdvice {
-  /** e.g. 'github-token' : used in "No github-token: ..." and "check the github-token input" */
   tokenInput: string
 }
+
+export interface LookupOptions {
+  /** '' means no token: only the push payload (and a previous-version SHA) can say anything. */
+  token: string
+  /** GITHUB_API_URL, e.g. https://api.github.com or https://ghes.example.com/api/v3. */
+  apiUrl: string
+  /** GITHUB_SERVER_URL, for links. */
+  serverUrl: string
+  /** "owner/repo" */
+  repository: string
+  eventName: string
+  /** The event payload (untrusted shape). */
+  payload: unknown
+  /** GITHUB_RUN_ID, for the workflow-run rule. */
+  runId?: string
+  /** The commit being deployed. */
+  version: string
+  /** The previous-version input. */
+  previousVersion?: string
+  environment?: string
+  /** Defaults to LOOKUP_BUDGET_MS. */
+  budgetMs?: number
+  advice: LookupAdvice
+}
+
+/** The options as the stages read them: the version trimmed, the repository as Octokit names it. */
+export type LookupQuery = LookupOptions & { repo: { owner: string; repo: string } }
 
 /** Which rule found the previous deploy. */
 export type PreviousDeploySource =
@@ -16,7 +42,7 @@ export interface ShippedCommit {
   message: string
   /** The author's GitHub login, or else the name in the commit. */
   author?: string
-  /** When it was committed (ISO 8601, the committer's date), when known and valid: for lead time. */
+  /** When it was committed (the committer's date), when known and a date: for lead time. */
   committedAt?: string
 }
 
@@ -38,7 +64,6 @@ export interface ShippedPullRequest {
 export interface Shipped {
   /** The full SHA of the previous deploy. */
   previousSha?: string
-  /** Which rule found it. */
   source?: PreviousDeploySource
   /** GitHub's compare view, built from the server URL. */
   compareUrl?: string

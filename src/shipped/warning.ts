@@ -1,114 +1,130 @@
 /**
- * The one warning line of a lookup that fell short: what failed (the call and its status, in our
- * own words plus GitHub's short message), what is missing and how to fix it. The token never
- * appears: the client removes it from GitHub's message before cutting, and the caller redacts.
+ * The lookup's failures in one place: a call that failed (GitHub's answer in Octokit's
+ * RequestError, a proxy, the network) as one sentence naming the call, what it answered and what
+ * to do, and the one warning line of a lookup that fell short.
  */
-import { formatSeconds, plural, withoutFinalStop } from '../text.ts'
-import type { ApiFailure } from './api-failure.ts'
-import { MAX_GITHUB_RESPONSE_BYTES } from './bounded-fetch.ts'
+import { collapseWhitespace, plural, truncateText, withoutFinalStop } from '../text.ts'
 import type { LookupAdvice } from './types.ts'
 
 /** The permissions a workflow must grant GITHUB_TOKEN for every rule of the lookup. */
 export const LOOKUP_PERMISSIONS = '`contents: read`, `actions: read`, `deployments: read`'
+/** GitHub's messages are short; anything longer is cut (after the token is removed). */
+const MAX_MESSAGE_EXCERPT_CHARS = 120
 
-export interface WarningContext {
-  /** Whether the commits shipped are known despite the failures. */
-  commitsKnown: boolean
-  /** Whether the commits came from the push payload instead. */
-  fromPushPayload: boolean
+/** A call that failed, in words. */
+export class LookupError extends Error {
+  /** Every other call would fail too (401, rate limit, time budget, network): stop calling. */
+  readonly final: boolean
+  constructor(sentence: string, final = true) {
+    super(sentence)
+    this.final = final
+  }
+}
+
+/** The failure of a call; anything else (a programming error) is thrown on. */
+export function failureIn(error: unknown): LookupError {
+  if (error instanceof LookupError) return error
+  throw error
+}
+
+/** How failures are worded: the proxy in use ("host:port"), the token's input, its redaction. */
+export interface Wording {
+  proxy?: string
+  advice: LookupAdvice
+  redact: (text: string) => string
+}
+
+/** Octokit's RequestError for `call` ("GET /repos/o/r/releases"), or any error under it, in words. */
+export function callFailure(error: unknown, call: string, wording: Wording): LookupError {
+  const { status, response } = error as {
+    status?: number
+    response?: { data?: { message?: unknown }; headers: Record<string, string | undefined> }
+  }
+  const { proxy } = wording
+  if (status === undefined || !response) {
+    // undici's words when a proxy answers CONNECT with anything but 200.
+    const tunnel = /Proxy response \((\d{3})\)/.exec(String((error as Error).message))?.[1]
+    const through = proxy ? ` through the proxy ${proxy}` : ''
+    return new LookupError(
+      proxy && tunnel
+        ? `the proxy ${proxy} answered HTTP ${tunnel} to the tunnel for ${call}: ${proxyAdvice(tunnel)}`
+        : `${call} failed with ${errorCode(error)}${through}: the GitHub API could not be reached`
+    )
+  }
+  const said = response.data?.message
+  // The token is removed before the cut (in every encoded form too): a cut never leaves part of it.
+  const message = typeof said === 'string' ? collapseWhitespace(wording.redact(said)) : ''
+  const quoted = message ? ` ("${truncateText(message, MAX_MESSAGE_EXCERPT_CHARS)}")` : ''
+  // GitHub signals a used-up rate limit by x-ratelimit-remaining: 0 (primary) or Retry-After (secondary).
+  const { 'x-ratelimit-remaining': remaining, 'retry-after': retryAfter } = response.headers
+  const rateLimited = status === 429 || (status === 403 && (remaining === '0' || !!retryAfter))
+  // A reset beyond what a Date holds (or not a number) is not said rather than thrown on.
+  const reset = new Date(Number(response.headers['x-ratelimit-reset']) * 1000)
+  const until = reset.getTime() > 0 ? ` until ${reset.toISOString()}` : ''
+  const advice = rateLimited
+    ? `the token's GitHub API rate limit is used up${until}; the next run will try again`
+    : answerAdvice(status, call, wording.advice)
+  return new LookupError(
+    `${call} answered HTTP ${status}${quoted}: ${advice}`,
+    rateLimited || status === 401
+  )
+}
+
+function answerAdvice(status: number, call: string, { tokenInput }: LookupAdvice): string {
+  if (status === 401) return `the token was not accepted; check the ${tokenInput} input`
+  if (status === 404 && /\/compare\//.test(call)) {
+    return 'a commit of the range is unknown to GitHub (force-pushed away, or a previous-version that names no commit, tag or branch)'
+  }
+  if (status !== 403 && status !== 404)
+    return 'GitHub could not answer; the next run will try again'
+  const permission = /\/actions\//.test(call)
+    ? 'actions: read'
+    : /\/deployments(\/|$)/.test(call)
+      ? 'deployments: read'
+      : /\/pulls\//.test(call)
+        ? 'pull-requests: read'
+        : 'contents: read'
+  const pulls = permission === 'pull-requests: read' ? ' and `pull-requests: read`' : ''
+  return `the token may lack \`${permission}\`; grant the workflow \`permissions:\` ${LOOKUP_PERMISSIONS}${pulls}`
+}
+
+function proxyAdvice(status: string): string {
+  if (status === '407') return "check the proxy's credentials in HTTPS_PROXY"
+  if (status === '403') return "the proxy refuses the API's host: allow it, or add it to NO_PROXY"
+  return 'the proxy could not reach the GitHub API'
+}
+
+/** The system's code ("ECONNRESET") when a cause has one, else the innermost code or name. */
+function errorCode(error: unknown): string {
+  const codes: string[] = []
+  let name = 'an error'
+  for (let at = error, depth = 0; at instanceof Error && depth < 10; at = at.cause, depth++) {
+    const code = (at as { code?: unknown }).code
+    if (typeof code === 'string') codes.push(code)
+    name = at.name
+  }
+  return codes.find(code => /^E[A-Z]+$/.test(code)) ?? codes.at(-1) ?? name
 }
 
 /** One line, or undefined when nothing failed. */
 export function lookupWarning(
-  failures: readonly ApiFailure[],
-  context: WarningContext,
-  advice: LookupAdvice
+  failures: readonly LookupError[],
+  context: { commitsKnown: boolean; fromPushPayload: boolean }
 ): string | undefined {
-  const reported = failures.filter(failure => failure.type !== 'call-limit')
-  if (reported.length === 0) return undefined
-  const others = reported.length - 1
+  if (failures.length === 0) return undefined
+  const others = failures.length - 1
   const also = others > 0 ? ` (${plural(others, 'other GitHub API call')} failed too)` : ''
   const outcome = context.fromPushPayload
-    ? 'The change is recorded with the commits of the push payload instead.'
+    ? 'with the commits of the push payload instead'
     : context.commitsKnown
-      ? 'The change is recorded with what was found.'
-      : 'The change is recorded without the commits it ships.'
-  return `Could not look up everything this change ships: ${withoutFinalStop(describeFailure(reported[0], advice))}${also}. ${outcome}`
+      ? 'with what was found'
+      : 'without the commits it ships'
+  return `Could not look up everything this change ships: ${withoutFinalStop(failures[0].message)}${also}. The change is recorded ${outcome}.`
 }
 
 /** A missing token: only the push payload can say anything. */
-export function noTokenWarning(fromPushPayload: boolean, advice: LookupAdvice): string {
-  const input = advice.tokenInput
+export function noTokenWarning(fromPushPayload: boolean, { tokenInput }: LookupAdvice): string {
   return fromPushPayload
-    ? `No ${input}: what this change ships comes from the push payload only. Give the ${input} input (the default, \${{ github.token }}) to look up the previous deploy.`
-    : `No ${input}: the change is recorded without the commits it ships. Give the ${input} input (the default, \${{ github.token }}) to look them up.`
-}
-
-/** A sentence about one failure: the call, the answer and what to do. */
-export function describeFailure(failure: ApiFailure, advice: LookupAdvice): string {
-  switch (failure.type) {
-    case 'status':
-      return describeStatus(failure, advice)
-    case 'redirect':
-      return `${failure.call} answered a redirect (HTTP ${failure.status}), which is never followed so that the token stays with the API: check GITHUB_API_URL`
-    case 'not-json':
-      return `${failure.call} answered HTTP ${failure.status} with ${failure.contentType ? `${failure.contentType}, not JSON` : 'a body that is not JSON'}: check GITHUB_API_URL and any proxy in between`
-    case 'too-large':
-      return `${failure.call} answered more than ${MAX_GITHUB_RESPONSE_BYTES / 1024 / 1024} MiB, which is refused`
-    case 'shape':
-      return `${failure.call} answered JSON of an unexpected shape (${failure.what}): check GITHUB_API_URL`
-    case 'network':
-      return `${failure.call} failed with ${failure.code}${failure.proxy ? ` through the proxy ${failure.proxy}` : ''}: the GitHub API could not be reached`
-    case 'proxy':
-      return `the proxy ${failure.proxy} answered HTTP ${failure.status} to the tunnel for ${failure.call}: ${proxyAdvice(failure.status)}`
-    case 'budget':
-      return `the GitHub API did not answer ${failure.call} within the lookup's time budget of ${formatSeconds(failure.budgetMs)}`
-    case 'refused':
-      return `${failure.call} was refused before it was sent: ${failure.reason}`
-    case 'call-limit':
-      return `${failure.call} was not made: the lookup's call limit was reached`
-    case 'invalid-setup':
-      return failure.reason
-  }
-}
-
-function describeStatus(
-  failure: Extract<ApiFailure, { type: 'status' }>,
-  advice: LookupAdvice
-): string {
-  const said = failure.message ? ` ("${failure.message}")` : ''
-  const answered = `${failure.call} answered HTTP ${failure.status}${said}`
-  if (failure.rateLimited) {
-    const until = failure.resetAt ? ` until ${failure.resetAt}` : ''
-    return `${answered}: the token's GitHub API rate limit is used up${until}; the next run will try again`
-  }
-  if (failure.status === 401) {
-    return `${answered}: the token was not accepted; check the ${advice.tokenInput} input`
-  }
-  if (failure.status === 403 || failure.status === 404) {
-    const permission = neededPermission(failure.call)
-    if (
-      failure.status === 404 &&
-      permission === 'contents: read' &&
-      /\/compare\//.test(failure.call)
-    ) {
-      return `${answered}: a commit of the range is unknown to GitHub (force-pushed away, or a previous-version that names no commit, tag or branch)`
-    }
-    return `${answered}: the token may lack \`${permission}\`; grant the workflow \`permissions:\` ${LOOKUP_PERMISSIONS}${permission === 'pull-requests: read' ? ' and `pull-requests: read`' : ''}`
-  }
-  return `${answered}: GitHub could not answer; the next run will try again`
-}
-
-function proxyAdvice(status: number): string {
-  if (status === 407) return "check the proxy's credentials in HTTPS_PROXY"
-  if (status === 403) return "the proxy refuses the API's host: allow it, or add it to NO_PROXY"
-  return 'the proxy could not reach the GitHub API'
-}
-
-/** The permission an endpoint needs. */
-function neededPermission(call: string): string {
-  if (/\/actions\//.test(call)) return 'actions: read'
-  if (/\/deployments(\/|$)/.test(call)) return 'deployments: read'
-  if (/\/pulls\//.test(call)) return 'pull-requests: read'
-  return 'contents: read'
+    ? `No ${tokenInput}: what this change ships comes from the push payload only. Give the ${tokenInput} input (the default, \${{ github.token }}) to look up the previous deploy.`
+    : `No ${tokenInput}: the change is recorded without the commits it ships. Give the ${tokenInput} input (the default, \${{ github.token }}) to look them up.`
 }

@@ -1,0 +1,93 @@
+/**
+ * The lookup's tests against the one fake of GitHub's API (emulator/github.ts): a loopback HTTPS
+ * server this process trusts, reached directly (the proxy variables are cleared before the toolkit
+ * loads), a repository to serve, and the lookup's options for it.
+ */
+import { afterAll, beforeAll, beforeEach } from '@jest/globals'
+import { FakeGitHub, type GitHubCommit, type GitHubRepository } from '../../emulator/github.ts'
+import { trustTestCertificate } from '../../emulator/tls.ts'
+import { openGitHub, type GitHub } from '../../src/shipped/github-client.ts'
+import type { LookupOptions } from '../../src/shipped/lookup.ts'
+import type { LookupQuery } from '../../src/shipped/types.ts'
+
+export const TOKEN = 'ghs_T0kenThatMustNeverShow1234567890ab'
+export const REPOSITORY = 'octo-org/octo-repo'
+export const RUN_ID = '5000'
+
+/** A SHA that reads as its number: commit 7 is 0000…0007. */
+export const sha = (n: number): string => n.toString(16).padStart(40, '0')
+
+/** Commits 1 to `count`; every 5th (5, 10, …) a squash merge "Change n (#100+n)". */
+export function history(count: number): GitHubCommit[] {
+  return Array.from({ length: count }, (_, i) => ({
+    sha: sha(i + 1),
+    message: (i + 1) % 5 === 0 ? `Change ${i + 1} (#${101 + i})\n\nbody` : `Commit ${i + 1}`,
+    author: i % 2 === 0 ? { name: `Dev ${i + 1}`, login: `dev${i + 1}` } : { name: `Dev ${i + 1}` },
+    files: [{ filename: `src/f${i + 1}.ts` }]
+  }))
+}
+
+/** The fake for a test file; each test starts from `repository()`, with no faults and no log. */
+export function useFakeGitHub(
+  repository: () => Omit<GitHubRepository, 'fullName'> = () => ({ commits: history(12) }),
+  prefix?: string
+): () => FakeGitHub {
+  let github: FakeGitHub
+  beforeAll(async () => {
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) {
+      delete process.env[name]
+    }
+    const cert = await trustTestCertificate()
+    github = await FakeGitHub.start({
+      repository: { fullName: REPOSITORY, ...repository() },
+      token: TOKEN,
+      prefix,
+      cert
+    })
+  })
+  beforeEach(() => {
+    github.reset()
+    github.repository = { fullName: REPOSITORY, ...repository() }
+  })
+  afterAll(() => github.close())
+  return () => github
+}
+
+export function lookupOptions(
+  github: FakeGitHub,
+  overrides: Partial<LookupOptions> = {}
+): LookupOptions {
+  return {
+    token: TOKEN,
+    apiUrl: github.url,
+    serverUrl: 'https://github.com',
+    repository: REPOSITORY,
+    eventName: 'workflow_dispatch',
+    payload: {},
+    runId: RUN_ID,
+    version: sha(12),
+    budgetMs: 5000,
+    advice: { tokenInput: 'github-token' },
+    ...overrides
+  }
+}
+
+/** The options as the lookup's stages read them. */
+export function queryFor(github: FakeGitHub, overrides: Partial<LookupOptions> = {}): LookupQuery {
+  const [owner, repo] = REPOSITORY.split('/')
+  return { ...lookupOptions(github, overrides), repo: { owner, repo } }
+}
+
+/** A client of the fake for one test, closed after it. */
+export async function withGitHub<T>(
+  github: FakeGitHub,
+  use: (client: GitHub) => Promise<T>,
+  options: { budgetMs?: number; maxCalls?: number } = {}
+): Promise<T> {
+  const client = await openGitHub({ ...lookupOptions(github), ...options })
+  try {
+    return await use(client)
+  } finally {
+    client.close()
+  }
+}
