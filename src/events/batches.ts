@@ -5,7 +5,7 @@
  */
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
-import { isJsonObject } from '../json.ts'
+import { isJsonObject, parseJsonSafely } from '../json.ts'
 import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../service/client.ts'
 import { documentEvents } from './document.ts'
 import { documentLine, eventProblem, ndjsonLine, type EventLine } from './event.ts'
@@ -143,7 +143,7 @@ async function* ndjsonLines(validated: ValidatedEvents): AsyncGenerator<Iterable
         throw changedError(`it now holds more than the ${total} events validated`)
       }
       if (!needsGeneratedId(validated, position++)) {
-        const event = parseOrUndefined(line.toString('utf8'))
+        const event = parseJsonSafely(line)
         if (!isJsonObject(event) || typeof event.id !== 'string') throw lineChanged(lineNumber)
         yield ndjsonLine(line, event.id, false)
       } else if (line[0] === OPENING_BRACE) {
@@ -189,12 +189,4 @@ async function* documentLines(validated: ValidatedEvents): AsyncGenerator<Iterab
 
 function lineChanged(lineNumber: number): EventsError {
   return changedError(`line ${lineNumber} is no longer what was validated`)
-}
-
-function parseOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
 }
