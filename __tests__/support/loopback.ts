@@ -70,7 +70,9 @@ export async function startLoopback(handle?: Handler): Promise<Loopback> {
   }
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   loopback.port = (server.address() as AddressInfo).port
-  loopback.url = handle ? `https://127.0.0.1:${loopback.port}/` : `http://127.0.0.1:${loopback.port}`
+  loopback.url = handle
+    ? `https://127.0.0.1:${loopback.port}/`
+    : `http://127.0.0.1:${loopback.port}`
   return loopback
 }
 
