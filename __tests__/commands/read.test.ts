@@ -60,7 +60,9 @@ describe('hello', () => {
     const r = await action({ command: 'hello' })
     expect(r.failures).toEqual([])
     expect(r.summary).toContain('## API key valid')
-    expect(r.summary).toContain('| Result | The API key is valid \\(GET /v2/hello answered OK\\). |')
+    expect(r.summary).toContain(
+      '| Result | The API key is valid \\(GET /v2/hello answered OK\\). |'
+    )
   })
 
   it('says the key was rejected', async () => {
