@@ -1,7 +1,6 @@
-/** The retry policy's arithmetic: backoff with full jitter, Retry-After, and the outage budget. */
+/** The retry policy's arithmetic: backoff with full jitter, and Retry-After. */
 import { describe, expect, it } from '@jest/globals'
 import {
-  OutageBudget,
   parseRetryAfterMs,
   RETRY_POLICY,
   retryDelayMs,
@@ -60,16 +59,5 @@ describe('retryDelayMs', () => {
     }
     expect(parseRetryAfterMs('later', now)).toBeUndefined()
     expect(parseRetryAfterMs(undefined, now)).toBeUndefined()
-  })
-})
-
-describe('OutageBudget', () => {
-  it('counts down what is charged, never below zero', () => {
-    const budget = new OutageBudget(1000)
-    budget.charge(400)
-    budget.charge(-50)
-    expect(budget.remainingMs).toBe(600)
-    budget.charge(700)
-    expect(budget.remainingMs).toBe(0)
   })
 })

@@ -6,7 +6,7 @@ import { errorMessage } from '../errors.ts'
 import { inParallel } from '../send-all.ts'
 import { plural } from '../text.ts'
 import { AcceptedIds } from './accepted-ids.ts'
-import { eventBatches, type BatchLimits, type EventBatch } from './batches.ts'
+import { eventBatches, type EventBatch } from './batches.ts'
 import type { ValidatedEvents } from './validate.ts'
 
 /**
@@ -38,11 +38,10 @@ export interface StreamResult {
  */
 export async function streamEvents(
   validated: ValidatedEvents,
-  sendBatch: (batch: EventBatch) => Promise<readonly string[]>,
-  limits?: BatchLimits
+  sendBatch: (batch: EventBatch) => Promise<readonly string[]>
 ): Promise<StreamResult> {
   const { total } = validated
-  const batches = eventBatches(validated, limits)
+  const batches = eventBatches(validated)
   const accepted = new AcceptedIds()
   let failure: { error: unknown } | undefined
 

@@ -30,41 +30,18 @@ export type Failure =
   | { type: 'budget-spent' }
 
 /**
- * Network error codes that mean "try again": the service or the path to it had a moment.
- * ENOTFOUND is not among them: a name that does not exist is a typo, not an outage. HPE_* (a
- * malformed or oversized header) is retried like a 5XX: proxies in trouble send such answers.
+ * Network errors that mean "try again": the service or the path to it had a moment. ENOTFOUND is
+ * not one: a name that does not exist is a typo. HPE_* (a malformed or oversized header) is
+ * retried like a 5XX: proxies in trouble send such answers.
  */
-const RETRYABLE_NETWORK_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENETDOWN'
-])
+const RETRYABLE_NETWORK_CODE =
+  /^(ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ENETDOWN|HPE_.*)$/
 
-/** Certificate verification failures: retrying cannot help, and the fix is configuration. */
-const CERTIFICATE_ERROR_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'CERT_REVOKED',
-  'CERT_CHAIN_TOO_LONG',
-  'INVALID_CA',
-  'HOSTNAME_MISMATCH',
-  'ERR_TLS_CERT_ALTNAME_INVALID'
-])
+/**
+ * Certificate verification failures (CERT_HAS_EXPIRED, SELF_SIGNED_CERT_IN_CHAIN, HOSTNAME_MISMATCH,
+ * UNABLE_TO_VERIFY_LEAF_SIGNATURE …): retrying cannot help, and the fix is configuration.
+ */
+const CERTIFICATE_ERROR = /^(?!ERR_SSL_).*CERT|^UNABLE_TO_|^INVALID_CA$|^HOSTNAME_MISMATCH$/
 
 /** A service message or body excerpt is cut to this many characters: enough to say why. */
 const MAX_EXCERPT_CHARS = 200
@@ -93,7 +70,7 @@ export function isRetryable(failure: Failure): boolean {
     case 'timeout':
       return true
     case 'network':
-      return RETRYABLE_NETWORK_CODES.has(failure.code) || failure.code.startsWith('HPE_')
+      return RETRYABLE_NETWORK_CODE.test(failure.code)
     case 'proxy':
       return failure.status === undefined || !isProxyRefusal(failure.status)
     case 'too-large':
@@ -258,7 +235,7 @@ function networkError(words: Words, code: string, message: string): ServiceError
           'configuration'
         )
   }
-  if (CERTIFICATE_ERROR_CODES.has(code)) {
+  if (CERTIFICATE_ERROR.test(code)) {
     return make(
       `${call} was not sent: the TLS certificate of ${address} is not trusted (${said}). ` +
         `${checkAddress}. If the service uses a private certificate authority, ` +

@@ -1,7 +1,6 @@
 /**
  * How long to wait before another attempt (exponential backoff with full jitter, or the service's
- * Retry-After), and the outage budget that bounds what an outage costs a run. What is retried is
- * for failures.ts to say.
+ * Retry-After), and how much time an outage may cost a run. What is retried is failures.ts's.
  */
 
 export interface RetryPolicy {
@@ -61,25 +60,4 @@ export function parseRetryAfterMs(header: string | undefined, now: number): numb
   if (!/^[A-Za-z]{3,9},? /.test(value)) return undefined
   const date = Date.parse(value)
   return Number.isNaN(date) ? undefined : date - now
-}
-
-/**
- * The time one run may still spend on an outage, shared by every request of a transport.
- * Failed attempts and retry waits are charged; a healthy answer costs nothing, however slow.
- */
-export class OutageBudget {
-  readonly totalMs: number
-  private spentMs = 0
-
-  constructor(totalMs: number) {
-    this.totalMs = totalMs
-  }
-
-  get remainingMs(): number {
-    return Math.max(0, this.totalMs - this.spentMs)
-  }
-
-  charge(ms: number): void {
-    this.spentMs += Math.max(0, ms)
-  }
 }

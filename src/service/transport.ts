@@ -33,7 +33,7 @@ import {
   type ServiceRequest,
   type ServiceResponse
 } from './request.ts'
-import { OutageBudget, RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.ts'
+import { RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.ts'
 
 /** A response body larger than this is an error: the service never needs to send more. */
 const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
@@ -80,7 +80,8 @@ export class Transport {
   private readonly root: URL
   private readonly options: TransportOptions
   private readonly policy: RetryPolicy
-  private readonly budget: OutageBudget
+  /** What failed attempts and retry waits have cost, from the outage budget. */
+  private outageMs = 0
   /** Chosen once: one origin, one route. Undefined when connecting directly. */
   private readonly proxy?: ProxyRoute
   /** One agent for every request: one route, and kept-alive sockets for streaming. */
@@ -97,7 +98,6 @@ export class Transport {
     this.options = options
     this.root = serviceRoot(options.baseUrl)
     this.policy = { ...RETRY_POLICY, ...options.retry }
-    this.budget = new OutageBudget(this.policy.outageBudgetMs)
     options.redactor.add(options.apiKey)
     // The rules are @actions/http-client's (HTTPS_PROXY, then NO_PROXY; loopback always direct),
     // read through its lib/proxy entry, which loads nothing else.
@@ -127,14 +127,14 @@ export class Transport {
           )
 
     // What a retry would need is what a later request needs too: less is as good as spent.
-    if (this.budget.remainingMs < this.policy.minRetryAttemptMs) {
+    if (this.budgetLeftMs() < this.policy.minRetryAttemptMs) {
       throw failureError(scene, { type: 'budget-spent' }, 0, false)
     }
     for (let attempt = 1; ; attempt++) {
       if (this.closed) {
         throw new Error(`${callName(request)} was not sent: the transport is closed.`)
       }
-      const deadlineMs = Math.min(timeoutMs, this.budget.remainingMs)
+      const deadlineMs = Math.min(timeoutMs, this.budgetLeftMs())
       const started = performance.now()
       const failure = await this.attempt(url, request, body, deadlineMs)
       if (failure.type === 'status' && Math.floor(failure.response.status / 100) === 2) {
@@ -142,15 +142,15 @@ export class Transport {
       }
 
       if (!isRetryable(failure)) throw failureError(scene, failure, attempt, false)
-      this.budget.charge(performance.now() - started)
+      this.outageMs += performance.now() - started
       if (attempt >= maxAttempts) throw failureError(scene, failure, attempt, false)
       const retryAfter =
         failure.type === 'status' ? failure.response.headers['retry-after'] : undefined
       const delay = retryDelayMs(attempt, retryAfter, Date.now(), this.policy)
-      if (this.budget.remainingMs - delay < this.policy.minRetryAttemptMs) {
+      if (this.budgetLeftMs() - delay < this.policy.minRetryAttemptMs) {
         throw failureError(scene, failure, attempt, true)
       }
-      this.budget.charge(delay)
+      this.outageMs += delay
       this.options.log?.(
         redactor.redact(
           `${callName(request)}: ${failureSummary(failure)}; retry ${attempt} of ${maxAttempts - 1} in ${formatSeconds(delay)}`
@@ -184,8 +184,12 @@ export class Transport {
       proxy: this.proxy?.name,
       advice: this.options.advice,
       redactor: this.options.redactor,
-      budgetMs: this.budget.totalMs
+      budgetMs: this.policy.outageBudgetMs
     }
+  }
+
+  private budgetLeftMs(): number {
+    return Math.max(0, this.policy.outageBudgetMs - this.outageMs)
   }
 
   /**
