@@ -23,7 +23,7 @@ import { Report } from './report.ts'
 import { ServiceClient, type CallHints } from './service/client.ts'
 import { DryRunClient } from './service/dry-run-client.ts'
 import type { FailureAdvice } from './service/failures.ts'
-import { RETRY_POLICY } from './service/retry.ts'
+import { OUTAGE_BUDGET_MS } from './service/retry.ts'
 import { Transport } from './service/transport.ts'
 
 const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
@@ -154,7 +154,7 @@ function transportFor(settings: Settings, redactor: Redactor, report: Report): T
     advice: FAILURE_ADVICE,
     // A timeout-seconds above the budget would otherwise be cut short on its first attempt.
     retry: {
-      outageBudgetMs: Math.max(RETRY_POLICY.outageBudgetMs, settings.timeoutSeconds * 1000)
+      outageBudgetMs: Math.max(OUTAGE_BUDGET_MS, settings.timeoutSeconds * 1000)
     },
     log: message => report.info(message)
   })

@@ -113,14 +113,6 @@ export function describeJsonType(value: unknown): string {
   if (value === undefined) return 'missing'
   if (Array.isArray(value)) return 'an array'
   if (rawJson.isRawJSON?.(value) === true) return 'a number'
-  switch (typeof value) {
-    case 'string':
-      return 'a string'
-    case 'number':
-      return 'a number'
-    case 'boolean':
-      return 'a boolean'
-    default:
-      return 'an object'
-  }
+  // What JSON holds: a string, a number, a boolean or an object.
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }

@@ -46,6 +46,14 @@ const CERTIFICATE_ERROR = /^(?!ERR_SSL_).*CERT|^UNABLE_TO_|^INVALID_CA$|^HOSTNAM
 /** A service message or body excerpt is cut to this many characters: enough to say why. */
 const MAX_EXCERPT_CHARS = 200
 const MESSAGE_FIELDS = ['message', 'error_description', 'error', 'detail', 'errors'] as const
+const HTML_ENTITIES: Record<string, string> = {
+  nbsp: ' ',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  '#39': "'",
+  amp: '&'
+}
 
 /** An error thrown by a request (network, TLS, proxy tunnel), as a failure. */
 export function networkFailure(error: unknown): Failure {
@@ -391,12 +399,7 @@ export function bodyExcerpt(body: string): string {
       .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
       .replace(/<!--[\s\S]*?-->/g, ' ')
       .replace(/<[^>]*>/g, ' ')
-      .replace(/&nbsp;/g, ' ')
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/&amp;/g, '&')
+      .replace(/&(nbsp|lt|gt|quot|#39|amp);/g, (_, name: string) => HTML_ENTITIES[name])
   }
   text = collapseWhitespace(text)
   return text ? truncateText(text, MAX_EXCERPT_CHARS) : '(empty body)'

@@ -3,6 +3,13 @@
  * Retry-After), and how much time an outage may cost a run. What is retried is failures.ts's.
  */
 
+/**
+ * What an outage may cost one run, all requests together: failed attempts and the waits between
+ * them. With the defaults (30 s attempts, 4 of them) a hanging service costs at most this, a
+ * change and its heartbeat included.
+ */
+export const OUTAGE_BUDGET_MS = 60_000
+
 export interface RetryPolicy {
   /** The first backoff's ceiling; each later one doubles, up to backoffMaxMs. */
   backoffBaseMs: number
@@ -10,11 +17,7 @@ export interface RetryPolicy {
   backoffMaxMs: number
   /** A Retry-After longer than this is cut to it: the service may ask for hours. */
   retryAfterMaxMs: number
-  /**
-   * What an outage may cost one run, all requests together: failed attempts and the waits between
-   * them. With the defaults (30 s attempts, 4 of them) a hanging service costs at most this, a
-   * change and its heartbeat included.
-   */
+  /** OUTAGE_BUDGET_MS unless told. */
   outageBudgetMs: number
   /** A retry is made only when at least this much budget would be left for its attempt. */
   minRetryAttemptMs: number
@@ -27,7 +30,7 @@ export const RETRY_POLICY: RetryPolicy = {
   backoffBaseMs: 500,
   backoffMaxMs: 8_000,
   retryAfterMaxMs: 30_000,
-  outageBudgetMs: 60_000,
+  outageBudgetMs: OUTAGE_BUDGET_MS,
   minRetryAttemptMs: 1_000,
   random: Math.random,
   sleep: ms => new Promise(resolve => setTimeout(resolve, ms))

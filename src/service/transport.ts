@@ -1,11 +1,8 @@
 /**
- * The HTTPS transport under the service client: it gets a request to the service and an answer
- * back. TLS, the proxy, a deadline for each attempt as a whole, the response size cap, retries
- * within the run's outage budget, and the sockets, which end with their attempt.
- *
- * It is node:https itself, so that redirects are never followed, one deadline covers a whole
- * attempt (proxy tunnel, upload and the full body), and every socket of a failed attempt ends
- * with it.
+ * The HTTPS transport under the service client: TLS, the proxy, a deadline for each attempt as a
+ * whole, the response size cap, retries within the run's outage budget, and the sockets. It is
+ * node:https itself, so that redirects are never followed, one deadline covers a whole attempt
+ * (proxy tunnel, upload and the full body), and every socket of a failed attempt ends with it.
  */
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import type { ClientRequestArgs, IncomingHttpHeaders } from 'node:http'
@@ -59,14 +56,6 @@ export interface TransportOptions {
   maxResponseBytes?: number
 }
 
-/** The proxy that carries requests to the service. */
-interface ProxyRoute {
-  /** The proxy URL as given, credentials included: only for the agent, never for messages. */
-  href: string
-  /** "host:port": how messages name the proxy. */
-  name: string
-}
-
 /**
  * Sends requests to the service with retries.
  *
@@ -82,8 +71,8 @@ export class Transport {
   private readonly policy: RetryPolicy
   /** What failed attempts and retry waits have cost, from the outage budget. */
   private outageMs = 0
-  /** Chosen once: one origin, one route. Undefined when connecting directly. */
-  private readonly proxy?: ProxyRoute
+  /** The proxy, chosen once (one origin, one route); its credentials go only to the agent. */
+  private readonly proxy?: URL
   /** One agent for every request: one route, and kept-alive sockets for streaming. */
   private readonly agent: TrackingAgent
   /** The sockets of each attempt under way, so that close() can end them. */
@@ -102,12 +91,10 @@ export class Transport {
     // The rules are @actions/http-client's (HTTPS_PROXY, then NO_PROXY; loopback always direct),
     // read through its lib/proxy entry, which loads nothing else.
     const proxy = getProxyUrl(this.root)
-    if (proxy?.hostname) {
-      this.proxy = { href: proxy.href, name: hostPort(proxy) }
-      // Decoded by the toolkit: the password as a server would echo it.
-      if (proxy.password) options.redactor.add(proxy.password)
-    }
-    this.agent = new TrackingAgent(this.proxy)
+    if (proxy?.hostname) this.proxy = proxy
+    // Decoded by the toolkit: the password as a server would echo it.
+    if (this.proxy?.password) options.redactor.add(this.proxy.password)
+    this.agent = new TrackingAgent(this.proxy?.href)
   }
 
   /** Sends with retries; resolves only on a 2XX; otherwise throws ServiceError. */
@@ -181,7 +168,7 @@ export class Transport {
     return {
       request,
       baseUrl: this.root,
-      proxy: this.proxy?.name,
+      proxy: this.proxy && hostPort(this.proxy),
       advice: this.options.advice,
       redactor: this.options.redactor,
       budgetMs: this.policy.outageBudgetMs
@@ -287,8 +274,8 @@ const ATTEMPT_SOCKETS = Symbol('attempt sockets')
  * up, so destroying the request alone would leave a CONNECT the proxy never answers open.
  */
 class TrackingAgent extends https.Agent {
-  constructor(proxy: ProxyRoute | undefined) {
-    super({ keepAlive: true, proxyEnv: proxy ? { HTTPS_PROXY: proxy.href } : {} })
+  constructor(proxy: string | undefined) {
+    super({ keepAlive: true, proxyEnv: proxy ? { HTTPS_PROXY: proxy } : {} })
   }
 
   override createConnection(
