@@ -50,7 +50,10 @@ export function parseJsonSafely(text: string | Buffer): unknown {
 }
 
 // JSON.rawJSON and JSON.isRawJSON (Node 21+) are not in TypeScript's lib yet.
-const rawJson = JSON as JSON & { isRawJSON?: (value: unknown) => boolean }
+export const rawJson = JSON as JSON & {
+  rawJSON?: (text: string) => unknown
+  isRawJSON?: (value: unknown) => boolean
+}
 
 /** A JSON object: not null, not an array, not a number kept as written (JSON.rawJSON). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {

@@ -3,7 +3,7 @@
  * it will be sent, with a generated id first when it has none of its own.
  */
 import { Buffer } from 'node:buffer'
-import { isJsonObject } from '../json.ts'
+import { isJsonObject, rawJson } from '../json.ts'
 
 export type EventObject = Record<string, unknown>
 
@@ -23,12 +23,6 @@ const EVENT_FIELDS = new Set(['id', 'name', 'data'])
 export const UUID_PLACEHOLDER = '00000000-0000-0000-0000-000000000000'
 /** `{"id":"<uuid>",` replaces an event's opening brace when its id is generated. */
 const GENERATED_ID_PREFIX_BYTES = Buffer.byteLength(`{"id":${JSON.stringify(UUID_PLACEHOLDER)},`)
-
-// JSON.rawJSON and JSON.isRawJSON (Node 21+) are not in TypeScript's lib yet.
-const rawJson = JSON as JSON & {
-  rawJSON?: (text: string) => unknown
-  isRawJSON?: (value: unknown) => boolean
-}
 
 /** What is wrong with one parsed event, or undefined when the interface accepts it. */
 export function eventProblem(value: unknown): string | undefined {
