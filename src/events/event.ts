@@ -3,6 +3,7 @@
  * it will be sent, with a generated id first when it has none of its own.
  */
 import { Buffer } from 'node:buffer'
+import { errorMessage } from '../errors.ts'
 import { isJsonObject, rawJson } from '../json.ts'
 
 export type EventObject = Record<string, unknown>
@@ -98,8 +99,7 @@ export function keepNumbersAsWritten(
  * by its number in the file already.
  */
 export function lineParseError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
-  return message.replace(/\s*\(line \d+ column \d+\)/, '')
+  return errorMessage(error).replace(/\s*\(line \d+ column \d+\)/, '')
 }
 
 export function describeJsonType(value: unknown): string {
