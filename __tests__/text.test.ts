@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { exceedsJsonDepth, jsonDepthExceededAt } from '../src/json.ts'
 import { escapeControls, inert, plural, truncateText } from '../src/text.ts'
 
 describe('inert', () => {
@@ -89,13 +88,5 @@ describe('plural', () => {
     expect(plural(1, 'event')).toBe('1 event')
     expect(plural(2, 'event')).toBe('2 events')
     expect(plural(0, 'batch', 'batches')).toBe('0 batches')
-  })
-})
-
-describe('JSON nesting', () => {
-  it('finds where text first nests deeper than the bound, ignoring brackets in strings', () => {
-    expect(jsonDepthExceededAt('[[["[[[["]]]', 3)).toBe(-1)
-    expect(jsonDepthExceededAt('{"a":[[{}]]}', 3)).toBe(7)
-    expect(exceedsJsonDepth(Buffer.from('{"a\\"[":[[[1]]]}'), 3)).toBe(true)
   })
 })

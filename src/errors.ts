@@ -1,7 +1,7 @@
 /**
- * How a failure is classified. The failure policy decides on the kind:
- * - input: the user's configuration is wrong (bad input, missing key); nothing was sent.
- * - rejected: the service refused the request (4XX other than 429): the user must fix something.
+ * Who must act on a failure; the failure policy decides on it:
+ * - input: an input is wrong (a bad value, a missing key); nothing was sent.
+ * - rejected: the service refused the request (a 4XX other than 429): the user must fix something.
  * - protocol: the answer was not what the interface promises (a redirect, a 2XX of the wrong
  *   shape): most often a base-url that points somewhere else.
  * - configuration: the runner's setup keeps the request from the service (a host name that does
@@ -22,35 +22,22 @@ export class InputError extends Error {
   }
 }
 
-export interface ServiceErrorDetails {
-  /** The call, as "METHOD /path" (path relative to the service root, without the query). */
-  call: string
-  kind: Exclude<FailureKind, 'input'>
-  /** HTTP status, when the service answered. */
-  status?: number
-  /** What the service said (its error message or body excerpt), already redacted. */
-  serviceMessage?: string
-  /** What the user can do about it. */
-  hint?: string
-  /** How many attempts were made. */
-  attempts?: number
-}
-
 /** A call to the service that failed. The message is complete and meant for humans. */
 export class ServiceError extends Error {
-  readonly kind: ServiceErrorDetails['kind']
+  readonly kind: Exclude<FailureKind, 'input'>
+  /** The call, as "METHOD /path" (relative to the service root, without the query). */
   readonly call: string
+  /** The HTTP status, when the service answered. */
   readonly status?: number
-  readonly serviceMessage?: string
-  readonly attempts?: number
-  constructor(message: string, details: ServiceErrorDetails) {
+  constructor(
+    message: string,
+    details: { call: string; kind: ServiceError['kind']; status?: number }
+  ) {
     super(message)
     this.name = 'ServiceError'
     this.kind = details.kind
     this.call = details.call
     this.status = details.status
-    this.serviceMessage = details.serviceMessage
-    this.attempts = details.attempts
   }
 }
 
@@ -62,6 +49,5 @@ export function failureKind(error: unknown): FailureKind {
 
 /** A one-line human message for any thrown value, never a stack trace. */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message
-  return String(error)
+  return error instanceof Error ? error.message : String(error)
 }

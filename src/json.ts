@@ -1,22 +1,11 @@
-/**
- * JSON from outside, read safely: a bound on nesting, a parse that never throws, and one guard
- * for "a JSON object".
- */
+/** JSON from outside, read safely: a bound on nesting, a parse that never throws, one guard. */
 
 /**
- * How deep JSON may nest in what comes from outside (custom-metadata, events, an events file, the
- * service's and GitHub's answers). Deeper documents are refused before parsing: printing or
+ * How deep JSON from outside may nest. Deeper documents are refused before parsing: printing or
  * sending a parsed value recurses, and a 20,000-deep one ends in "Maximum call stack size
  * exceeded", naming nothing.
  */
 export const MAX_JSON_DEPTH = 512
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_BRACE = 0x7b
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACE = 0x7d
-const CLOSE_BRACKET = 0x5d
 
 /** Whether JSON text (a string or UTF-8 bytes) nests objects and arrays deeper than `max`. */
 export function exceedsJsonDepth(text: string | Uint8Array, max = MAX_JSON_DEPTH): boolean {
@@ -31,19 +20,19 @@ export function jsonDepthExceededAt(text: string | Uint8Array, max = MAX_JSON_DE
   // Nesting deeper than `max` takes more than `max` opening brackets: most texts are too short.
   if (text.length <= max) return -1
   const isString = typeof text === 'string'
-  const length = text.length
   let depth = 0
   let inString = false
-  for (let i = 0; i < length; i++) {
+  for (let i = 0; i < text.length; i++) {
+    // " \ { [ } ] as character codes: the same in a string and in UTF-8 bytes.
     const code = isString ? text.charCodeAt(i) : text[i]
     if (inString) {
-      if (code === BACKSLASH) i++
-      else if (code === QUOTE) inString = false
-    } else if (code === QUOTE) {
+      if (code === 0x5c) i++
+      else if (code === 0x22) inString = false
+    } else if (code === 0x22) {
       inString = true
-    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+    } else if (code === 0x7b || code === 0x5b) {
       if (++depth > max) return i
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+    } else if (code === 0x7d || code === 0x5d) {
       depth--
     }
   }
@@ -61,7 +50,10 @@ export function parseJsonSafely(text: string | Buffer): unknown {
 }
 
 // JSON.rawJSON and JSON.isRawJSON (Node 21+) are not in TypeScript's lib yet.
-const rawJson = JSON as JSON & { isRawJSON?: (value: unknown) => boolean }
+export const rawJson = JSON as JSON & {
+  rawJSON?: (text: string) => unknown
+  isRawJSON?: (value: unknown) => boolean
+}
 
 /** A JSON object: not null, not an array, not a number kept as written (JSON.rawJSON). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {

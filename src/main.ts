@@ -153,7 +153,9 @@ function transportFor(settings: Settings, redactor: Redactor, report: Report): T
     redactor,
     advice: FAILURE_ADVICE,
     // A timeout-seconds above the budget would otherwise be cut short on its first attempt.
-    outageBudgetMs: Math.max(OUTAGE_BUDGET_MS, settings.timeoutSeconds * 1000),
+    retry: {
+      outageBudgetMs: Math.max(OUTAGE_BUDGET_MS, settings.timeoutSeconds * 1000)
+    },
     log: message => report.info(message)
   })
 }

@@ -1,16 +1,13 @@
 /**
  * Everything the action tells the user: outputs, log lines, annotations, the job summary, the
- * dry-run printout and the failure policy.
- *
- * This is the one way out for text. Whatever came from outside (the service's answers and
- * errors, the event payload, the inputs, GitHub's API) reaches the runner only through here:
- * first every secret is redacted, then the text is made inert (no line break, control
- * character or command prefix can start a workflow command or move the terminal), and only then
- * cut and, in the job summary, escaped for markdown so that it is neither markup nor a link.
+ * dry-run printout and the failure policy. The one way out for text: whatever came from outside
+ * reaches the runner only through here, first redacted, then made inert (nothing can start a
+ * workflow command or move the terminal), and only then cut and, in the summary, escaped for
+ * markdown so that it is neither markup nor a link.
  */
 import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
 import type { Runner } from './action/runner.ts'
-import { errorMessage, failureKind, ServiceError, type FailureKind } from './errors.ts'
+import { errorMessage, failureKind, type FailureKind } from './errors.ts'
 import { REDACTED, type Redactor } from './redact.ts'
 import type { CallInFlight } from './service/client.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
@@ -24,9 +21,7 @@ const DEFAULT_TITLE = 'Change tracking'
 const DRY_RUN_BODY_CHARS = 4000
 /**
  * Every log line, annotation and the `error` output is cut to this many code points, after
- * redaction (so a cut never leaves part of a secret). Our own wording with a quoted service
- * excerpt fits many times over, while a hostile payload (a 100 KB commit SHA) cannot flood the
- * log or an annotation.
+ * redaction: our own words fit many times over; a hostile 100 KB payload cannot flood the log.
  */
 export const MAX_MESSAGE_CHARS = 4000
 
@@ -44,9 +39,7 @@ export function shouldFail(kind: FailureKind, policy: FailOnError): boolean {
  * What the service answered (an id, a count of results): a dry run has no answers, so its report
  * leaves them out. Its client's placeholders never reach a log line, the summary or an output.
  */
-export interface Answer<T> {
-  readonly answer: T
-}
+export type Answer<T> = { readonly answer: T }
 export const answer = <T>(value: T): Answer<T> => ({ answer: value })
 
 /** What a call did, and how a dry run says it instead ("Change recorded", "Change not sent"). */
@@ -82,7 +75,7 @@ export class Report {
   private readonly dryRun: boolean
   private title = DEFAULT_TITLE
   /** The first output that could not be written: an error for finish() unless another came first. */
-  private outputFailure: ServiceError | undefined
+  private outputFailure: Error | undefined
 
   constructor(runner: Runner, redactor: Redactor, dryRun = false) {
     this.runner = runner
@@ -136,9 +129,8 @@ export class Report {
     try {
       write()
     } catch (error) {
-      this.outputFailure ??= new ServiceError(
-        `The ${name} output could not be written: ${errorMessage(error)}. Check the runner's disk and its GITHUB_OUTPUT file.`,
-        { kind: 'configuration', call: 'GITHUB_OUTPUT' }
+      this.outputFailure ??= new Error(
+        `The ${name} output could not be written: ${errorMessage(error)}. Check the runner's disk and its GITHUB_OUTPUT file.`
       )
     }
   }
@@ -159,10 +151,10 @@ export class Report {
     if (text !== undefined) this.runner.notice(this.safe(text))
   }
 
-  /** A line's text; an answer's only in a real run. */
-  private shown(line: Line): string | undefined {
-    if (typeof line === 'string') return line
-    return this.dryRun ? undefined : line.answer
+  /** What is shown of a line or a cell: an answer only in a real run. */
+  private shown<T>(value: T | Answer<T>): T | undefined {
+    if (!isAnswer(value)) return value
+    return this.dryRun ? undefined : value.answer
   }
 
   warning(message: string): void {
@@ -184,16 +176,12 @@ export class Report {
    */
   table(title: string, rows: readonly SummaryRow[], outcome?: Outcome): void {
     const shown = rows.filter(([, value]) => {
-      const text = isAnswer(value) ? (this.dryRun ? undefined : value.answer) : value
+      const text = this.shown(value)
       return text !== undefined && text !== ''
     })
     if (shown.length === 0) return
     const said = outcome && this.dryRun ? `${title} (${DRY_RUN_OUTCOMES[outcome]})` : title
-    this.list(
-      said,
-      ['Field', 'Value'],
-      shown.map(([label, value]) => [label, value])
-    )
+    this.list(said, ['Field', 'Value'], shown)
   }
 
   /**
@@ -347,13 +335,10 @@ export function escapeCell(text: string): string {
 }
 
 /**
- * GFM links bare URLs (`https://…`, `mailto:…`), `www.` hosts and e-mail addresses by itself,
- * which would turn outside text (a commit message, an author, a pull request title) into a link
- * we did not build. Its autolink literal needs the `:` after a scheme, the `.` after `www` and
- * the `@` as plain characters, so they are written as HTML character references: the rendered
- * text reads the same, and the link is gone. (A code span would stop it too, but would show every
- * value as code and need escapes of its own for backticks and pipes.) Applied after `&` is
- * escaped, so the references stay references; a cut cannot split one, as it comes before.
+ * GFM links bare URLs, `www.` hosts and e-mail addresses by itself, which would make outside text
+ * a link we did not build. It needs the `:` after a scheme, the `.` after `www` and the `@` as
+ * plain characters, so they become character references: the text reads the same, and the link
+ * is gone. Applied after `&` is escaped (so they stay references) and after the cut.
  */
 function withoutAutolinks(markdown: string): string {
   return markdown

@@ -1,7 +1,4 @@
-/**
- * Runs one async task per item with a bounded number in flight, and never lets one failure stop
- * the others: every item gets a result, in input order.
- */
+/** Bounded concurrency: a few tasks in flight at once, the next one started as soon as one ends. */
 
 /**
  * Changes sent at once in a multi-service run: enough that 50 services take a few round trips,
@@ -12,8 +9,22 @@ export const MAX_CHANGES_IN_FLIGHT = 4
 export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown }
 
 /**
- * Calls `task` for every item, at most `limit` at a time, and resolves when all have settled.
- * A task that throws or rejects yields `{ ok: false, error }` in its place; it never rejects.
+ * The one pool: `limit` workers, each calling `step` again as soon as it resolves, until it
+ * resolves false. A step takes its own next item, so a lazy source is read no faster than it is
+ * worked through.
+ */
+export async function inParallel(limit: number, step: () => Promise<boolean>): Promise<void> {
+  const worker = async (): Promise<void> => {
+    while (await step()) {
+      // The step did the work.
+    }
+  }
+  await Promise.all(Array.from({ length: limit }, worker))
+}
+
+/**
+ * Calls `task` for every item, at most `limit` at a time, and resolves when all have settled, in
+ * input order. A task that throws or rejects yields `{ ok: false, error }`; this never rejects.
  */
 export async function runAll<T, R>(
   items: T[],
@@ -25,17 +36,15 @@ export async function runAll<T, R>(
   }
   const results: Array<Settled<R>> = new Array(items.length)
   let next = 0
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++
-      try {
-        results[index] = { ok: true, value: await task(items[index], index) }
-      } catch (error) {
-        results[index] = { ok: false, error }
-      }
+  await inParallel(Math.min(limit, items.length), async () => {
+    if (next >= items.length) return false
+    const index = next++
+    try {
+      results[index] = { ok: true, value: await task(items[index], index) }
+    } catch (error) {
+      results[index] = { ok: false, error }
     }
-  }
-  const workers = Array.from({ length: Math.min(limit, items.length) }, worker)
-  await Promise.all(workers)
+    return true
+  })
   return results
 }

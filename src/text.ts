@@ -4,9 +4,8 @@
  */
 
 /**
- * Characters that could start a workflow command or move the terminal when printed: every
- * control character (line breaks and ESC among them), Unicode line and paragraph separators,
- * and the bidirectional overrides and isolates that reorder what a reader sees.
+ * Characters that could start a workflow command or move the terminal when printed: control
+ * characters, Unicode line and paragraph separators, and the bidi controls that reorder text.
  */
 const UNSAFE_CHARACTERS = /[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
 
@@ -14,8 +13,7 @@ const UNSAFE_CHARACTERS = /[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u
  * Outside text made inert for one line of a log, an annotation or an output: nothing in it can
  * begin a new line, a terminal sequence or a workflow command, and nothing is silently lost.
  * Each unsafe character becomes its visible escape (`\n`, `\u001b`); then the two command forms
- * the runner reads are broken: the legacy `##[name …]`, which it finds anywhere in a line, and
- * `::name::`, which it reads when a line begins with it after whitespace.
+ * the runner reads are broken.
  */
 export function inert(text: string): string {
   return withoutCommands(escapeControls(text))
@@ -30,23 +28,13 @@ export function escapeControls(text: string): string {
 }
 
 /**
- * The runner's legacy command prefix, which it looks for anywhere in a line (not only at the
- * start), and the current one, which it reads at the start of a line after whitespace (.NET's
- * whitespace, all of it within `\s` once control characters are escaped).
- */
-const LEGACY_COMMAND_PREFIX = /##\[/g
-const LEADING_COMMAND_PREFIX = /^(\s*)::/
-
-/**
- * The second `#` of `##[` and the first `:` of a leading `::` written as the same visible
- * `\uXXXX` escape `inert` uses for control characters: readers know the form, and a JSON body
- * keeps its meaning (`#` and `:` only occur inside JSON strings, where `\u0023` and `\u003a`
- * are the same characters). A plain backslash (`##\[`) would make a JSON string invalid.
+ * The runner reads the legacy `##[` anywhere in a line, and `::` at its start after whitespace
+ * (all of it within `\s` once control characters are escaped). The second `#` and the first `:`
+ * become the `\uXXXX` escape `inert` uses: a JSON body keeps its meaning (`#` and `:` occur only
+ * in its strings, where the escape is the same character); a backslash alone would break it.
  */
 function withoutCommands(text: string): string {
-  return text
-    .replace(LEGACY_COMMAND_PREFIX, '#\\u0023[')
-    .replace(LEADING_COMMAND_PREFIX, '$1\\u003a:')
+  return text.replace(/##\[/g, '#\\u0023[').replace(/^(\s*)::/, '$1\\u003a:')
 }
 
 /** Whether the text holds a character that `escapeControls` (and so `inert`) would escape. */

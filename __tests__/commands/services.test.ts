@@ -2,7 +2,8 @@
  * Several services in one step, in process: which services are recorded, what each change says,
  * the outputs, a failure of one of them, and the dry run.
  */
-import { describe, expect, it } from '@jest/globals'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import nock from 'nock'
 import { runContextOf } from '../../src/action/run-context.ts'
 import { readSettings } from '../../src/action/settings.ts'
 import { contextDefaults } from '../../src/context.ts'
@@ -10,7 +11,8 @@ import { recordServices } from '../../src/commands/services.ts'
 import { ServiceError } from '../../src/errors.ts'
 import { Redactor } from '../../src/redact.ts'
 import { Report } from '../../src/report.ts'
-import type { ChangeRequest, ChangeService } from '../../src/service/client.ts'
+import { ServiceClient, type ChangeRequest, type ChangeService } from '../../src/service/client.ts'
+import { Transport } from '../../src/service/transport.ts'
 import { DryRunClient } from '../../src/service/dry-run-client.ts'
 import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
@@ -19,36 +21,45 @@ const SERVICES = 'api: services/api/**\nweb: services/web/**\ndocs: docs/**\nbil
 const PREVIOUS = 'a'.repeat(40)
 const VERSION = 'b'.repeat(40)
 const NOW = Date.parse('2026-11-23T12:00:00Z')
+const SERVICE_URL = 'https://service.example/'
 
-/** A service that records every change it is given, failing for the services named. */
-class RecordingService implements ChangeService {
-  readonly changes: ChangeRequest[] = []
-  private readonly failFor: Record<string, Error>
-  constructor(failFor: Record<string, Error> = {}) {
-    this.failFor = failFor
-  }
-  async createChange(change: ChangeRequest): Promise<string> {
-    const failure = this.failFor[change.service ?? '']
-    if (failure) throw failure
-    this.changes.push(change)
-    return `chg-${change.service}`
-  }
-  async getChange(): Promise<never> {
-    throw new Error('not used')
-  }
-  async sendEvents(): Promise<never> {
-    throw new Error('not used')
-  }
-  async getEventResults(): Promise<never> {
-    throw new Error('not used')
-  }
-  async sendHeartbeat(): Promise<never> {
-    throw new Error('not used')
-  }
-  async hello(): Promise<never> {
-    throw new Error('not used')
-  }
+/**
+ * The service through the real client, nock answering: every change is recorded, but those of the
+ * services named, which are answered 503.
+ */
+function service(failFor: string[] = []): { client: ChangeService; changes: ChangeRequest[] } {
+  const changes: ChangeRequest[] = []
+  nock(SERVICE_URL)
+    .persist()
+    .post('/v2/change')
+    .reply(async (request: Request) => {
+      const change = (await request.json()) as ChangeRequest
+      if (failFor.includes(change.service ?? '')) return [503, { message: 'The service is down.' }]
+      changes.push(change)
+      return [201, { id: `chg-${change.service}` }]
+    })
+  const transport = new Transport({
+    baseUrl: new URL(SERVICE_URL),
+    apiKey: 'k',
+    timeoutMs: 5000,
+    maxAttempts: 1,
+    userAgent: 'test',
+    redactor: new Redactor(),
+    advice: {
+      raiseTimeout: 'wait',
+      checkAddress: 'check the address',
+      checkApiKey: 'check the key'
+    }
+  })
+  return { client: new ServiceClient(transport), changes }
 }
+
+beforeAll(() => nock.disableNetConnect())
+afterEach(() => nock.cleanAll())
+afterAll(() => {
+  nock.enableNetConnect()
+  nock.restore()
+})
 
 function shippedWith(paths: string[] | undefined): Shipped {
   return {
@@ -75,7 +86,7 @@ async function record(
     {}
   )
   const report = new Report(runner, new Redactor(), options.client instanceof DryRunClient)
-  const client = options.client ?? new RecordingService()
+  const client = options.client ?? service().client
   let error: unknown
   try {
     await recordServices(
@@ -92,10 +103,11 @@ async function record(
 
 describe('recordServices', () => {
   it('records the services whose files changed, and those without patterns', async () => {
-    const { runner, client } = await record({
+    const { client, changes } = service()
+    const { runner } = await record({
+      client,
       shipped: shippedWith(['services/api/main.ts', 'services/api/db.ts', 'README.md'])
     })
-    const changes = (client as RecordingService).changes
     expect(changes.map(change => change.service)).toEqual(['api', 'billing'])
     expect(runner.outputs['change-ids']).toBe('{"api":"chg-api","billing":"chg-billing"}')
     expect(runner.outputs['skipped-services']).toBe('["web","docs"]')
@@ -119,25 +131,19 @@ describe('recordServices', () => {
   })
 
   it('records every service, saying why, when the changed files are unknown', async () => {
-    const { runner, client } = await record({ shipped: undefined })
-    expect((client as RecordingService).changes).toHaveLength(4)
+    const { client, changes } = service()
+    const { runner } = await record({ client, shipped: undefined })
+    expect(changes).toHaveLength(4)
     expect(runner.notices[0]).toMatch(/^Every service is recorded: .*unknown/)
     expect(runner.summary).toContain('Every service is recorded')
   })
 
   it('names each service not recorded, keeps the ids of the others, and stays an outage only if all were', async () => {
-    const outage = new ServiceError('The service is down.', {
-      kind: 'outage',
-      call: 'POST /v2/change'
-    })
-    const { runner, error } = await record({
-      shipped: undefined,
-      client: new RecordingService({ web: outage })
-    })
+    const { runner, error } = await record({ shipped: undefined, client: service(['web']).client })
     expect(error).toBeInstanceOf(ServiceError)
     expect((error as ServiceError).kind).toBe('outage')
     expect((error as Error).message).toBe(
-      '1 service not recorded (3 others recorded). web: The service is down.'
+      '1 service not recorded (3 others recorded). web: POST /v2/change failed with HTTP 503 Service Unavailable: The service is down. The service is unavailable: try again later.'
     )
     expect(JSON.parse(runner.outputs['change-ids'])).toEqual({
       api: 'chg-api',

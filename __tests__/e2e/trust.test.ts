@@ -1,10 +1,11 @@
 /**
- * The bundled action as a real process against hostile services, proxies and inputs on loopback:
+ * The bundled action as a real process against hostile answers (the emulator's faults), proxies
+ * and inputs on loopback:
  * nothing from outside becomes a workflow command, no socket outlives its deadline,
  * memory stays bounded, secrets never show, failures are classified by who must act, and a
  * cancelled run leaves a trace.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -17,33 +18,43 @@ import {
   TEST_GITHUB_TOKEN,
   type ActionRun
 } from '../support/run-action.ts'
-import {
-  replyJson,
-  startBadProxy,
-  startHostileServer,
-  type HostileServer
-} from '../support/hostile-server.ts'
+import { Emulator, type Fault } from '../../emulator/emulator.ts'
+import { startConnectProxy } from '../support/connect-proxy.ts'
+import { startLoopback } from '../support/loopback.ts'
 
 const API_KEY = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc'
 
 let certPath: string
 let workspace: string
+let emulator: Emulator
+let against: ReturnType<typeof actionAgainst>
 const servers: Array<{ close(): Promise<void> }> = []
 
 beforeAll(async () => {
   certPath = (await testCertificate()).certPath
   workspace = mkdtempSync(join(tmpdir(), 'cta-trust-'))
+  emulator = await Emulator.start({ apiKey: API_KEY })
+  against = actionAgainst({ apiKey: API_KEY, url: emulator.url }, certPath)
 })
+beforeEach(() => emulator.reset())
 afterEach(async () => {
   await Promise.all(servers.splice(0).map(server => server.close()))
 })
-afterAll(() => rmSync(workspace, { recursive: true, force: true }))
+afterAll(async () => {
+  await emulator.close()
+  rmSync(workspace, { recursive: true, force: true })
+})
 
-async function hostile(answer: Parameters<typeof startHostileServer>[0]): Promise<HostileServer> {
-  const server = await startHostileServer(answer)
-  servers.push(server)
-  return server
+/** Every request to `route` is answered with `fault`. */
+function answer(route: string, fault: Fault): void {
+  emulator.inject(route, fault, Infinity)
 }
+const json = (status: number, body: unknown, headers?: Record<string, string>): Fault => ({
+  status,
+  body: JSON.stringify(body),
+  headers
+})
+const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
 /** Lines as the runner reads them: it splits on \n and on a bare \r. */
 function runnerLines(text: string): string[] {
@@ -80,16 +91,8 @@ describe('outside text never becomes a workflow command', () => {
     'sig1\n::warning::pwned\n::set-output name=change-id::evil\n::add-mask::octocat\n::stop-commands::tok'
 
   it('refuses a multi-line heartbeat signal id as a protocol error naming the call', async () => {
-    const server = await hostile((_request, response) =>
-      replyJson(response, 200, { id: SIGNAL_ID })
-    )
-    const run = await actionAgainst(
-      { apiKey: API_KEY, url: server.url },
-      certPath
-    )({
-      command: 'heartbeat',
-      'heartbeat-id': 'nightly'
-    })
+    answer('POST /v1/heartbeat/*', json(200, { id: SIGNAL_ID }))
+    const run = await against({ command: 'heartbeat', 'heartbeat-id': 'nightly' })
 
     const lines = runnerLines(run.stdout)
     for (const line of lines.filter(line => line.startsWith('::'))) {
@@ -108,10 +111,7 @@ describe('outside text never becomes a workflow command', () => {
   })
 
   it('breaks the runner’s legacy ##[ syntax in a signal id and in a dry run’s commit message', async () => {
-    const server = await hostile((_request, response) =>
-      replyJson(response, 200, { id: 'sig-1 ##[set-output name=change-id;]pwned' })
-    )
-    const against = actionAgainst({ apiKey: API_KEY, url: server.url }, certPath)
+    answer('POST /v1/heartbeat/*', json(200, { id: 'sig-1 ##[set-output name=change-id;]pwned' }))
     const heartbeat = await against({ command: 'heartbeat', 'heartbeat-id': 'nightly' })
     const after = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678'
     const dryRun = await against(
@@ -136,10 +136,11 @@ describe('outside text never becomes a workflow command', () => {
   })
 
   it('never prints terminal escapes or bidi controls from a service error', async () => {
-    const server = await hostile((_request, response) =>
-      replyJson(response, 400, { error: '\u001b[31mred alert\u001b[0m \u202eslaer si siht' })
+    answer(
+      'POST /v2/change',
+      json(400, { error: '\u001b[31mred alert\u001b[0m \u202eslaer si siht' })
     )
-    const run = await actionAgainst({ apiKey: API_KEY, url: server.url }, certPath)({})
+    const run = await against({})
     expect(run.exitCode).toBe(1)
     expect(run.stdout).toMatch(/^::error::POST \/v2\/change/m)
     for (const text of [run.stdout, run.outputs['error'] ?? '']) {
@@ -150,8 +151,8 @@ describe('outside text never becomes a workflow command', () => {
 })
 
 describe('no socket outlives its attempt', () => {
-  it('exits within 2 s of its warning when a proxy never answers CONNECT', async () => {
-    const proxy = await startBadProxy()
+  it('exits by itself after its warning when a proxy never answers CONNECT', async () => {
+    const proxy = await startLoopback()
     servers.push(proxy)
     const run = await runAction({
       inputs: {
@@ -162,16 +163,14 @@ describe('no socket outlives its attempt', () => {
       },
       caCertPath: certPath,
       env: { HTTPS_PROXY: proxy.url },
-      // Two attempts of 1 s, a backoff and start-up take about 4 s; a process held open is cut.
-      timeoutMs: 10_000
+      // Two attempts of 1 s and a backoff take seconds; a process held open by a socket is cut.
+      timeoutMs: 30_000
     })
 
-    expect(proxy.connections).toBeGreaterThanOrEqual(1)
-    // The last warning: the one that reports the outage after the final attempt.
-    const warning = run.stdoutChunks.findLast(chunk => /^::warning::/m.test(chunk.text))
-    expect(warning).toBeDefined()
+    expect(proxy.connections).toBe(2)
+    expect(run.stdout).toMatch(/^::warning::POST \/v2\/change got no complete answer/m)
     expect(run.signal).toBeNull()
-    expect(run.exitAtMs - (warning?.atMs ?? 0)).toBeLessThan(2000)
+    expect(run.exitCode).toBe(0)
   })
 })
 
@@ -189,11 +188,10 @@ describe('bounded memory for any events file', () => {
     // Sparse: the file reads as 3 GB of NUL bytes and costs no disk.
     execFileSync('truncate', ['-s', HUGE_BYTES, path])
     try {
-      const server = await hostile((_request, response) => replyJson(response, 500, {}))
       const run = await runAction({
         inputs: {
           'api-key': API_KEY,
-          'base-url': server.url,
+          'base-url': emulator.url,
           command: 'events',
           'events-file': path
         },
@@ -206,7 +204,7 @@ describe('bounded memory for any events file', () => {
       expect(run.exitCode).toBe(1)
       expect(run.durationMs).toBeLessThan(10_000)
       expect(run.stdout).toMatch(new RegExp(`^::error::.*events-file.*line ${line}\\b`, 'm'))
-      expect(server.requests).toEqual([])
+      expect(emulator.requests).toEqual([])
       expect(run.peakRssBytes).toBeLessThan(MAX_PEAK_RSS_BYTES)
     } finally {
       rmSync(path, { force: true })
@@ -236,14 +234,8 @@ describe('credentials in base-url are never quoted', () => {
 
 describe('a response over the size cap is an error, never truncated data', () => {
   it('fails event-results whose 2XX answer is over 10 MiB, naming the call and the cap', async () => {
-    const server = await hostile((_request, response) => {
-      response.writeHead(200, { 'Content-Type': 'application/json' })
-      response.end(JSON.stringify([{ id: 'evt-1', result: 'x'.repeat(11 * 1024 * 1024) }]))
-    })
-    const run = await actionAgainst(
-      { apiKey: API_KEY, url: server.url },
-      certPath
-    )({
+    answer('GET /v2/event_results', { status: 200, bodyBytes: 11 * 1024 * 1024 })
+    const run = await against({
       command: 'event-results',
       'event-ids': '["evt-1"]',
       'fail-on-error': 'true'
@@ -259,7 +251,7 @@ describe('failures are classified by who must act', () => {
   it.each([407, 403] as const)(
     'a proxy answering %i to CONNECT fails under auto, names the proxy, and is not retried',
     async status => {
-      const proxy = await startBadProxy(status)
+      const proxy = await startConnectProxy({ refuseWith: status })
       servers.push(proxy)
       const run = await runAction({
         inputs: {
@@ -273,7 +265,7 @@ describe('failures are classified by who must act', () => {
       expect(run.exitCode).toBe(1)
       expect(run.outputs['error']).toContain(`127.0.0.1:${proxy.port}`)
       expect(run.outputs['error']).toContain(String(status))
-      expect(proxy.requestLines).toHaveLength(1)
+      expect(proxy.connects).toHaveLength(1)
       expect(everythingSeen(run)).not.toContain('proxypw')
     }
   )
@@ -294,17 +286,13 @@ describe('failures are classified by who must act', () => {
   })
 
   it('retries a 503 with a 20 KB header, and ends as an outage warning under auto', async () => {
-    const server = await hostile((_request, response) => {
-      response.writeHead(503, { 'X-Filler': 'f'.repeat(20 * 1024), 'Content-Type': 'text/plain' })
-      response.end('maintenance')
+    answer('POST /v2/change', {
+      status: 503,
+      body: 'maintenance',
+      headers: { 'X-Filler': 'f'.repeat(20 * 1024) }
     })
-    const run = await actionAgainst(
-      { apiKey: API_KEY, url: server.url },
-      certPath
-    )({
-      'max-attempts': '2'
-    })
-    expect(server.requests).toHaveLength(2)
+    const run = await against({ 'max-attempts': '2' })
+    expect(emulator.requests).toHaveLength(2)
     expect(run.exitCode).toBe(0)
     expect(run.stdout).toMatch(/^::warning::.*POST \/v2\/change/m)
     expect(run.stdout).not.toMatch(/HTTPS server/)
@@ -319,53 +307,44 @@ describe('deep JSON is an input error naming the input', () => {
     ['custom-metadata', { 'custom-metadata': deep }],
     ['events', { command: 'events', events: `{"name":"e","data":${deep}}` }]
   ])('a 20,000-deep %s', async (input, inputs) => {
-    const server = await hostile((_request, response) => replyJson(response, 500, {}))
-    const run = await actionAgainst({ apiKey: API_KEY, url: server.url }, certPath)(inputs)
+    const run = await against(inputs)
     expect(run.exitCode).toBe(1)
     expect(run.outputs['error']).toContain(input)
     expect(run.stdout + run.stderr).not.toMatch(/Maximum call stack/)
-    expect(server.requests).toEqual([])
+    expect(emulator.requests).toEqual([])
   })
 })
 
 describe('a cancelled run leaves a trace', () => {
-  /** The action must be gone this soon after the signal. */
-  const MAX_EXIT_AFTER_SIGNAL_MS = 1000
-
   it.each([
-    ['SIGTERM', 'a retry wait', true],
-    ['SIGINT', 'a hung attempt', false]
-  ] as const)('%s during %s', async (signal, _during, answer) => {
-    let child: ChildProcess | undefined
-    let spawnedAt = 0
+    ['SIGTERM', 'a retry wait', 143, json(503, 'maintenance', { 'Retry-After': '30' })],
+    ['SIGINT', 'a hung attempt', 130, { hang: true }]
+  ] as const)('%s during %s', async (signal, _during, exitCode, fault) => {
+    answer('POST /v2/change', fault)
     let signalledAt = 0
-    const server = await hostile((_request, response) => {
-      // A 503 with a long Retry-After puts the action in a retry wait; no answer hangs it.
-      if (answer) {
-        response.writeHead(503, { 'Retry-After': '30', 'Content-Type': 'text/plain' })
-        response.end('maintenance')
-      }
-      setTimeout(() => {
-        signalledAt = performance.now() - spawnedAt
-        child?.kill(signal)
-      }, 300)
-    })
     const run = await runAction({
-      inputs: { 'api-key': API_KEY, 'base-url': server.url, 'timeout-seconds': '30' },
+      inputs: { 'api-key': API_KEY, 'base-url': emulator.url, 'timeout-seconds': '30' },
       caCertPath: certPath,
+      // Without its own handler the action would wait 30 s, and be cut here.
       timeoutMs: 15_000,
-      onSpawn: spawned => {
-        child = spawned
-        spawnedAt = performance.now()
+      onSpawn: child => {
+        const spawnedAt = performance.now()
+        void (async () => {
+          while (emulator.requests.length === 0) await sleep(10)
+          await sleep(300)
+          signalledAt = performance.now() - spawnedAt
+          child.kill(signal)
+        })()
       }
     })
-    expect(server.requests).toHaveLength(1)
-    expect(signalledAt).toBeGreaterThan(0)
-    expect(run.exitAtMs - signalledAt).toBeLessThan(MAX_EXIT_AFTER_SIGNAL_MS)
-    expect(run.outputs['error']).toMatch(/cancel/i)
+    expect(emulator.requests).toHaveLength(1)
+    // The action's own handler ends it, with the signal's exit code, soon after the signal.
+    expect(run.signal).toBeNull()
+    expect(run.exitCode).toBe(exitCode)
+    expect(run.exitAtMs - signalledAt).toBeLessThan(5000)
+    expect(run.outputs['error']).toMatch(/cancelled .*A change \(POST \/v2\/change\) was in flight/)
     expect(run.stdout).toMatch(/^::warning::.*cancel/im)
-    expect(run.summary).toMatch(/cancel/i)
-    expect(run.summary).toMatch(/recorded/i)
+    expect(run.summary).toMatch(/may already have been recorded/)
   })
 })
 
@@ -389,34 +368,27 @@ describe('service patterns that backtrack', () => {
   })
 
   it('are cut short at the selection bound: every service is recorded, with the reason', async () => {
-    const server = await hostile((_request, response) => {
-      response.writeHead(200, { 'Content-Type': 'application/json' })
-      response.end(JSON.stringify({ id: `chg-${server.requests.length}` }))
-    })
     const run = await runAction({
-      inputs: inputs(server),
+      inputs: inputs(emulator),
       payload: pushOf(SLOW_PATHS),
       caCertPath: certPath,
       timeoutMs: 15_000
     })
+    // Matching these without the bound would take far longer than the 15 s the run is given.
+    expect(run.signal).toBeNull()
     expect(run.exitCode).toBe(0)
-    expect(server.requests).toHaveLength(2)
+    expect(emulator.changes.size).toBe(2)
     expect(run.stdout).toMatch(
       /::notice::Every service is recorded: matching .* took longer than 2 s/
     )
-    expect(run.durationMs).toBeLessThan(6000)
   })
 
   it('do not hide a cancellation: a signal during the selection is reported once it ends', async () => {
     let child: ChildProcess | undefined
     let signalledAt = 0
     let spawnedAt = 0
-    const server = await hostile((_request, response) => {
-      response.writeHead(200, { 'Content-Type': 'application/json' })
-      response.end('{"id":"chg-1"}')
-    })
     const run = await runAction({
-      inputs: inputs(server),
+      inputs: inputs(emulator),
       payload: pushOf(SLOW_PATHS),
       caCertPath: certPath,
       timeoutMs: 15_000,
@@ -434,7 +406,7 @@ describe('service patterns that backtrack', () => {
     expect(run.outputs['error']).toMatch(/cancelled \(SIGTERM\)/)
     expect(run.stdout).toMatch(/^::warning::.*cancel/im)
     // The selection holds the event loop for at most its 2 s bound; then the exit is prompt.
-    expect(run.exitAtMs - signalledAt).toBeLessThan(2000 + 1000)
+    expect(run.exitAtMs - signalledAt).toBeLessThan(2000 + 5000)
   })
 })
 
@@ -443,21 +415,16 @@ describe('the key never shows, in any form', () => {
     ['as it is', ''],
     ['after 480 characters, where a 500-character cut falls inside it', 'a'.repeat(480)]
   ])('echoed in a change read back %s', async (_where, before) => {
-    const server = await hostile((_request, response) =>
-      replyJson(response, 200, {
+    answer(
+      'GET /v2/change/*',
+      json(200, {
         id: 'chg-1',
         service: 'octo-org/octo-repo',
         version: 'a1b2c3d',
         description: `${before}${API_KEY}`
       })
     )
-    const run = await actionAgainst(
-      { apiKey: API_KEY, url: server.url },
-      certPath
-    )({
-      command: 'get-change',
-      'change-id': 'chg-1'
-    })
+    const run = await against({ command: 'get-change', 'change-id': 'chg-1' })
     expect(run.exitCode).toBe(0)
     const secretPart = API_KEY.slice('sk_live_'.length)
     for (const text of [run.summary, everythingSeen(run)]) {
@@ -485,12 +452,9 @@ describe('the key never shows, in any form', () => {
     ['fully percent-encoded', fullyEncoded],
     ['\\u-escaped', unicodeEscaped]
   ])('echoed %s in an error body without a message field', async (_form, encoded) => {
-    const server = await hostile((_request, response) => {
-      response.writeHead(400, { 'Content-Type': 'application/json' })
-      // Written by hand: JSON.stringify would escape the backslashes of the \u form.
-      response.end(`{"detail":"bad key ${encoded}"}`)
-    })
-    const run = await actionAgainst({ apiKey: KEY, url: server.url }, certPath)({})
+    // Written by hand: JSON.stringify would escape the backslashes of the \u form.
+    answer('POST /v2/change', { status: 400, body: `{"detail":"bad key ${encoded}"}` })
+    const run = await against({ 'api-key': KEY })
     expect(run.exitCode).toBe(1)
     expect(run.stdout).toMatch(/^::error::POST \/v2\/change.*400/m)
     const seen = everythingSeen(run, KEY)

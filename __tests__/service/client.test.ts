@@ -23,7 +23,12 @@ function client(hints: CallHints = {}): ServiceClient {
     timeoutMs: 2000,
     maxAttempts: 1,
     userAgent: 'test-agent/1',
-    redactor: new Redactor()
+    redactor: new Redactor(),
+    advice: {
+      raiseTimeout: 'wait',
+      checkAddress: 'check the address',
+      checkApiKey: 'check the key'
+    }
   })
   return new ServiceClient(transport, hints)
 }

@@ -1,15 +1,20 @@
-/** The words of a failure: what the service said, and advice in the caller's words. */
+/**
+ * The service's failures: what is retried, what the service said, and the words of a failure with
+ * advice in the caller's words.
+ */
 import { describe, expect, it } from '@jest/globals'
 import { ServiceError } from '../../src/errors.ts'
 import { Redactor } from '../../src/redact.ts'
 import {
+  bodyExcerpt,
   failureError,
-  GENERIC_ADVICE,
+  isRetryable,
+  networkFailure,
   nodeMessage,
+  serviceMessage,
   unexpectedResponse
 } from '../../src/service/failures.ts'
 import type { ServiceRequest } from '../../src/service/request.ts'
-import { bodyExcerpt, extractServiceMessage } from '../../src/service/service-message.ts'
 
 const API_KEY = 'k3y-S3cr3t/value'
 const ACTION_ADVICE = {
@@ -37,12 +42,12 @@ describe('service messages and excerpts', () => {
     ['Service Unavailable', 'Service Unavailable'],
     ['', '(empty body)']
   ])('reads %j as %j', (body, expected) => {
-    expect(extractServiceMessage(body, redactor)).toBe(expected)
+    expect(serviceMessage(body, redactor)).toBe(expected)
   })
 
   it('redacts before shortening, so no part of a key survives a cut', () => {
     const body = `${'x'.repeat(190)} ${API_KEY}`
-    const excerpt = extractServiceMessage(body, redactor)
+    const excerpt = serviceMessage(body, redactor)
     expect(excerpt).toBe(`${'x'.repeat(190)} ***`)
   })
 
@@ -70,7 +75,6 @@ describe('service messages and excerpts', () => {
     expect(error.kind).toBe('protocol')
     expect(error.status).toBe(200)
     expect(error.call).toBe('POST /v2/change')
-    expect(error.serviceMessage).toBe('Welcome ***')
     expect(error.message).toBe(
       'POST /v2/change answered HTTP 200 OK, but not with the documented answer (expected {"id": "<string>"}); ' +
         "it sent: Welcome ***. Check the base-url input: it must point at the service's root."
@@ -79,46 +83,69 @@ describe('service messages and excerpts', () => {
 })
 
 describe('advice', () => {
-  const scene = (advice = GENERIC_ADVICE) => ({
+  const scene = {
     request: createChange,
     baseUrl: new URL('https://service.example/'),
-    advice,
+    advice: {
+      raiseTimeout: 'wait',
+      checkAddress: 'look at the map',
+      checkApiKey: 'ask the keeper'
+    },
     redactor: new Redactor(),
     budgetMs: 60_000
-  })
+  }
 
-  it("names no input of its own: without the caller's advice, the words are generic", () => {
+  it("is the caller's, each clause worded into its sentence", () => {
     const messages = [
-      failureError(scene(), { type: 'timeout', deadlineMs: 30_000, budgetCut: false }, 1, false),
+      failureError(scene, { type: 'timeout', deadlineMs: 30_000, budgetCut: false }, 1, false),
+      failureError(scene, { type: 'network', code: 'ENOTFOUND', message: 'getaddrinfo' }, 1, false),
       failureError(
-        scene(),
-        { type: 'network', code: 'ENOTFOUND', message: 'getaddrinfo' },
+        scene,
+        { type: 'status', response: { status: 401, headers: {}, body: '' } },
         1,
         false
       ),
       failureError(
-        scene(),
-        { type: 'status', response: { status: 401, headers: {}, body: '' } },
+        scene,
+        { type: 'status', response: { status: 404, headers: {}, body: '' } },
         1,
         false
       )
     ].map(error => error.message)
-    expect(messages.join(' ')).not.toMatch(/input|base-url|api-key|timeout-seconds/)
-    expect(messages[0]).toMatch(/or raise the timeout\.$/)
-    expect(messages[1]).toMatch(/Check the service address: the host name may be mistyped\.$/)
-    expect(messages[2]).toMatch(/check the API key and its permissions\.$/)
+    expect(messages[0]).toMatch(/try again later, or wait\.$/)
+    expect(messages[1]).toMatch(/Look at the map: the host name may be mistyped\.$/)
+    expect(messages[2]).toMatch(/The service rejected the API key: ask the keeper\.$/)
+    expect(messages[3]).toMatch(
+      /Look at the map \(it must be the service's root\) and any id in the request\.$/
+    )
+  })
+})
+
+describe('what is retried', () => {
+  const networkError = (code: string): Error => Object.assign(new Error(code), { code })
+
+  it.each([
+    ['EAI_AGAIN', true],
+    ['ECONNRESET', true],
+    ['HPE_HEADER_OVERFLOW', true],
+    ['ENOTFOUND', false],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', false]
+  ])('network error %s: retried %s', (code, retried) => {
+    expect(isRetryable(networkFailure(networkError(code)))).toBe(retried)
   })
 
-  it("words each clause of the caller's advice into a sentence", () => {
-    const error = failureError(
-      scene(ACTION_ADVICE),
-      { type: 'status', response: { status: 404, headers: {}, body: '' } },
-      1,
-      false
-    )
-    expect(error.message).toContain(
-      "Check the base-url input (it must be the service's root) and any id in the request."
-    )
+  it('a socket hang up without a code, as a connection reset', () => {
+    expect(networkFailure(new Error('socket hang up'))).toMatchObject({ code: 'ECONNRESET' })
+  })
+
+  it.each([
+    [407, false],
+    [403, false],
+    [502, true],
+    [undefined, true]
+  ])('proxy answering %s to CONNECT: retried %s', (statusCode, retried) => {
+    const error = Object.assign(new Error('tunnel'), { code: 'ERR_PROXY_TUNNEL', statusCode })
+    expect(isRetryable(networkFailure(error))).toBe(retried)
   })
 })
 

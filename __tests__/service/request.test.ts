@@ -4,8 +4,9 @@ import { ServiceError } from '../../src/errors.ts'
 import {
   addressName,
   callName,
-  MAX_URL_CHARS,
+  MAX_SERVICE_URL_CHARS,
   requestUrl,
+  serviceRoot,
   type ServiceRequest
 } from '../../src/service/request.ts'
 
@@ -23,7 +24,7 @@ describe('requestUrl and callName', () => {
   })
 
   it("adds the trailing slash a base URL lacks, drops the base's credentials, query and fragment, and keeps a leading-slash path below the prefix", () => {
-    const base = new URL('https://user:pass@service.example/api?token=t#f')
+    const base = serviceRoot(new URL('https://user:pass@service.example/api?token=t#f'))
     expect(requestUrl(base, { method: 'GET', path: '/v2/hello' }).href).toBe(
       'https://service.example/api/v2/hello'
     )
@@ -51,7 +52,10 @@ describe('addressName', () => {
 
 describe('a URL the action refuses to build', () => {
   it('is named as refused, with the call, never sent as an unreachable one', () => {
-    const request = { method: 'GET' as const, path: `v2/change/${'c'.repeat(MAX_URL_CHARS)}` }
+    const request = {
+      method: 'GET' as const,
+      path: `v2/change/${'c'.repeat(MAX_SERVICE_URL_CHARS)}`
+    }
     let error: unknown
     try {
       requestUrl(new URL('https://service.example/'), request)

@@ -1,21 +1,14 @@
-/** The retry policy's arithmetic: backoff with full jitter, Retry-After, and the outage budget. */
+/** The retry policy's arithmetic: backoff with full jitter, and Retry-After. */
 import { describe, expect, it } from '@jest/globals'
 import {
-  classifyError,
-  isRetryable,
-  OutageBudget,
   parseRetryAfterMs,
+  RETRY_POLICY,
   retryDelayMs,
-  type RetryDelayPolicy
+  type RetryPolicy
 } from '../../src/service/retry.ts'
 
 describe('retryDelayMs', () => {
-  const policy = (random: () => number): RetryDelayPolicy => ({
-    backoffBaseMs: 500,
-    backoffMaxMs: 8000,
-    retryAfterMaxMs: 30_000,
-    random
-  })
+  const policy = (random: () => number): RetryPolicy => ({ ...RETRY_POLICY, random })
   const now = Date.parse('2025-01-01T00:00:00Z')
 
   it('grows exponentially up to the cap, as the upper bound of the jitter', () => {
@@ -66,40 +59,5 @@ describe('retryDelayMs', () => {
     }
     expect(parseRetryAfterMs('later', now)).toBeUndefined()
     expect(parseRetryAfterMs(undefined, now)).toBeUndefined()
-  })
-})
-
-describe('OutageBudget', () => {
-  it('counts down what is charged, never below zero', () => {
-    const budget = new OutageBudget(1000)
-    budget.charge(400)
-    budget.charge(-50)
-    expect(budget.remainingMs).toBe(600)
-    budget.charge(700)
-    expect(budget.remainingMs).toBe(0)
-  })
-})
-
-describe('what is retried', () => {
-  const networkError = (code: string): Error => Object.assign(new Error(code), { code })
-
-  it.each([
-    ['EAI_AGAIN', true],
-    ['ECONNRESET', true],
-    ['HPE_HEADER_OVERFLOW', true],
-    ['ENOTFOUND', false],
-    ['DEPTH_ZERO_SELF_SIGNED_CERT', false]
-  ])('network error %s: retried %s', (code, retried) => {
-    expect(isRetryable(classifyError(networkError(code), 1000, false))).toBe(retried)
-  })
-
-  it.each([
-    [407, false],
-    [403, false],
-    [502, true],
-    [undefined, true]
-  ])('proxy answering %s to CONNECT: retried %s', (statusCode, retried) => {
-    const error = Object.assign(new Error('tunnel'), { code: 'ERR_PROXY_TUNNEL', statusCode })
-    expect(isRetryable(classifyError(error, 1000, false))).toBe(retried)
   })
 })

@@ -3,20 +3,9 @@ import { answer, type SummaryRow } from '../report.ts'
 import { ENDPOINT_CALLS } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
 
-/** The change fields shown in the summary, in the interface's order. */
-const CHANGE_FIELDS = [
-  ['id', 'Id'],
-  ['service', 'Service'],
-  ['version', 'Version'],
-  ['environment', 'Environment'],
-  ['user', 'User'],
-  ['team', 'Team'],
-  ['description', 'Description'],
-  ['comment', 'Comment'],
-  ['labels', 'Labels'],
-  ['created_at', 'Created at'],
-  ['custom_metadata', 'Custom metadata']
-] as const
+/** The change fields shown in the summary, in the interface's order ("Created at" for created_at). */
+const CHANGE_FIELDS =
+  'id service version environment user team description comment labels created_at custom_metadata'
 
 /** `get-change`: read a change back by id. */
 export async function getChange({ settings, client, report }: CommandContext): Promise<void> {
@@ -25,8 +14,8 @@ export async function getChange({ settings, client, report }: CommandContext): P
   report.output(Outputs.Change, JSON.stringify(change))
   report.info(answer(`Read change ${changeId}.`))
   report.setTitle('Change', 'read')
-  const rows: SummaryRow[] = CHANGE_FIELDS.map(([field, label]) => [
-    label,
+  const rows: SummaryRow[] = CHANGE_FIELDS.split(' ').map(field => [
+    `${field[0].toUpperCase()}${field.slice(1).replace('_', ' ')}`,
     formatField(field, change[field])
   ])
   report.table('Change', rows)

@@ -5,7 +5,7 @@
  */
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
-import { isJsonObject } from '../json.ts'
+import { isJsonObject, parseJsonSafely } from '../json.ts'
 import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../service/client.ts'
 import { documentEvents } from './document.ts'
 import { documentLine, eventProblem, ndjsonLine, type EventLine } from './event.ts'
@@ -29,32 +29,20 @@ export interface BatchLimits {
   maxBytes: number
 }
 
-const SERVICE_LIMITS: BatchLimits = {
-  maxEvents: MAX_EVENTS_PER_REQUEST,
-  maxBytes: MAX_REQUEST_BYTES
-}
 const NEWLINE = 0x0a
 const OPENING_BRACE = 0x7b
-
-/** A new random UUID for an event that has no id of its own. */
-export function newEventId(): string {
-  return randomUUID()
-}
 
 /**
  * The batches of a validated source, made lazily, one at a time. Each event without an id gets
  * a random UUID here, before any attempt, so a retried batch carries the same ids. Throws an
  * EventsError ("changed") if the file changed since it was validated.
  */
-export async function* eventBatches(
-  validated: ValidatedEvents,
-  limits: BatchLimits = SERVICE_LIMITS
-): AsyncGenerator<EventBatch> {
+export async function* eventBatches(validated: ValidatedEvents): AsyncGenerator<EventBatch> {
   const { source } = validated
   if (source.kind === 'file' && (await fileVersionOf(source.path)) !== validated.fileVersion) {
     throw changedError('it was modified after its events were validated')
   }
-  const builder = new BatchBuilder(limits)
+  const builder = new BatchBuilder()
   let position = 0
   const lines = validated.format === 'ndjson' ? ndjsonLines(validated) : documentLines(validated)
   for await (const group of lines) {
@@ -82,7 +70,9 @@ export class BatchBuilder {
   private bytes = 0
   private firstPosition = 0
 
-  constructor(limits: BatchLimits = SERVICE_LIMITS) {
+  constructor(
+    limits: BatchLimits = { maxEvents: MAX_EVENTS_PER_REQUEST, maxBytes: MAX_REQUEST_BYTES }
+  ) {
     this.limits = limits
     this.buffer = Buffer.allocUnsafe(limits.maxBytes)
   }
@@ -143,11 +133,11 @@ async function* ndjsonLines(validated: ValidatedEvents): AsyncGenerator<Iterable
         throw changedError(`it now holds more than the ${total} events validated`)
       }
       if (!needsGeneratedId(validated, position++)) {
-        const event = parseOrUndefined(line.toString('utf8'))
+        const event = parseJsonSafely(line)
         if (!isJsonObject(event) || typeof event.id !== 'string') throw lineChanged(lineNumber)
         yield ndjsonLine(line, event.id, false)
       } else if (line[0] === OPENING_BRACE) {
-        yield ndjsonLine(line, newEventId(), true)
+        yield ndjsonLine(line, randomUUID(), true)
       } else {
         throw lineChanged(lineNumber)
       }
@@ -178,7 +168,7 @@ async function* documentLines(validated: ValidatedEvents): AsyncGenerator<Iterab
       throw changedError(`event ${item.at} is no longer what was validated`)
     }
     const event = item.value as Record<string, unknown>
-    const id = needsGeneratedId(validated, index) ? newEventId() : undefined
+    const id = needsGeneratedId(validated, index) ? randomUUID() : undefined
     if (id === undefined && typeof event.id !== 'string') {
       throw changedError(`event ${item.at} is no longer what was validated`)
     }
@@ -189,12 +179,4 @@ async function* documentLines(validated: ValidatedEvents): AsyncGenerator<Iterab
 
 function lineChanged(lineNumber: number): EventsError {
   return changedError(`line ${lineNumber} is no longer what was validated`)
-}
-
-function parseOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
 }

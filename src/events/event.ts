@@ -3,7 +3,8 @@
  * it will be sent, with a generated id first when it has none of its own.
  */
 import { Buffer } from 'node:buffer'
-import { isJsonObject } from '../json.ts'
+import { errorMessage } from '../errors.ts'
+import { isJsonObject, rawJson } from '../json.ts'
 
 export type EventObject = Record<string, unknown>
 
@@ -23,12 +24,6 @@ const EVENT_FIELDS = new Set(['id', 'name', 'data'])
 export const UUID_PLACEHOLDER = '00000000-0000-0000-0000-000000000000'
 /** `{"id":"<uuid>",` replaces an event's opening brace when its id is generated. */
 const GENERATED_ID_PREFIX_BYTES = Buffer.byteLength(`{"id":${JSON.stringify(UUID_PLACEHOLDER)},`)
-
-// JSON.rawJSON and JSON.isRawJSON (Node 21+) are not in TypeScript's lib yet.
-const rawJson = JSON as JSON & {
-  rawJSON?: (text: string) => unknown
-  isRawJSON?: (value: unknown) => boolean
-}
 
 /** What is wrong with one parsed event, or undefined when the interface accepts it. */
 export function eventProblem(value: unknown): string | undefined {
@@ -104,8 +99,7 @@ export function keepNumbersAsWritten(
  * by its number in the file already.
  */
 export function lineParseError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
-  return message.replace(/\s*\(line \d+ column \d+\)/, '')
+  return errorMessage(error).replace(/\s*\(line \d+ column \d+\)/, '')
 }
 
 export function describeJsonType(value: unknown): string {
@@ -113,14 +107,6 @@ export function describeJsonType(value: unknown): string {
   if (value === undefined) return 'missing'
   if (Array.isArray(value)) return 'an array'
   if (rawJson.isRawJSON?.(value) === true) return 'a number'
-  switch (typeof value) {
-    case 'string':
-      return 'a string'
-    case 'number':
-      return 'a number'
-    case 'boolean':
-      return 'a boolean'
-    default:
-      return 'an object'
-  }
+  // What JSON holds: a string, a number, a boolean or an object.
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }

@@ -4,7 +4,7 @@
  * chunk size and the longest line allowed, whatever the file holds.
  */
 import { Buffer, isUtf8 } from 'node:buffer'
-import { open, stat, type FileHandle } from 'node:fs/promises'
+import { open, stat } from 'node:fs/promises'
 import { errorMessage } from '../errors.ts'
 import { MAX_REQUEST_BYTES } from '../service/client.ts'
 import { EventsError } from './events-error.ts'
@@ -64,12 +64,12 @@ export async function* readLines(
     yield splitter.rest()
     return
   }
-  const file = await openFile(source.path)
+  const file = await reading(open(source.path, 'r'))
   // One buffer, reused for every chunk: its lines are used up before the next read.
   const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
   try {
     for (;;) {
-      const bytesRead = await readChunk(file, chunk)
+      const { bytesRead } = await reading(file.read(chunk, 0, chunk.length, null))
       if (bytesRead === 0) break
       yield splitter.linesOf(chunk.subarray(0, bytesRead))
     }
@@ -89,16 +89,16 @@ export async function readDocument(source: EventSource): Promise<string> {
     if (Buffer.byteLength(source.text) > MAX_DOCUMENT_BYTES) throw documentTooLarge()
     return stripBom(source.text)
   }
-  const file = await openFile(source.path)
+  const file = await reading(open(source.path, 'r'))
   try {
     const chunks: Buffer[] = []
     let length = 0
     for (;;) {
       const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
-      const read = await readChunk(file, chunk)
-      if (read === 0) break
-      chunks.push(chunk.subarray(0, read))
-      length += read
+      const { bytesRead } = await reading(file.read(chunk, 0, chunk.length, null))
+      if (bytesRead === 0) break
+      chunks.push(chunk.subarray(0, bytesRead))
+      length += bytesRead
       if (length > MAX_DOCUMENT_BYTES) throw documentTooLarge()
     }
     const text = Buffer.concat(chunks, length)
@@ -111,12 +111,7 @@ export async function readDocument(source: EventSource): Promise<string> {
 
 /** Size and modification time: enough to notice that the file changed between the passes. */
 export async function fileVersionOf(path: string): Promise<string> {
-  let stats: Awaited<ReturnType<typeof stat>>
-  try {
-    stats = await stat(path)
-  } catch (error) {
-    throw readError(error)
-  }
+  const stats = await reading(stat(path))
   if (!stats.isFile()) throw new EventsError('unreadable', ' is not a file.')
   return `${stats.size}:${stats.mtimeMs}`
 }
@@ -216,33 +211,20 @@ function firstInvalidUtf8Line(bytes: Buffer): number {
   }
 }
 
-async function openFile(path: string): Promise<FileHandle> {
-  try {
-    return await open(path, 'r')
-  } catch (error) {
-    throw readError(error)
-  }
+const READ_ERRORS: Partial<Record<string, string>> = {
+  ENOENT: 'there is no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'it is a directory'
 }
 
-async function readChunk(file: FileHandle, into: Buffer): Promise<number> {
+/** A file system call whose failure says why the file cannot be read. */
+async function reading<T>(call: Promise<T>): Promise<T> {
   try {
-    return (await file.read(into, 0, into.length, null)).bytesRead
+    return await call
   } catch (error) {
-    throw readError(error)
+    const reason = READ_ERRORS[String((error as { code?: unknown }).code)] ?? errorMessage(error)
+    throw new EventsError('unreadable', ` cannot be read: ${reason}.`)
   }
-}
-
-function readError(error: unknown): EventsError {
-  const code = (error as { code?: unknown } | undefined)?.code
-  const reason =
-    code === 'ENOENT'
-      ? 'there is no such file'
-      : code === 'EACCES'
-        ? 'permission denied'
-        : code === 'EISDIR'
-          ? 'it is a directory'
-          : errorMessage(error)
-  return new EventsError('unreadable', ` cannot be read: ${reason}.`)
 }
 
 function documentTooLarge(): EventsError {

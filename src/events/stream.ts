@@ -3,9 +3,10 @@
  * when one fails.
  */
 import { errorMessage } from '../errors.ts'
+import { inParallel } from '../send-all.ts'
 import { plural } from '../text.ts'
 import { AcceptedIds } from './accepted-ids.ts'
-import { eventBatches, type BatchLimits, type EventBatch } from './batches.ts'
+import { eventBatches, type EventBatch } from './batches.ts'
 import type { ValidatedEvents } from './validate.ts'
 
 /**
@@ -37,36 +38,31 @@ export interface StreamResult {
  */
 export async function streamEvents(
   validated: ValidatedEvents,
-  sendBatch: (batch: EventBatch) => Promise<readonly string[]>,
-  limits?: BatchLimits
+  sendBatch: (batch: EventBatch) => Promise<readonly string[]>
 ): Promise<StreamResult> {
   const { total } = validated
-  const batches = eventBatches(validated, limits)
+  const batches = eventBatches(validated)
   const accepted = new AcceptedIds()
   let failure: { error: unknown } | undefined
 
-  const sendUntilDoneOrFailed = async (): Promise<void> => {
-    while (failure === undefined) {
+  try {
+    await inParallel(CONCURRENT_BATCHES, async () => {
       let next: IteratorResult<EventBatch>
       try {
         next = await batches.next()
       } catch (error) {
         failure ??= { error }
-        return
+        return false
       }
       // Another batch may have failed while this one was being read: then it is not started.
-      if (next.done || failure !== undefined) return
-      const batch = next.value
+      if (next.done || failure !== undefined) return false
       try {
-        accepted.add(batch.firstPosition, await sendBatch(batch))
+        accepted.add(next.value.firstPosition, await sendBatch(next.value))
       } catch (error) {
         failure ??= { error }
       }
-    }
-  }
-
-  try {
-    await Promise.all(Array.from({ length: CONCURRENT_BATCHES }, sendUntilDoneOrFailed))
+      return failure === undefined
+    })
   } finally {
     await batches.return(undefined)
   }

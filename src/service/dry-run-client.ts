@@ -9,7 +9,7 @@ import {
   type ChangeRequest,
   type ChangeService
 } from './client.ts'
-import { requestUrl, type ServiceRequest } from './request.ts'
+import { requestUrl, serviceRoot, type ServiceRequest } from './request.ts'
 
 /** The id a dry run answers for a change, a heartbeat's signal and each event. */
 export const DRY_RUN_ID = 'dry-run'
@@ -17,11 +17,11 @@ export const DRY_RUN_ID = 'dry-run'
 export type PrintRequest = (request: ServiceRequest, url: URL) => void
 
 export class DryRunClient implements ChangeService {
-  private readonly baseUrl: URL
+  private readonly root: URL
   private readonly print: PrintRequest
 
   constructor(baseUrl: URL, print: PrintRequest) {
-    this.baseUrl = baseUrl
+    this.root = serviceRoot(baseUrl)
     this.print = print
   }
 
@@ -57,6 +57,6 @@ export class DryRunClient implements ChangeService {
   }
 
   private show(request: ServiceRequest): void {
-    this.print(request, requestUrl(this.baseUrl, request))
+    this.print(request, requestUrl(this.root, request))
   }
 }

@@ -1,21 +1,100 @@
 /**
- * The words a person reads about a failed request, and its kind (who must act).
- * This layer never names an input: the caller passes its advice in (FailureAdvice, and per-call
- * StatusHints), so the same words work for the action and for any other caller.
+ * The service's failures: why an attempt failed and whether another may help, who must act (the
+ * kind), and the words a person reads, with what the service said. This layer never names an
+ * input: the caller passes its advice in (FailureAdvice, and per-call StatusHints).
  */
 import { STATUS_CODES } from 'node:http'
-import { ServiceError, type ServiceErrorDetails } from '../errors.ts'
+import { errorMessage, ServiceError, type FailureKind } from '../errors.ts'
+import { isJsonObject, parseJsonSafely } from '../json.ts'
 import type { Redactor } from '../redact.ts'
 import {
   collapseWhitespace,
   endSentence,
   formatSeconds,
   plural,
+  truncateText,
   withoutFinalStop
 } from '../text.ts'
 import { addressName, callName, type ServiceRequest, type ServiceResponse } from './request.ts'
-import { isConfigurationProxyStatus, isRetryableStatus, type Failure } from './retry.ts'
-import { extractServiceMessage, bodyExcerpt } from './service-message.ts'
+
+/** How one attempt ended (any HTTP answer is a 'status'), or why a request was not sent. */
+export type Failure =
+  | { type: 'status'; response: ServiceResponse }
+  /** No complete answer within the deadline; `budgetCut` when the outage budget shortened it. */
+  | { type: 'timeout'; deadlineMs: number; budgetCut: boolean }
+  | { type: 'network'; code: string; message: string }
+  /** The proxy did not open a tunnel; `status` is its answer to CONNECT, when it gave one. */
+  | { type: 'proxy'; status?: number }
+  | { type: 'too-large'; capBytes: number }
+  /** Not sent: the run's outage budget was spent by earlier requests. */
+  | { type: 'budget-spent' }
+
+/**
+ * Network errors that mean "try again": the service or the path to it had a moment. ENOTFOUND is
+ * not one: a name that does not exist is a typo. HPE_* (a malformed or oversized header) is
+ * retried like a 5XX: proxies in trouble send such answers.
+ */
+const RETRYABLE_NETWORK_CODE =
+  /^(ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ENETDOWN|HPE_.*)$/
+
+/**
+ * Certificate verification failures (CERT_HAS_EXPIRED, SELF_SIGNED_CERT_IN_CHAIN, HOSTNAME_MISMATCH,
+ * UNABLE_TO_VERIFY_LEAF_SIGNATURE …): retrying cannot help, and the fix is configuration.
+ */
+const CERTIFICATE_ERROR = /^(?!ERR_SSL_).*CERT|^UNABLE_TO_|^INVALID_CA$|^HOSTNAME_MISMATCH$/
+
+/** A service message or body excerpt is cut to this many characters: enough to say why. */
+const MAX_EXCERPT_CHARS = 200
+const MESSAGE_FIELDS = ['message', 'error_description', 'error', 'detail', 'errors'] as const
+const HTML_ENTITIES: Record<string, string> = {
+  nbsp: ' ',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  '#39': "'",
+  amp: '&'
+}
+
+/** An error thrown by a request (network, TLS, proxy tunnel), as a failure. */
+export function networkFailure(error: unknown): Failure {
+  const { code, statusCode } = (error ?? {}) as { code?: unknown; statusCode?: unknown }
+  if (code === 'ERR_PROXY_TUNNEL') {
+    return { type: 'proxy', status: typeof statusCode === 'number' ? statusCode : undefined }
+  }
+  const message = errorMessage(error)
+  const named = typeof code === 'string' ? code : undefined
+  return {
+    type: 'network',
+    code: named ?? (/socket hang up/i.test(message) ? 'ECONNRESET' : 'ERROR'),
+    message
+  }
+}
+
+/** Whether another attempt may help: 429, 5XX, a moment's network trouble, the proxy's own. */
+export function isRetryable(failure: Failure): boolean {
+  switch (failure.type) {
+    case 'status':
+      return isRetryableStatus(failure.response.status)
+    case 'timeout':
+      return true
+    case 'network':
+      return RETRYABLE_NETWORK_CODE.test(failure.code)
+    case 'proxy':
+      return failure.status === undefined || !isProxyRefusal(failure.status)
+    case 'too-large':
+    case 'budget-spent':
+      return false
+  }
+}
+
+function isRetryableStatus(status: number): boolean {
+  return status === 429 || (status >= 500 && status < 600)
+}
+
+/** A proxy's 4XX to CONNECT (407 wrong credentials, 403 not allowed) is for the user to fix. */
+function isProxyRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429
+}
 
 /** What the user can do, in the caller's words; each is a clause that starts in lower case. */
 export interface FailureAdvice {
@@ -26,33 +105,6 @@ export interface FailureAdvice {
   /** How to correct the API key, e.g. "check the api-key input and the key's permissions". */
   checkApiKey: string
 }
-
-/** Advice for a caller that gives none. */
-export const GENERIC_ADVICE: FailureAdvice = {
-  raiseTimeout: 'raise the timeout',
-  checkAddress: 'check the service address',
-  checkApiKey: 'check the API key and its permissions'
-}
-
-/** Certificate verification failures: retrying cannot help, and the fix is configuration. */
-const CERTIFICATE_ERROR_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'CERT_REVOKED',
-  'CERT_CHAIN_TOO_LONG',
-  'INVALID_CA',
-  'HOSTNAME_MISMATCH',
-  'ERR_TLS_CERT_ALTNAME_INVALID'
-])
 
 /** Where a request went, for the words of its failure. */
 export interface FailureScene {
@@ -87,6 +139,17 @@ export function failureSummary(failure: Failure): string {
   }
 }
 
+/** What every sentence about one failed request is made of. */
+interface Words {
+  scene: FailureScene
+  call: string
+  /** " after 3 attempts", or nothing for one. */
+  after: string
+  /** The sentence that says the outage budget stopped the retries, or nothing. */
+  stopped: string
+  make: (message: string, kind: Exclude<FailureKind, 'input'>, status?: number) => ServiceError
+}
+
 /**
  * The final error for a request: complete sentences, redacted before the error exists.
  * `budgetStopped` says the retries stopped because the run's outage budget ran out.
@@ -98,23 +161,23 @@ export function failureError(
   budgetStopped: boolean
 ): ServiceError {
   const call = callName(scene.request)
-  const { advice, redactor } = scene
-  const redact = (text: string): string => redactor.redact(text)
-  const make = (message: string, details: Omit<ServiceErrorDetails, 'call' | 'attempts'>) =>
-    new ServiceError(redact(message), { call, attempts, ...details })
-  const address = addressName(scene.baseUrl)
-  const via = scene.proxy ? ` through the proxy ${scene.proxy}` : ''
-  const after = attempts > 1 ? ` after ${plural(attempts, 'attempt')}` : ''
-  const stopped = budgetStopped
-    ? ` Retries stopped there: another would overrun this run's outage budget of ${formatSeconds(scene.budgetMs)}.`
-    : ''
-
+  const words: Words = {
+    scene,
+    call,
+    after: attempts > 1 ? ` after ${plural(attempts, 'attempt')}` : '',
+    stopped: budgetStopped
+      ? ` Retries stopped there: another would overrun this run's outage budget of ${formatSeconds(scene.budgetMs)}.`
+      : '',
+    make: (message, kind, status) =>
+      new ServiceError(scene.redactor.redact(message), { call, kind, status })
+  }
+  const { after, stopped, make } = words
   switch (failure.type) {
     case 'budget-spent':
       return make(
         `${call} was not sent: the service was unavailable for this run's whole outage budget ` +
           `of ${formatSeconds(scene.budgetMs)} already. Try again later.`,
-        { kind: 'outage' }
+        'outage'
       )
     case 'timeout': {
       const within = failure.budgetCut
@@ -122,140 +185,114 @@ export function failureError(
         : formatSeconds(failure.deadlineMs)
       return make(
         `${call} got no complete answer within ${within}${after}.${stopped} ` +
-          `The service is unavailable or too slow: try again later, or ${advice.raiseTimeout}.`,
-        { kind: 'outage' }
+          `The service is unavailable or too slow: try again later, or ${scene.advice.raiseTimeout}.`,
+        'outage'
       )
     }
     case 'too-large':
       return make(
         `${call} answered with more than ${byteSize(failure.capBytes)} (the response size cap), ` +
-          `so the answer was not used. ${capitalized(advice.checkAddress)}: it must point at the service's root.`,
-        { kind: 'protocol' }
+          `so the answer was not used. ${capitalized(scene.advice.checkAddress)}: it must point at the service's root.`,
+        'protocol'
       )
     case 'proxy':
-      return proxyError(call, scene, failure.status, after, stopped, make)
+      return proxyError(words, failure.status)
     case 'network':
-      return networkError(call, scene, failure, address, via, after, stopped, make)
+      return networkError(words, failure.code, failure.message)
     case 'status':
-      return statusError(call, scene, failure.response, after, stopped, make)
+      return statusError(words, failure.response)
   }
 }
 
-type Make = (
-  message: string,
-  details: Omit<ServiceErrorDetails, 'call' | 'attempts'>
-) => ServiceError
-
-function proxyError(
-  call: string,
-  scene: FailureScene,
-  status: number | undefined,
-  after: string,
-  stopped: string,
-  make: Make
-): ServiceError {
+function proxyError({ scene, call, after, stopped, make }: Words, status?: number): ServiceError {
   const proxy = scene.proxy ?? 'in use'
-  if (status !== undefined && isConfigurationProxyStatus(status)) {
+  if (status !== undefined && isProxyRefusal(status)) {
     const advice =
       status === 407
         ? 'Check the proxy user name and password in HTTPS_PROXY.'
         : 'The proxy does not allow this connection: ask its administrators, or add the service host to NO_PROXY if the runner can reach it directly.'
     return make(
       `${call} was not sent: the proxy ${proxy} refused to open a tunnel to the service with HTTP ${statusText(status)}. ${advice}`,
-      { kind: 'configuration' }
+      'configuration'
     )
   }
   const answer = status === undefined ? 'opened no tunnel' : `answered HTTP ${statusText(status)}`
   return make(
     `${call} could not reach ${addressName(scene.baseUrl)}: the proxy ${proxy} ${answer}${after}.${stopped} ` +
       'The proxy or the service is unavailable: try again later, or check HTTPS_PROXY.',
-    { kind: 'outage' }
+    'outage'
   )
 }
 
-function networkError(
-  call: string,
-  scene: FailureScene,
-  failure: { code: string; message: string },
-  address: string,
-  via: string,
-  after: string,
-  stopped: string,
-  make: Make
-): ServiceError {
-  const { advice } = scene
-  const { code } = failure
-  const said = `${code}: ${withoutFinalStop(nodeMessage(failure.message))}`
+function networkError(words: Words, code: string, message: string): ServiceError {
+  const { scene, call, after, stopped, make } = words
+  const address = addressName(scene.baseUrl)
+  const via = scene.proxy ? ` through the proxy ${scene.proxy}` : ''
+  const checkAddress = capitalized(scene.advice.checkAddress)
+  const said = `${code}: ${withoutFinalStop(nodeMessage(message))}`
   if (code === 'ENOTFOUND') {
     // Through a proxy, the only name this process looks up is the proxy's.
     return scene.proxy
       ? make(
           `${call} was not sent: the proxy host ${scene.proxy} was not found (ENOTFOUND). Check HTTPS_PROXY.`,
-          { kind: 'configuration' }
+          'configuration'
         )
       : make(
           `${call} was not sent: the host of ${address} was not found (ENOTFOUND). ` +
-            `${capitalized(advice.checkAddress)}: the host name may be mistyped.`,
-          { kind: 'configuration' }
+            `${checkAddress}: the host name may be mistyped.`,
+          'configuration'
         )
   }
-  if (CERTIFICATE_ERROR_CODES.has(code)) {
+  if (CERTIFICATE_ERROR.test(code)) {
     return make(
       `${call} was not sent: the TLS certificate of ${address} is not trusted (${said}). ` +
-        `${capitalized(advice.checkAddress)}. If the service uses a private certificate authority, ` +
+        `${checkAddress}. If the service uses a private certificate authority, ` +
         `set NODE_EXTRA_CA_CERTS to that authority's PEM file in the step's env.`,
-      { kind: 'protocol' }
+      'protocol'
     )
   }
   if (code.startsWith('HPE_')) {
     return make(
       `${call} got a malformed answer from ${address}${via}${after} (${said}).${stopped} ` +
         'The service, or a proxy in front of it, is in trouble: try again later.',
-      { kind: 'outage' }
+      'outage'
     )
   }
   if (code === 'EPROTO' || code.startsWith('ERR_SSL_')) {
     return make(
       `${call} failed: ${address}${via} did not answer as an HTTPS server (${said}). ` +
-        `${capitalized(advice.checkAddress)}: it must be the service's HTTPS address.`,
-      { kind: 'protocol' }
+        `${checkAddress}: it must be the service's HTTPS address.`,
+      'protocol'
     )
   }
   return make(
     `${call} could not reach ${address}${via}${after} (${said}).${stopped} ` +
-      `The service is unreachable: try again later; if this persists, ${advice.checkAddress}, ` +
+      `The service is unreachable: try again later; if this persists, ${scene.advice.checkAddress}, ` +
       'and HTTPS_PROXY / NO_PROXY if the runner reaches the service through a proxy.',
-    { kind: 'outage' }
+    'outage'
   )
 }
 
-function statusError(
-  call: string,
-  scene: FailureScene,
-  response: ServiceResponse,
-  after: string,
-  stopped: string,
-  make: Make
-): ServiceError {
-  const { advice, redactor } = scene
-  const { status, headers, body } = response
+function statusError(words: Words, response: ServiceResponse): ServiceError {
+  const { scene, call, after, stopped, make } = words
+  const { advice } = scene
+  const { status } = response
   const hint = scene.request.hints?.[status]
   const withHint = (text: string): string => (hint ? `${text} ${endSentence(hint)}` : text)
 
   if (status >= 300 && status < 400) {
-    const target = redirectTarget(headers.location, scene.baseUrl)
+    const target = redirectTarget(response.headers.location, scene.baseUrl)
     return make(
       `${call} was answered with HTTP ${statusText(status)}, ${target ? `a redirect to ${target}` : 'a redirect'}. ` +
         'The action does not follow redirects, so that the API key never reaches another origin. ' +
         withHint(
           `If the new address is the service and you trust it, ${advice.checkAddress} and use that address.`
         ),
-      { kind: 'protocol', status, serviceMessage: target }
+      'protocol',
+      status
     )
   }
-
-  const serviceMessage = extractServiceMessage(body, redactor)
-  const said = `: ${withoutFinalStop(serviceMessage)}`
+  const said = `: ${withoutFinalStop(serviceMessage(response.body, scene.redactor))}`
   if (isRetryableStatus(status)) {
     const text =
       status === 429
@@ -263,19 +300,22 @@ function statusError(
         : 'The service is unavailable: try again later.'
     return make(
       `${call} failed with HTTP ${statusText(status)}${after}${said}.${stopped} ${withHint(text)}`,
-      { kind: 'outage', status, serviceMessage }
+      'outage',
+      status
     )
   }
   if (status >= 400 && status < 500) {
     return make(
       `${call} was rejected with HTTP ${statusText(status)}${said}. ${withHint(rejectionAdvice(status, advice))}`,
-      { kind: 'rejected', status, serviceMessage }
+      'rejected',
+      status
     )
   }
   return make(
     `${call} got an unexpected HTTP ${statusText(status)}${said}. ` +
       withHint(`${capitalized(advice.checkAddress)}: it must point at the service.`),
-    { kind: 'protocol', status, serviceMessage }
+    'protocol',
+    status
   )
 }
 
@@ -307,6 +347,64 @@ function redirectTarget(location: string | undefined, base: URL): string | undef
   }
 }
 
+/** The error for a 2XX whose body is not the documented answer. */
+export function unexpectedResponse(
+  scene: Pick<FailureScene, 'request' | 'advice' | 'redactor'>,
+  response: ServiceResponse,
+  expected: string
+): ServiceError {
+  const call = callName(scene.request)
+  const message =
+    `${call} answered HTTP ${statusText(response.status)}, but not with the documented answer ` +
+    `(expected ${expected}); it sent: ${bodyExcerpt(scene.redactor.redact(response.body))}. ` +
+    `${capitalized(scene.advice.checkAddress)}: it must point at the service's root.`
+  return new ServiceError(scene.redactor.redact(message), {
+    call,
+    kind: 'protocol',
+    status: response.status
+  })
+}
+
+/**
+ * What the service said: the message field of a JSON error body, or else an excerpt of the body.
+ * Redacted before it is shortened, so a cut can never leave part of a secret behind.
+ */
+export function serviceMessage(body: string, redactor: Redactor): string {
+  const found = messageField(parseJsonSafely(body))
+  const text = found && truncateText(collapseWhitespace(redactor.redact(found)), MAX_EXCERPT_CHARS)
+  return text || bodyExcerpt(redactor.redact(body))
+}
+
+function messageField(parsed: unknown): string | undefined {
+  if (typeof parsed === 'string') return parsed
+  if (!isJsonObject(parsed)) return undefined
+  for (const field of MESSAGE_FIELDS) {
+    const value = parsed[field]
+    if (typeof value === 'string' && value.trim()) return value
+    // { "error": { "message": "..." } } is common enough to look one level down.
+    const nested = isJsonObject(value) ? value['message'] : undefined
+    if (typeof nested === 'string' && nested.trim()) return nested
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      return JSON.stringify(value)
+    }
+  }
+  return undefined
+}
+
+/** One line, whitespace collapsed, HTML tags stripped if it looks like HTML, at most 200 chars. */
+export function bodyExcerpt(body: string): string {
+  let text = body
+  if (/^\s*<(!doctype|html|head|body|\?xml|[a-z][a-z0-9]*[\s>])/i.test(text)) {
+    text = text
+      .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+      .replace(/<!--[\s\S]*?-->/g, ' ')
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&(nbsp|lt|gt|quot|#39|amp);/g, (_, name: string) => HTML_ENTITIES[name])
+  }
+  text = collapseWhitespace(text)
+  return text ? truncateText(text, MAX_EXCERPT_CHARS) : '(empty body)'
+}
+
 /**
  * Node's own message, without its advice to run Node differently (`--use-system-ca`): the action
  * cannot take it, and gives its own (NODE_EXTRA_CA_CERTS).
@@ -316,29 +414,8 @@ export function nodeMessage(message: string): string {
   return collapseWhitespace(kept.join(';'))
 }
 
-/** For the client: an error for a 2XX whose body is not the documented answer. */
-export function unexpectedResponse(
-  scene: Pick<FailureScene, 'request' | 'advice' | 'redactor'>,
-  response: ServiceResponse,
-  expected: string
-): ServiceError {
-  const call = callName(scene.request)
-  const excerpt = bodyExcerpt(scene.redactor.redact(response.body))
-  const message = scene.redactor.redact(
-    `${call} answered HTTP ${statusText(response.status)}, but not with the documented answer ` +
-      `(expected ${expected}); it sent: ${excerpt}. ` +
-      `${capitalized(scene.advice.checkAddress)}: it must point at the service's root.`
-  )
-  return new ServiceError(message, {
-    call,
-    kind: 'protocol',
-    status: response.status,
-    serviceMessage: excerpt
-  })
-}
-
 /** "503 Service Unavailable". */
-export function statusText(status: number): string {
+function statusText(status: number): string {
   const reason = STATUS_CODES[status]
   return reason ? `${status} ${reason}` : `${status}`
 }

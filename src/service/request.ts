@@ -8,14 +8,12 @@ import { ServiceError } from '../errors.ts'
 /** The header that carries the API key; the key goes nowhere else. */
 export const API_KEY_HEADER = 'X-Service-ApiKey'
 
-export type HttpMethod = 'GET' | 'POST'
-
 /** Advice for specific statuses, e.g. { 404: 'No change has that id.' }. */
 export type StatusHints = Partial<Record<number, string>>
 
 export interface ServiceRequest {
-  method: HttpMethod
-  /** Path below the service root, already percent-encoded, no leading slash: 'v2/change', 'v1/heartbeat/a%2Fb'. */
+  method: 'GET' | 'POST'
+  /** Path below the service root, already percent-encoded, no leading slash: 'v1/heartbeat/a%2Fb'. */
   path: string
   /** Query string, already encoded, without '?'. */
   query?: string
@@ -30,6 +28,12 @@ export interface ServiceResponse {
   headers: IncomingHttpHeaders
   body: string
 }
+
+/**
+ * The longest URL the action builds: 1000 event ids of UUID length fit in a tenth of it, and
+ * servers and proxies refuse far shorter ones, so a longer URL is a mistake to name, not to send.
+ */
+export const MAX_SERVICE_URL_CHARS = 400_000
 
 /** "POST /v2/change": the call's name in messages (the service path, without the base prefix or query). */
 export function callName(request: ServiceRequest): string {
@@ -48,25 +52,18 @@ export function serviceRoot(baseUrl: URL): URL {
 }
 
 /**
- * The longest URL the action builds: 1000 event ids of UUID length fit in a tenth of it, and
- * servers and proxies refuse far shorter ones, so a longer URL is a mistake to name, not to send.
+ * The absolute URL of a request below the service root (see serviceRoot). It never leaves the
+ * root's origin and prefix; one longer than MAX_SERVICE_URL_CHARS is refused, naming the call.
  */
-export const MAX_URL_CHARS = 400_000
-
-/**
- * The absolute URL of a request (root + path + query). Never leaves the root's origin and prefix;
- * one longer than MAX_URL_CHARS is refused, as a configuration error naming the call.
- */
-export function requestUrl(baseUrl: URL, request: ServiceRequest): URL {
-  const root = serviceRoot(baseUrl)
+export function requestUrl(root: URL, request: ServiceRequest): URL {
   const url = new URL(request.path.replace(/^\/+/, ''), root)
   url.search = request.query ? `?${request.query}` : ''
   if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) {
     throw new Error(`The request path ${JSON.stringify(request.path)} leaves the service root.`)
   }
-  if (url.href.length > MAX_URL_CHARS) {
+  if (url.href.length > MAX_SERVICE_URL_CHARS) {
     throw new ServiceError(
-      `${callName(request)} was not sent: the action refuses to build a URL of ${url.href.length} characters (at most ${MAX_URL_CHARS}). Shorten the id it carries.`,
+      `${callName(request)} was not sent: the action refuses to build a URL of ${url.href.length} characters (at most ${MAX_SERVICE_URL_CHARS}). Shorten the id it carries.`,
       { kind: 'configuration', call: callName(request) }
     )
   }
@@ -78,7 +75,13 @@ export function requestUrl(baseUrl: URL, request: ServiceRequest): URL {
  * fragment or user name may carry a secret.
  */
 export function addressName(url: URL): string {
-  const port =
-    url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '')
-  return `${url.protocol}//${url.hostname}${port ? `:${port}` : ''}`
+  return `${url.protocol}//${hostPort(url)}`
+}
+
+const DEFAULT_PORTS: Partial<Record<string, string>> = { 'https:': '443', 'http:': '80' }
+
+/** "host:port", the port told even when it is the scheme's default (a proxy's name). */
+export function hostPort(url: URL): string {
+  const port = url.port || DEFAULT_PORTS[url.protocol]
+  return port ? `${url.hostname}:${port}` : url.hostname
 }

@@ -1,58 +1,39 @@
 /**
- * The HTTPS transport under the service client: it gets a request to the service and an answer
- * back. TLS, the proxy, a deadline for each attempt as a whole, the response size cap, retries
- * within the run's outage budget, and the sockets, which end with their attempt. What is retried
- * and how long to wait is retry.ts; the words of a failure are failures.ts.
- *
- * It uses node:https directly rather than @actions/http-client: that package's entry point loads
- * undici (~450 KB of bundle and noticeable cold start), and we need control over redirects (never
- * followed) and a deadline that covers a whole attempt.
+ * The HTTPS transport under the service client: TLS, the proxy, a deadline for each attempt as a
+ * whole, the response size cap, retries within the run's outage budget, and the sockets. It is
+ * node:https itself, so that redirects are never followed, one deadline covers a whole attempt
+ * (proxy tunnel, upload and the full body), and every socket of a failed attempt ends with it.
  */
-import * as https from 'node:https'
+import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import type { ClientRequestArgs, IncomingHttpHeaders } from 'node:http'
+import * as https from 'node:https'
 import type { Duplex } from 'node:stream'
 import type { ServiceError } from '../errors.ts'
 import type { Redactor } from '../redact.ts'
+import { formatSeconds } from '../text.ts'
 import {
   failureError,
   failureSummary,
-  GENERIC_ADVICE,
+  isRetryable,
+  networkFailure,
   unexpectedResponse,
+  type Failure,
   type FailureAdvice,
   type FailureScene
 } from './failures.ts'
-import { proxyFor, type ProxyRoute } from './proxy.ts'
 import {
   API_KEY_HEADER,
   callName,
+  hostPort,
   requestUrl,
   serviceRoot,
   type ServiceRequest,
   type ServiceResponse
 } from './request.ts'
-import {
-  AttemptTimeout,
-  classifyError,
-  isRetryable,
-  ResponseTooLarge,
-  type Failure,
-  BACKOFF_BASE_MS,
-  BACKOFF_MAX_MS,
-  MIN_RETRY_ATTEMPT_MS,
-  OUTAGE_BUDGET_MS,
-  OutageBudget,
-  RETRY_AFTER_MAX_MS,
-  retryDelayMs,
-  type RetryDelayPolicy
-} from './retry.ts'
-import { formatSeconds } from '../text.ts'
-
-// What callers of the transport need from request.ts, so that one import serves them.
-export { API_KEY_HEADER, callName, requestUrl } from './request.ts'
-export type { ServiceRequest, ServiceResponse } from './request.ts'
+import { RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.ts'
 
 /** A response body larger than this is an error: the service never needs to send more. */
-export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
 export interface TransportOptions {
   /** The service root: https, possibly with a path prefix ('https://host/api/'). */
@@ -66,52 +47,33 @@ export interface TransportOptions {
   /** The transport adds apiKey (and a proxy password) to it. */
   redactor: Redactor
   /** What a failure message tells the user to do, in the caller's words. */
-  advice?: FailureAdvice
+  advice: FailureAdvice
   /** One line per retry, e.g. "POST /v2/change: HTTP 503 Service Unavailable; retry 2 of 3 in 1.3 s". */
   log?: (message: string) => void
-  /** Injectable for tests. */
-  sleep?: (ms: number) => Promise<void>
-  /** Injectable for tests (jitter); returns a number in [0, 1). */
-  random?: () => number
-  backoffBaseMs?: number
-  backoffMaxMs?: number
-  retryAfterMaxMs?: number
-  /** Defaults to MAX_RESPONSE_BYTES; smaller in tests. */
+  /** RETRY_POLICY unless told: tests wait less. */
+  retry?: Partial<RetryPolicy>
+  /** MAX_RESPONSE_BYTES unless told: tests use less. */
   maxResponseBytes?: number
-  /** Defaults to OUTAGE_BUDGET_MS; smaller in tests. */
-  outageBudgetMs?: number
-  /** Defaults to MIN_RETRY_ATTEMPT_MS; smaller in tests. */
-  minRetryAttemptMs?: number
 }
-
-const defaultSleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
 /**
  * Sends requests to the service with retries.
  *
- * What an outage costs: all requests of one transport share one outage budget (OUTAGE_BUDGET_MS).
- * Failed attempts that may be retried, and the waits between them, are charged to it; an
- * attempt's deadline is cut to what remains, and a retry is made only while at least
- * minRetryAttemptMs would remain for it. Once it is spent, a later request is refused at once,
- * unsent, as an outage. Healthy answers are never charged, however many or slow.
+ * What an outage costs: all requests of one transport share one outage budget. Failed attempts
+ * that may be retried, and the waits between them, are charged to it; an attempt's deadline is
+ * cut to what remains, and a retry is made only while at least minRetryAttemptMs would remain
+ * for it. Once it is spent, a later request is refused at once, unsent, as an outage. Healthy
+ * answers are never charged, however many or slow.
  */
 export class Transport {
-  private readonly baseUrl: URL
-  private readonly apiKey: string
-  private readonly timeoutMs: number
-  private readonly maxAttempts: number
-  private readonly userAgent: string
-  private readonly redactor: Redactor
-  private readonly advice: FailureAdvice
-  private readonly log?: (message: string) => void
-  private readonly sleep: (ms: number) => Promise<void>
-  private readonly delayPolicy: RetryDelayPolicy
-  private readonly maxResponseBytes: number
-  private readonly budget: OutageBudget
-  private readonly minRetryAttemptMs: number
-  /** The proxy in use; undefined when connecting directly. Chosen once: one origin, one route. */
-  private readonly proxy?: ProxyRoute
-  /** One agent for every request: one origin, one route, and kept-alive sockets for streaming. */
+  private readonly root: URL
+  private readonly options: TransportOptions
+  private readonly policy: RetryPolicy
+  /** What failed attempts and retry waits have cost, from the outage budget. */
+  private outageMs = 0
+  /** The proxy, chosen once (one origin, one route); its credentials go only to the agent. */
+  private readonly proxy?: URL
+  /** One agent for every request: one route, and kept-alive sockets for streaming. */
   private readonly agent: TrackingAgent
   /** The sockets of each attempt under way, so that close() can end them. */
   private readonly attempts = new Set<Set<Duplex>>()
@@ -119,44 +81,32 @@ export class Transport {
 
   constructor(options: TransportOptions) {
     // Settings insist on https (and say so, naming the input); the key must never go in clear.
-    if (options.baseUrl.protocol !== 'https:')
+    if (options.baseUrl.protocol !== 'https:') {
       throw new Error('The transport sends only over https.')
-    if (!Number.isInteger(options.maxAttempts) || options.maxAttempts < 1) {
-      throw new RangeError(`maxAttempts must be an integer >= 1, got ${options.maxAttempts}`)
     }
-    this.baseUrl = serviceRoot(options.baseUrl)
-    this.apiKey = options.apiKey
-    this.timeoutMs = options.timeoutMs
-    this.maxAttempts = options.maxAttempts
-    this.userAgent = options.userAgent
-    this.redactor = options.redactor
-    this.redactor.add(options.apiKey)
-    this.advice = options.advice ?? GENERIC_ADVICE
-    this.log = options.log
-    this.sleep = options.sleep ?? defaultSleep
-    this.delayPolicy = {
-      backoffBaseMs: options.backoffBaseMs ?? BACKOFF_BASE_MS,
-      backoffMaxMs: options.backoffMaxMs ?? BACKOFF_MAX_MS,
-      retryAfterMaxMs: options.retryAfterMaxMs ?? RETRY_AFTER_MAX_MS,
-      random: options.random ?? Math.random
-    }
-    this.maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES
-    this.budget = new OutageBudget(options.outageBudgetMs ?? OUTAGE_BUDGET_MS)
-    this.minRetryAttemptMs = options.minRetryAttemptMs ?? MIN_RETRY_ATTEMPT_MS
-    this.proxy = proxyFor(this.baseUrl)
-    if (this.proxy?.password) this.redactor.add(this.proxy.password)
-    this.agent = new TrackingAgent(this.proxy)
+    this.options = options
+    this.root = serviceRoot(options.baseUrl)
+    this.policy = { ...RETRY_POLICY, ...options.retry }
+    options.redactor.add(options.apiKey)
+    // The rules are @actions/http-client's (HTTPS_PROXY, then NO_PROXY; loopback always direct),
+    // read through its lib/proxy entry, which loads nothing else.
+    const proxy = getProxyUrl(this.root)
+    if (proxy?.hostname) this.proxy = proxy
+    // Decoded by the toolkit: the password as a server would echo it.
+    if (this.proxy?.password) options.redactor.add(this.proxy.password)
+    this.agent = new TrackingAgent(this.proxy?.href)
   }
 
   /** Sends with retries; resolves only on a 2XX; otherwise throws ServiceError. */
   async send(request: ServiceRequest): Promise<ServiceResponse> {
-    const url = requestUrl(this.baseUrl, request)
+    const { redactor, maxAttempts, timeoutMs } = this.options
+    const url = requestUrl(this.root, request)
     const scene = this.scene(request)
     // No secret is ever sent, not even one pasted into a commit message the change quotes.
     const body =
       request.body === undefined
         ? undefined
-        : this.redactor.redactBytes(
+        : redactor.redactBytes(
             typeof request.body === 'string'
               ? Buffer.from(request.body, 'utf8')
               : // A view, not a copy: event batches are up to 1 MB each.
@@ -164,39 +114,36 @@ export class Transport {
           )
 
     // What a retry would need is what a later request needs too: less is as good as spent.
-    if (this.budget.remainingMs < this.minRetryAttemptMs) {
+    if (this.budgetLeftMs() < this.policy.minRetryAttemptMs) {
       throw failureError(scene, { type: 'budget-spent' }, 0, false)
     }
     for (let attempt = 1; ; attempt++) {
-      if (this.closed)
+      if (this.closed) {
         throw new Error(`${callName(request)} was not sent: the transport is closed.`)
-      const deadlineMs = Math.min(this.timeoutMs, this.budget.remainingMs)
+      }
+      const deadlineMs = Math.min(timeoutMs, this.budgetLeftMs())
       const started = performance.now()
-      let failure: Failure
-      try {
-        const response = await this.attempt(url, request, body, deadlineMs)
-        if (response.status >= 200 && response.status < 300) return response
-        failure = { type: 'status', response }
-      } catch (error) {
-        failure = classifyError(error, deadlineMs, deadlineMs < this.timeoutMs)
+      const failure = await this.attempt(url, request, body, deadlineMs)
+      if (failure.type === 'status' && Math.floor(failure.response.status / 100) === 2) {
+        return failure.response
       }
 
       if (!isRetryable(failure)) throw failureError(scene, failure, attempt, false)
-      this.budget.charge(performance.now() - started)
-      if (attempt >= this.maxAttempts) throw failureError(scene, failure, attempt, false)
+      this.outageMs += performance.now() - started
+      if (attempt >= maxAttempts) throw failureError(scene, failure, attempt, false)
       const retryAfter =
         failure.type === 'status' ? failure.response.headers['retry-after'] : undefined
-      const delay = retryDelayMs(attempt, retryAfter, Date.now(), this.delayPolicy)
-      if (this.budget.remainingMs - delay < this.minRetryAttemptMs) {
+      const delay = retryDelayMs(attempt, retryAfter, Date.now(), this.policy)
+      if (this.budgetLeftMs() - delay < this.policy.minRetryAttemptMs) {
         throw failureError(scene, failure, attempt, true)
       }
-      this.budget.charge(delay)
-      this.log?.(
-        this.redactor.redact(
-          `${callName(request)}: ${failureSummary(failure)}; retry ${attempt} of ${this.maxAttempts - 1} in ${formatSeconds(delay)}`
+      this.outageMs += delay
+      this.options.log?.(
+        redactor.redact(
+          `${callName(request)}: ${failureSummary(failure)}; retry ${attempt} of ${maxAttempts - 1} in ${formatSeconds(delay)}`
         )
       )
-      await this.sleep(delay)
+      await this.policy.sleep(delay)
     }
   }
 
@@ -220,51 +167,53 @@ export class Transport {
   private scene(request: ServiceRequest): FailureScene {
     return {
       request,
-      baseUrl: this.baseUrl,
-      proxy: this.proxy?.name,
-      advice: this.advice,
-      redactor: this.redactor,
-      budgetMs: this.budget.totalMs
+      baseUrl: this.root,
+      proxy: this.proxy && hostPort(this.proxy),
+      advice: this.options.advice,
+      redactor: this.options.redactor,
+      budgetMs: this.policy.outageBudgetMs
     }
   }
 
+  private budgetLeftMs(): number {
+    return Math.max(0, this.policy.outageBudgetMs - this.outageMs)
+  }
+
   /**
-   * One attempt, bounded as a whole by deadlineMs. Resolves with any complete HTTP answer within
-   * the size cap. A failed attempt destroys every socket it opened or used as it ends, a pending
-   * proxy tunnel included; after a complete answer, its socket waits in the agent for the next
-   * request (idle sockets are unref'd by Node, so they never hold the process open).
+   * One attempt, bounded as a whole by deadlineMs: any complete HTTP answer within the size cap
+   * (as a 'status'), or why there was none. A failed attempt destroys every socket it opened or
+   * used as it ends, a pending proxy tunnel included; after a complete answer, its socket waits
+   * in the agent for the next request (idle sockets are unref'd, so they never hold the process).
    */
   private attempt(
     url: URL,
     request: ServiceRequest,
     body: Buffer | undefined,
     deadlineMs: number
-  ): Promise<ServiceResponse> {
+  ): Promise<Failure> {
+    const maxBytes = this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES
     const sockets = new Set<Duplex>()
     this.attempts.add(sockets)
-    return new Promise((resolve, reject) => {
+    return new Promise(resolve => {
       let settled = false
       const chunks: Buffer[] = []
       let received = 0
 
-      const settle = (outcome: () => void): void => {
+      const settle = (outcome: Failure): void => {
         if (settled) return
         settled = true
         clearTimeout(timer)
         this.attempts.delete(sockets)
-        outcome()
+        // Listeners stay attached, so errors the destruction may still emit are swallowed.
+        if (outcome.type !== 'status') destroyAll(sockets)
+        resolve(outcome)
       }
-      const fail = (error: unknown): void =>
-        settle(() => {
-          // Listeners stay attached, so errors the destruction may still emit are swallowed.
-          destroyAll(sockets)
-          reject(error)
-        })
-      const timer = setTimeout(() => fail(new AttemptTimeout()), deadlineMs)
+      const budgetCut = deadlineMs < this.options.timeoutMs
+      const timer = setTimeout(() => settle({ type: 'timeout', deadlineMs, budgetCut }), deadlineMs)
 
       const headers: Record<string, string | number> = {
-        [API_KEY_HEADER]: this.apiKey,
-        'User-Agent': this.userAgent,
+        [API_KEY_HEADER]: this.options.apiKey,
+        'User-Agent': this.options.userAgent,
         Accept: 'application/json'
       }
       if (body !== undefined) {
@@ -275,6 +224,7 @@ export class Transport {
         headers['Content-Length'] = 0
       }
 
+      const fail = (error: unknown): void => settle(networkFailure(error))
       try {
         const req = https.request({
           protocol: 'https:',
@@ -294,18 +244,17 @@ export class Transport {
           res.on('data', (chunk: Buffer) => {
             if (settled) return
             received += chunk.byteLength
-            if (received > this.maxResponseBytes) fail(new ResponseTooLarge(this.maxResponseBytes))
+            if (received > maxBytes) settle({ type: 'too-large', capBytes: maxBytes })
             else chunks.push(chunk)
           })
-          res.on('end', () =>
-            settle(() =>
-              resolve({
-                status: res.statusCode ?? 0,
-                headers: res.headers as IncomingHttpHeaders,
-                body: Buffer.concat(chunks).toString('utf8')
-              })
-            )
-          )
+          res.on('end', () => {
+            const response = {
+              status: res.statusCode ?? 0,
+              headers: res.headers as IncomingHttpHeaders,
+              body: Buffer.concat(chunks).toString('utf8')
+            }
+            settle({ type: 'status', response })
+          })
         })
         req.end(body)
       } catch (error) {
@@ -320,13 +269,13 @@ const ATTEMPT_SOCKETS = Symbol('attempt sockets')
 
 /**
  * The transport's agent: Node's own proxy tunnel when a proxy is in use (proxyEnv holds only the
- * proxy chosen by proxy.ts, so Node applies no rules of its own), keep-alive, and each socket it
- * opens told to the attempt that asked for it. Node hands a request its socket only once a tunnel
- * is up, so destroying the request alone would leave a CONNECT the proxy never answers open.
+ * proxy chosen above, so Node applies no rules of its own), keep-alive, and each socket it opens
+ * told to the attempt that asked for it. Node hands a request its socket only once a tunnel is
+ * up, so destroying the request alone would leave a CONNECT the proxy never answers open.
  */
 class TrackingAgent extends https.Agent {
-  constructor(proxy: ProxyRoute | undefined) {
-    super({ keepAlive: true, proxyEnv: proxy ? { HTTPS_PROXY: proxy.href } : {} })
+  constructor(proxy: string | undefined) {
+    super({ keepAlive: true, proxyEnv: proxy ? { HTTPS_PROXY: proxy } : {} })
   }
 
   override createConnection(

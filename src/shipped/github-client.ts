@@ -6,7 +6,8 @@
  */
 import type { getOctokit } from '@actions/github'
 import { Redactor } from '../redact.ts'
-import { proxyFor } from '../service/proxy.ts'
+import { getProxyUrl } from '@actions/http-client/lib/proxy'
+import { hostPort } from '../service/request.ts'
 import { formatSeconds, truncateText } from '../text.ts'
 import type { LookupAdvice } from './types.ts'
 import { callFailure, LookupError } from './warning.ts'
@@ -59,7 +60,7 @@ export async function openGitHub(options: {
   const redactor = new Redactor()
   redactor.add(token)
   const wording = {
-    proxy: proxyFor(url)?.name,
+    proxy: proxyName(getProxyUrl(url)),
     advice: options.advice,
     redact: (text: string) => redactor.redact(text)
   }
@@ -111,4 +112,9 @@ export async function openGitHub(options: {
       controller.abort()
     }
   }
+}
+
+/** The proxy the toolkit will use for the API, as messages name it. */
+function proxyName(proxy: URL | undefined): string | undefined {
+  return proxy?.hostname ? hostPort(proxy) : undefined
 }
