@@ -41,10 +41,7 @@ export interface ServiceDecision {
   recorded: boolean
   /** Why, as a short phrase for the summary and the dry-run listing. */
   reason: string
-  /**
-   * The first MAX_MATCHED_PATHS changed files that matched, by their current path, in the order of
-   * the changed list.
-   */
+  /** The first MAX_MATCHED_PATHS changed files that matched, by their current path, in order. */
   matchedPaths: string[]
   /** How many changed files matched in all, a rename once (0 for a service without patterns). */
   matchedCount: number
@@ -53,10 +50,7 @@ export interface ServiceDecision {
 export interface ServiceSelection {
   /** One decision per service, in the order of the input. */
   decisions: ServiceDecision[]
-  /**
-   * Set when every service is recorded because the changed files are unknown or incomplete, or
-   * matching them took too long: one sentence, for the summary and a notice.
-   */
+  /** Why every service is recorded (the files unknown or incomplete, or matching too slow). */
   allRecordedBecause?: string
 }
 
@@ -88,18 +82,11 @@ export const MAX_MATCHED_PATHS = 20
  */
 export const SERVICE_SELECTION_BUDGET_MS = 2000
 
-export interface SelectionOptions {
-  /** The time the whole selection may take; SERVICE_SELECTION_BUDGET_MS unless given (tests). */
-  budgetMs?: number
-}
-
-type PathMatcher = (path: string) => boolean
-
 /**
  * A service's matcher, compiled once: a path matches when it matches at least one pattern without
  * "!" and none of the "!" patterns.
  */
-export function compileServiceMatcher(patterns: string[]): PathMatcher {
+export function compileServiceMatcher(patterns: string[]): (path: string) => boolean {
   const included = patterns.filter(pattern => !pattern.startsWith('!'))
   const excluded = patterns.filter(pattern => pattern.startsWith('!')).map(p => p.slice(1))
   const includes = picomatch(included, GLOB_OPTIONS)
@@ -109,37 +96,36 @@ export function compileServiceMatcher(patterns: string[]): PathMatcher {
 }
 
 /**
- * Decides, for each service, whether the deploy touched it. Synchronous; returns soon after the
- * budget at worst, whatever the patterns and paths (stopping the matching takes under a millisecond
- * on an idle machine).
+ * Decides, for each service, whether the deploy touched it. Synchronous; returns soon after
+ * `budgetMs` at worst (smaller in tests), whatever the patterns and paths.
  */
 export function selectServices(
   specs: ServiceSpec[],
   changed: ChangedFiles,
-  options: SelectionOptions = {}
+  budgetMs = SERVICE_SELECTION_BUDGET_MS
 ): ServiceSelection {
-  const budgetMs = options.budgetMs ?? SERVICE_SELECTION_BUDGET_MS
+  const because = changed.reason ? ` (${changed.reason})` : ''
+  const everyService = (reason: string, why: string): ServiceSelection => ({
+    decisions: specs.map(spec => unmatched(spec, reason)),
+    allRecordedBecause: `Every service is recorded: ${why}`
+  })
   const files = changed.files
   if (files === undefined) {
-    const because = changed.reason ? ` (${changed.reason})` : ''
-    return {
-      decisions: specs.map(spec => unmatched(spec, 'recorded: the changed files are unknown')),
-      allRecordedBecause: `Every service is recorded: the files changed since the previous deploy are unknown${because}.`
-    }
+    return everyService(
+      'recorded: the changed files are unknown',
+      `the files changed since the previous deploy are unknown${because}.`
+    )
   }
   const matched = runWithin(budgetMs, () =>
     specs.map(spec => decide(spec, files, changed.complete))
   )
   if (!matched.finished) {
-    return {
-      decisions: specs.map(spec =>
-        unmatched(spec, 'recorded: matching the changed files took too long')
-      ),
-      allRecordedBecause: `Every service is recorded: matching the services' patterns against the changed files took longer than ${formatSeconds(budgetMs)}. Simplify the patterns: several * in one folder or file name, as **/*a*a*b, make a match slow.`
-    }
+    return everyService(
+      'recorded: matching the changed files took too long',
+      `matching the services' patterns against the changed files took longer than ${formatSeconds(budgetMs)}. Simplify the patterns: several * in one folder or file name, as **/*a*a*b, make a match slow.`
+    )
   }
   if (changed.complete) return { decisions: matched.value }
-  const because = changed.reason ? ` (${changed.reason})` : ''
   return {
     decisions: matched.value,
     allRecordedBecause: `Every service is recorded: the list of files changed since the previous deploy is incomplete${because}; ${plural(files.length, 'file')} known.`
@@ -148,32 +134,33 @@ export function selectServices(
 
 /** The decision for a service whose patterns were not matched against any file. */
 function unmatched(spec: ServiceSpec, reason: string): ServiceDecision {
-  const decision = { name: spec.name, recorded: true, matchedPaths: [], matchedCount: 0 }
-  if (spec.patterns.length === 0) return { ...decision, reason: 'always recorded: no patterns' }
-  return { ...decision, reason }
+  const always = spec.patterns.length === 0
+  return {
+    name: spec.name,
+    recorded: true,
+    reason: always ? 'always recorded: no patterns' : reason,
+    matchedPaths: [],
+    matchedCount: 0
+  }
 }
 
-function decide(spec: ServiceSpec, files: ChangedPath[], known: boolean): ServiceDecision {
-  if (spec.patterns.length === 0) return unmatched(spec, 'always recorded: no patterns')
-  const decision = { name: spec.name, matchedPaths: [] as string[], matchedCount: 0 }
+function decide(spec: ServiceSpec, files: ChangedPath[], complete: boolean): ServiceDecision {
+  if (spec.patterns.length === 0) return unmatched(spec, '')
   const matches = compileServiceMatcher(spec.patterns)
-  for (const file of files) {
-    // A rename touches the service that owned the file as much as the one that owns it now.
-    const previous = file.previousPath
-    if (!matches(file.path) && (previous === undefined || !matches(previous))) continue
-    decision.matchedCount++
-    if (decision.matchedPaths.length < MAX_MATCHED_PATHS) decision.matchedPaths.push(file.path)
+  // A rename touches the service that owned the file as much as the one that owns it now.
+  const touched = files.filter(
+    file => matches(file.path) || (file.previousPath !== undefined && matches(file.previousPath))
+  )
+  const count = touched.length
+  const matching = `${plural(count, 'changed file')} ${count === 1 ? 'matches' : 'match'}`
+  let reason = `recorded: ${matching}`
+  if (!complete) reason = `recorded: the changed files are incomplete (${matching} so far)`
+  else if (count === 0) reason = 'skipped: no changed file matches its patterns'
+  return {
+    name: spec.name,
+    recorded: !complete || count > 0,
+    reason,
+    matchedPaths: touched.slice(0, MAX_MATCHED_PATHS).map(file => file.path),
+    matchedCount: count
   }
-  const matching = `${plural(decision.matchedCount, 'changed file')} ${decision.matchedCount === 1 ? 'matches' : 'match'}`
-  if (!known) {
-    return {
-      ...decision,
-      recorded: true,
-      reason: `recorded: the changed files are incomplete (${matching} so far)`
-    }
-  }
-  if (decision.matchedCount === 0) {
-    return { ...decision, recorded: false, reason: 'skipped: no changed file matches its patterns' }
-  }
-  return { ...decision, recorded: true, reason: `recorded: ${matching}` }
 }

@@ -13,9 +13,6 @@ export type Bounded<T> = { finished: true; value: T } | { finished: false }
 /** Node's code for the error a vm script's timeout throws. */
 const TIMED_OUT = 'ERR_SCRIPT_EXECUTION_TIMEOUT'
 
-/** A vm timeout is a whole, positive number of milliseconds. */
-const MIN_TIMEOUT_MS = 1
-
 // One context and one script for every call: the work itself runs in this realm, as a function
 // the script calls, so nothing crosses realms but the call.
 let sandbox: Context | undefined
@@ -27,32 +24,30 @@ const callWork = new Script('work()', { filename: 'time-bound' })
  * is. Stopped work leaves whatever it was building half-built: keep its state inside it.
  */
 export function runWithin<T>(limitMs: number, work: () => T): Bounded<T> {
-  let outcome: { value: T } | undefined
-  let failure: { error: unknown } | undefined
+  let outcome: { value: T } | { error: unknown } | undefined
   sandbox ??= createContext({})
   sandbox.work = () => {
     // A terminated run never reaches this catch: termination cannot be caught.
     try {
       outcome = { value: work() }
     } catch (error) {
-      failure = { error }
-      throw error
+      outcome = { error }
     }
   }
   try {
-    callWork.runInContext(sandbox, { timeout: Math.max(MIN_TIMEOUT_MS, Math.ceil(limitMs)) })
+    // A vm timeout is a whole, positive number of milliseconds.
+    callWork.runInContext(sandbox, { timeout: Math.max(1, Math.ceil(limitMs)) })
   } catch (error) {
-    if (failure) throw failure.error
-    if (isTimeout(error)) return { finished: false }
-    throw error
+    // Work that ended just as the timeout fired keeps its outcome.
+    if (outcome === undefined) {
+      if ((error as { code?: unknown }).code !== TIMED_OUT) throw error
+      return { finished: false }
+    }
   } finally {
     // The closure holds the work and its data: do not keep them alive until the next call.
     sandbox.work = undefined
   }
-  // The script returned, so the work did: its outcome is set.
-  return { finished: true, value: (outcome as { value: T }).value }
-}
-
-function isTimeout(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && error.code === TIMED_OUT
+  const ended = outcome as { value: T } | { error: unknown }
+  if ('error' in ended) throw ended.error
+  return { finished: true, value: ended.value }
 }

@@ -6,7 +6,7 @@ import { InputError } from '../errors.ts'
 import { inert } from '../text.ts'
 
 /** An offending value is quoted only this far, so that 100 KB of junk never floods a log. */
-const QUOTED_VALUE_MAX_CHARS = 40
+export const QUOTED_VALUE_MAX_CHARS = 40
 
 export const CONTROL_CHARACTER = /\p{Cc}/u
 const CONTROL_CHARACTER_EXCEPT_LINE_BREAKS_AND_TAB = /[^\P{Cc}\t\n\r]/u

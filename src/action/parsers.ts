@@ -17,18 +17,22 @@ import {
   type RecordAt
 } from './names.ts'
 
+/** What an HTTP header can carry: visible ASCII, no spaces or line breaks. */
+const HEADER_VALUE = /^[\x21-\x7e]+$/
+/** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
+const MAX_REF_CHARS = 255
+const OUTCOMES: readonly DeployOutcome[] = ['success', 'failure', 'cancelled']
+
 /** `true` or `false`, in any letter case (a superset of YAML 1.2 core schema: True, TRUE). */
 export function parseBoolean(name: string, raw: string): boolean {
   const value = raw.trim().toLowerCase()
-  if (value === 'true') return true
-  if (value === 'false') return false
+  if (value === 'true' || value === 'false') return value === 'true'
   throw new InputError(name, `Input "${name}" must be true or false; got ${quote(raw)}.`)
 }
 
 /** A whole number in decimal digits, within [min, max]. */
 export function parseWholeNumber(name: string, raw: string, min: number, max: number): number {
-  const value = raw.trim()
-  const number = /^[0-9]+$/.test(value) ? Number(value) : NaN
+  const number = /^[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : NaN
   if (number >= min && number <= max) return number
   throw new InputError(
     name,
@@ -36,20 +40,17 @@ export function parseWholeNumber(name: string, raw: string, min: number, max: nu
   )
 }
 
-/** One of COMMANDS, exactly. */
 export function parseCommand(raw: string): Command {
   return parseOneOf(Inputs.Command, COMMANDS, raw)
 }
 
-/** `now` or `job-end`. */
 export function parseRecordAt(raw: string): RecordAt {
   return parseOneOf(Inputs.RecordAt, RECORD_AT_MODES, raw)
 }
 
 /** One of the choices, exactly as written (after trimming). */
 function parseOneOf<T extends string>(name: string, choices: readonly T[], raw: string): T {
-  const value = raw.trim()
-  const choice = choices.find(known => known === value)
+  const choice = choices.find(known => known === raw.trim())
   if (choice) return choice
   throw new InputError(
     name,
@@ -59,8 +60,7 @@ function parseOneOf<T extends string>(name: string, choices: readonly T[], raw: 
 
 /** `auto`, `true` or `false`, in any letter case. */
 export function parseFailOnError(raw: string): FailOnError {
-  const value = raw.trim().toLowerCase()
-  const mode = FAIL_ON_ERROR_MODES.find(known => known === value)
+  const mode = FAIL_ON_ERROR_MODES.find(known => known === raw.trim().toLowerCase())
   if (mode) return mode
   throw new InputError(
     Inputs.FailOnError,
@@ -77,9 +77,7 @@ function uniqueItems(items: readonly string[]): string[] | undefined {
 /** Labels separated by commas or line breaks; undefined when none remain. */
 export function parseLabels(raw: string): string[] | undefined {
   const labels = uniqueItems(raw.split(/\r\n|[\r\n,]/))
-  for (const label of labels ?? []) {
-    rejectControlCharacters(Inputs.Labels, label)
-  }
+  for (const label of labels ?? []) rejectControlCharacters(Inputs.Labels, label)
   return labels
 }
 
@@ -120,6 +118,12 @@ function describeJsonError(raw: string, error: unknown): string {
   return 'it cannot be parsed'
 }
 
+/** "line 3, column 7" of a 0-based index into the text. */
+function lineAndColumn(text: string, index: number): string {
+  const before = text.slice(0, index).split('\n')
+  return `line ${before.length}, column ${before[before.length - 1].length + 1}`
+}
+
 /**
  * Event ids: a JSON array of strings when the value starts with "["; otherwise one per line when
  * there is a line break (so ids may contain commas), else separated by commas. Trimmed, without
@@ -140,9 +144,7 @@ export function parseEventIds(raw: string): string[] | undefined {
         `${accepted}: ${describeJsonError(value, error)}; got ${quote(raw)}.`
       )
     }
-    if (!Array.isArray(parsed)) {
-      throw new InputError(name, `${accepted}; got ${quote(raw)}.`)
-    }
+    if (!Array.isArray(parsed)) throw new InputError(name, `${accepted}; got ${quote(raw)}.`)
     const bad = parsed.findIndex(item => typeof item !== 'string' || item.trim() === '')
     if (bad !== -1) {
       throw new InputError(
@@ -167,13 +169,6 @@ function checkId(name: string, id: string): void {
   }
 }
 
-/** Free text: undefined when blank; otherwise kept exactly as given. */
-export function parseText(name: string, raw: string, multiline: boolean): string | undefined {
-  if (raw.trim() === '') return undefined
-  rejectControlCharacters(name, raw, multiline)
-  return raw
-}
-
 export function parseId(name: string, raw: string): string | undefined {
   const id = raw.trim()
   if (id === '') return undefined
@@ -181,7 +176,14 @@ export function parseId(name: string, raw: string): string | undefined {
   return id
 }
 
-/** The key travels in an HTTP header, so only visible ASCII can be sent. Never quoted. */
+/** Free text: undefined when blank; otherwise kept exactly as given. */
+export function parseText(name: string, raw: string, multiline: boolean): string | undefined {
+  if (raw.trim() === '') return undefined
+  rejectControlCharacters(name, raw, multiline)
+  return raw
+}
+
+/** The key travels in an HTTP header. Never quoted. */
 export function parseApiKey(raw: string): string {
   const name = Inputs.ApiKey
   const key = raw.trim()
@@ -191,24 +193,13 @@ export function parseApiKey(raw: string): string {
       `Input "${name}" is required: pass the service's API key from a secret, for example \${{ secrets.CHANGE_TRACKING_API_KEY }}.`
     )
   }
-  if (!/^[\x21-\x7e]+$/.test(key)) {
+  if (!HEADER_VALUE.test(key)) {
     throw new InputError(
       name,
       `Input "${name}" may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; check that the whole key, and only the key, was copied.`
     )
   }
   return key
-}
-
-/**
- * Reads, validates and types every input. Pure: `getInput` is the only source, and `now`
- * (milliseconds since the epoch, default Date.now()) bounds created-at.
- * Throws InputError naming the first bad input.
-
-/** "line 3, column 7" of a 0-based index into the text. */
-function lineAndColumn(text: string, index: number): string {
-  const before = text.slice(0, index).split('\n')
-  return `line ${before.length}, column ${before[before.length - 1].length + 1}`
 }
 
 /**
@@ -219,11 +210,11 @@ export function isUnevaluatedExpression(value: string): boolean {
   return /^\$\{\{.*\}\}$/s.test(value.trim())
 }
 
-/** A token sent in an HTTP header (github-token): visible ASCII only. Never quoted. */
+/** A token sent in an HTTP header (github-token); '' when none. Never quoted. */
 export function parseToken(name: string, raw: string): string {
   const token = raw.trim()
   if (isUnevaluatedExpression(token)) return ''
-  if (token !== '' && !/^[\x21-\x7e]+$/.test(token)) {
+  if (token !== '' && !HEADER_VALUE.test(token)) {
     throw new InputError(
       name,
       `Input "${name}" may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; pass \${{ github.token }} or a token from a secret.`
@@ -231,9 +222,6 @@ export function parseToken(name: string, raw: string): string {
   }
   return token
 }
-
-/** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
-const MAX_REF_CHARS = 255
 
 /** A commit SHA, tag or branch (previous-version): undefined when empty. */
 export function parseRef(name: string, raw: string): string | undefined {
@@ -249,10 +237,7 @@ export function parseRef(name: string, raw: string): string | undefined {
   return ref
 }
 
-const OUTCOMES: readonly DeployOutcome[] = ['success', 'failure', 'cancelled']
-
 /** The job-status input as an outcome: `success`, `failure`, `cancelled`, else `unknown`. */
 export function parseJobStatus(jobStatus: string): DeployOutcome {
-  const value = jobStatus.trim().toLowerCase()
-  return OUTCOMES.find(outcome => outcome === value) ?? 'unknown'
+  return OUTCOMES.find(outcome => outcome === jobStatus.trim().toLowerCase()) ?? 'unknown'
 }

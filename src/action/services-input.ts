@@ -8,7 +8,7 @@
 import picomatch from 'picomatch'
 import { GLOB_OPTIONS, type ServiceSpec } from '../affected-services.ts'
 import { InputError } from '../errors.ts'
-import { quote } from './input-checks.ts'
+import { quote, QUOTED_VALUE_MAX_CHARS } from './input-checks.ts'
 import { Inputs } from './names.ts'
 import { hasUnsafeCharacter, inert, truncateText } from '../text.ts'
 
@@ -20,9 +20,6 @@ export const MAX_SERVICE_NAME_CHARS = 100
 export const MAX_SERVICES_LINE_CHARS = 2000
 /** Bounds the matchers compiled per service (each pattern is a regular expression). */
 export const MAX_PATTERNS_PER_SERVICE = 50
-
-/** An offending value is quoted only this far, so that a long line never floods a log. */
-const QUOTED_MAX_CHARS = 40
 
 const SERVICE_NAME = /^[A-Za-z0-9._/@-]+$/
 const NAME_RULE = `up to ${MAX_SERVICE_NAME_CHARS} letters, digits and . _ - / @`
@@ -67,14 +64,7 @@ function parseLine(content: string, line: number): ServiceSpec {
   }
   const colon = content.indexOf(':')
   const name = (colon === -1 ? content : content.slice(0, colon)).trim()
-  const patterns =
-    colon === -1
-      ? []
-      : content
-          .slice(colon + 1)
-          .trim()
-          .split(/\s+/)
-          .filter(Boolean)
+  const patterns = colon === -1 ? [] : (content.slice(colon + 1).match(/\S+/g) ?? [])
   checkName(name, colon === -1, line)
   if (colon !== -1 && patterns.length === 0) {
     fail(
@@ -105,7 +95,7 @@ function checkName(name: string, withoutColon: boolean, line: number): void {
   if (/\s/.test(name)) {
     const [first, ...rest] = name.split(/\s+/)
     const forgotColon = withoutColon
-      ? ` If ${quote(rest.join(' '))} lists patterns, put a colon after the name, as ${truncateText(`${first}: ${rest.join(' ')}`, QUOTED_MAX_CHARS)}.`
+      ? ` If ${quote(rest.join(' '))} lists patterns, put a colon after the name, as ${truncateText(`${first}: ${rest.join(' ')}`, QUOTED_VALUE_MAX_CHARS)}.`
       : ''
     fail(line, `has a service name with spaces, ${quote(name)}.${forgotColon} ${FORMS}`)
   }

@@ -12,10 +12,8 @@ import type { ServiceSpec } from '../affected-services.ts'
 import { parseServices } from './services-input.ts'
 import {
   Inputs,
-  MAX_ATTEMPTS_MAX,
-  MAX_ATTEMPTS_MIN,
-  TIMEOUT_SECONDS_MAX,
-  TIMEOUT_SECONDS_MIN,
+  MAX_ATTEMPTS_RANGE,
+  TIMEOUT_SECONDS_RANGE,
   type Command,
   type FailOnError,
   type InputName,
@@ -145,6 +143,9 @@ export function readSettings(
   const text = (name: InputName, multiline = false): string | undefined =>
     parseText(name, getInput(name), multiline)
   const flag = (name: InputName): boolean => parseBoolean(name, getInput(name))
+  const id = (name: InputName): string | undefined => parseId(name, getInput(name))
+  const whole = (name: InputName, [min, max]: readonly [number, number]): number =>
+    parseWholeNumber(name, getInput(name), min, max)
   const events = getInput(Inputs.Events)
   const settings: Settings = {
     apiKey,
@@ -163,25 +164,15 @@ export function readSettings(
       createdAt: parseCreatedAt(getInput(Inputs.CreatedAt), options.now ?? Date.now())
     },
     githubMetadata: flag(Inputs.GithubMetadata),
-    heartbeatId: parseId(Inputs.HeartbeatId, getInput(Inputs.HeartbeatId)),
+    heartbeatId: id(Inputs.HeartbeatId),
     ...reporting,
     dryRun: flag(Inputs.DryRun),
-    timeoutSeconds: parseWholeNumber(
-      Inputs.TimeoutSeconds,
-      getInput(Inputs.TimeoutSeconds),
-      TIMEOUT_SECONDS_MIN,
-      TIMEOUT_SECONDS_MAX
-    ),
-    maxAttempts: parseWholeNumber(
-      Inputs.MaxAttempts,
-      getInput(Inputs.MaxAttempts),
-      MAX_ATTEMPTS_MIN,
-      MAX_ATTEMPTS_MAX
-    ),
+    timeoutSeconds: whole(Inputs.TimeoutSeconds, TIMEOUT_SECONDS_RANGE),
+    maxAttempts: whole(Inputs.MaxAttempts, MAX_ATTEMPTS_RANGE),
     events: events.trim() === '' ? undefined : events,
     eventsFile: parseText(Inputs.EventsFile, getInput(Inputs.EventsFile).trim(), false),
     eventIds: parseEventIds(getInput(Inputs.EventIds)),
-    changeId: parseId(Inputs.ChangeId, getInput(Inputs.ChangeId)),
+    changeId: id(Inputs.ChangeId),
     githubToken: parseToken(Inputs.GithubToken, getInput(Inputs.GithubToken)),
     includeCommits: flag(Inputs.IncludeCommits),
     previousVersion: parseRef(Inputs.PreviousVersion, getInput(Inputs.PreviousVersion)),
@@ -212,25 +203,20 @@ function checkCommandRequirements(settings: Settings): void {
       `Input "${Inputs.RecordAt}" may be "job-end" only when command is "change" or "heartbeat"; command is "${command}": leave ${Inputs.RecordAt} at "now".`
     )
   }
-  switch (command) {
-    case 'heartbeat':
-      require(Inputs.HeartbeatId, settings.heartbeatId, 'the id of the heartbeat monitor, from its page in the web application')
-      break
-    case 'get-change':
-      require(Inputs.ChangeId, settings.changeId, 'the id of the change to read back')
-      break
-    case 'event-results':
-      require(Inputs.EventIds, settings.eventIds, 'the event ids, separated by commas or newlines, or a JSON array')
-      break
-    case 'events':
-      if (settings.events !== undefined && settings.eventsFile !== undefined) {
-        throw new InputError(
-          Inputs.Events,
-          `Inputs "${Inputs.Events}" and "${Inputs.EventsFile}" are both given; when command is "events", give exactly one of them.`
-        )
-      }
-      require(Inputs.Events, settings.events ??
-        settings.eventsFile, `give the events inline in "${Inputs.Events}", or a path to a file of events in "${Inputs.EventsFile}"`)
-      break
+  if (command === 'events' && settings.events !== undefined && settings.eventsFile !== undefined) {
+    throw new InputError(
+      Inputs.Events,
+      `Inputs "${Inputs.Events}" and "${Inputs.EventsFile}" are both given; when command is "events", give exactly one of them.`
+    )
+  }
+  if (command === 'heartbeat') {
+    require(Inputs.HeartbeatId, settings.heartbeatId, 'the id of the heartbeat monitor, from its page in the web application')
+  } else if (command === 'get-change') {
+    require(Inputs.ChangeId, settings.changeId, 'the id of the change to read back')
+  } else if (command === 'event-results') {
+    require(Inputs.EventIds, settings.eventIds, 'the event ids, separated by commas or newlines, or a JSON array')
+  } else if (command === 'events') {
+    const events = settings.events ?? settings.eventsFile
+    require(Inputs.Events, events, `give the events inline in "${Inputs.Events}", or a path to a file of events in "${Inputs.EventsFile}"`)
   }
 }
