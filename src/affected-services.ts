@@ -8,25 +8,24 @@ import { runWithin } from './time-bound.ts'
 
 /** One service of the `services` input. */
 export interface ServiceSpec {
-  /** The service's name, as sent in the change's `service` field. */
+  /** As sent in the change's `service` field. */
   name: string
-  /** Glob patterns relative to the repository root; a leading "!" excludes. Empty: always recorded. */
+  /** Globs relative to the repository root; a leading "!" excludes. None: always recorded. */
   patterns: string[]
   /** The 1-based line of the input it came from, for messages. */
   line: number
 }
 
-/** One changed file: a renamed file is one change, under both its names. */
+/** One changed file; a service whose patterns match either name of a renamed file is touched. */
 export interface ChangedPath {
-  /** The repository-relative path after the change, with "/" separators. */
+  /** Repository-relative, with "/" separators. */
   path: string
-  /** The path before a rename; a service whose patterns match either name is touched. */
   previousPath?: string
 }
 
 /** The files changed since the previous deploy, as far as they are known. */
 export interface ChangedFiles {
-  /** One entry per changed file; undefined when unknown. */
+  /** Undefined when unknown. */
   files?: ChangedPath[]
   /** False when the list was cut (GitHub's compare lists at most 300 files) or partly unknown. */
   complete: boolean
@@ -34,34 +33,28 @@ export interface ChangedFiles {
   reason?: string
 }
 
-/** What was decided for one service, and on what grounds. */
 export interface ServiceDecision {
   name: string
-  /** Whether a change is recorded for this service. */
   recorded: boolean
   /** Why, as a short phrase for the summary and the dry-run listing. */
   reason: string
   /** The first MAX_MATCHED_PATHS changed files that matched, by their current path, in order. */
   matchedPaths: string[]
-  /** How many changed files matched in all, a rename once (0 for a service without patterns). */
+  /** How many changed files matched in all, a rename once. */
   matchedCount: number
 }
 
 export interface ServiceSelection {
-  /** One decision per service, in the order of the input. */
+  /** One per service, in the order of the input. */
   decisions: ServiceDecision[]
   /** Why every service is recorded (the files unknown or incomplete, or matching too slow). */
   allRecordedBecause?: string
 }
 
 /**
- * How patterns match, for the parser and the selection alike:
- * - dot: `*` and `**` match dotfiles and dot folders (`.github/**`, `**\/.env`), as users expect
- *   of paths in a repository, where nothing is hidden;
- * - windows: false: changed paths always use "/", whatever the runner's platform;
- * - strictBrackets: an unbalanced bracket, brace or parenthesis is an error, not a pattern that
- *   silently matches nothing.
- * Matching is case-sensitive, like Git paths.
+ * How patterns match, for the parser and the selection alike: `*` and `**` match dot files and
+ * folders (nothing is hidden in a repository), paths use "/" on every platform, an unbalanced
+ * bracket is an error rather than a pattern that matches nothing, and case counts, as in Git.
  */
 export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
   dot: true,
@@ -73,12 +66,10 @@ export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
 export const MAX_MATCHED_PATHS = 20
 
 /**
- * The whole selection, every service against every changed file, may take this long. picomatch
- * compiles `*` to a lazy `[^/]*?`, so a pattern such as **\/*a*a*a*a*a*a*a*b backtracks for
- * minutes on a path that fails to match it, and anyone who can land a file chooses the paths. A
- * normal selection (50 services, 300 files) takes a few milliseconds; past this bound the changed
- * files are treated as unknown and every service is recorded, which is what a deploy without a
- * file list does anyway.
+ * The whole selection may take this long. picomatch compiles `*` to a lazy `[^/]*?`, so a pattern
+ * such as **\/*a*a*a*a*a*a*a*b backtracks for minutes on a path it fails to match, and anyone who
+ * can land a file chooses the paths; a normal selection (50 services, 300 files) takes a few
+ * milliseconds. Past it every service is recorded, as when the changed files are unknown.
  */
 export const SERVICE_SELECTION_BUDGET_MS = 2000
 

@@ -4,7 +4,7 @@
  * quoted back, whatever else is wrong with the value.
  */
 import { InputError } from '../errors.ts'
-import { CONTROL_CHARACTER, describeCharacter } from './input-checks.ts'
+import { CONTROL_CHARACTER, describeCharacter } from './parsers.ts'
 import { Inputs } from './names.ts'
 
 const EXAMPLE_BASE_URL = 'https://api.example.com/'

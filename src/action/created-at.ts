@@ -1,6 +1,6 @@
 /** The created-at input: Unix seconds or milliseconds, or ISO 8601 with a time zone. */
 import { InputError } from '../errors.ts'
-import { quote } from './input-checks.ts'
+import { quote } from './parsers.ts'
 import { Inputs } from './names.ts'
 
 /** created-at may lie at most this far in the future (clock skew between runner and service). */

@@ -27,10 +27,9 @@ export function readJobEndState(env: Env): JobEndState | undefined {
   const saved = env[`STATE_${JOB_END_STATE}`]
   if (!saved) return undefined
   try {
-    const parsed: unknown = JSON.parse(saved)
-    const startedAt = (parsed as { startedAt?: unknown } | null)?.startedAt
-    return typeof startedAt === 'number' && Number.isSafeInteger(startedAt) && startedAt > 0
-      ? { startedAt }
+    const { startedAt } = (JSON.parse(saved) ?? {}) as { startedAt?: unknown }
+    return Number.isSafeInteger(startedAt) && (startedAt as number) > 0
+      ? { startedAt: startedAt as number }
       : undefined
   } catch {
     return undefined
