@@ -74,19 +74,6 @@ export const MAX_MATCHED_PATHS = 20
 export const SERVICE_SELECTION_BUDGET_MS = 2000
 
 /**
- * A service's matcher, compiled once: a path matches when it matches at least one pattern without
- * "!" and none of the "!" patterns.
- */
-export function compileServiceMatcher(patterns: string[]): (path: string) => boolean {
-  const included = patterns.filter(pattern => !pattern.startsWith('!'))
-  const excluded = patterns.filter(pattern => pattern.startsWith('!')).map(p => p.slice(1))
-  const includes = picomatch(included, GLOB_OPTIONS)
-  if (excluded.length === 0) return includes
-  const excludes = picomatch(excluded, GLOB_OPTIONS)
-  return path => includes(path) && !excludes(path)
-}
-
-/**
  * Decides, for each service, whether the deploy touched it. Synchronous; returns soon after
  * `budgetMs` at worst (smaller in tests), whatever the patterns and paths.
  */
@@ -137,7 +124,14 @@ function unmatched(spec: ServiceSpec, reason: string): ServiceDecision {
 
 function decide(spec: ServiceSpec, files: ChangedPath[], complete: boolean): ServiceDecision {
   if (spec.patterns.length === 0) return unmatched(spec, '')
-  const matches = compileServiceMatcher(spec.patterns)
+  // Compiled once per service: a path counts when it matches a pattern without "!" and none with.
+  const excluded = spec.patterns.filter(p => p.startsWith('!')).map(p => p.slice(1))
+  const includes = picomatch(
+    spec.patterns.filter(p => !p.startsWith('!')),
+    GLOB_OPTIONS
+  )
+  const excludes = excluded.length > 0 ? picomatch(excluded, GLOB_OPTIONS) : () => false
+  const matches = (path: string): boolean => includes(path) && !excludes(path)
   // A rename touches the service that owned the file as much as the one that owns it now.
   const touched = files.filter(
     file => matches(file.path) || (file.previousPath !== undefined && matches(file.previousPath))

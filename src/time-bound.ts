@@ -2,21 +2,15 @@
  * Synchronous work with a hard time bound, for work whose cost outside text can blow up (a
  * regular expression that backtracks). The work runs under a node:vm script's timeout: when it
  * fires, V8's watchdog terminates whatever JavaScript is running, a regular expression in the
- * middle of its backtracking included, and the caller gets control back on time. Work that
- * finishes in time costs a watchdog thread's start, well under a millisecond.
+ * middle of its backtracking included, and the caller gets control back on time.
  */
-import { createContext, Script, type Context } from 'node:vm'
+import { runInNewContext } from 'node:vm'
 
 /** The outcome of bounded work: its value, or the news that it ran out of time. */
 export type Bounded<T> = { finished: true; value: T } | { finished: false }
 
 /** Node's code for the error a vm script's timeout throws. */
 const TIMED_OUT = 'ERR_SCRIPT_EXECUTION_TIMEOUT'
-
-// One context and one script for every call: the work itself runs in this realm, as a function
-// the script calls, so nothing crosses realms but the call.
-let sandbox: Context | undefined
-const callWork = new Script('work()', { filename: 'time-bound' })
 
 /**
  * Runs `work` and returns its value, unless it runs longer than `limitMs`: then it is stopped
@@ -25,9 +19,9 @@ const callWork = new Script('work()', { filename: 'time-bound' })
  */
 export function runWithin<T>(limitMs: number, work: () => T): Bounded<T> {
   let outcome: { value: T } | { error: unknown } | undefined
-  sandbox ??= createContext({})
-  sandbox.work = () => {
-    // A terminated run never reaches this catch: termination cannot be caught.
+  // The work runs in this realm, as a function the script calls: nothing crosses realms but the
+  // call. A terminated run never reaches the catch: termination cannot be caught.
+  const call = (): void => {
     try {
       outcome = { value: work() }
     } catch (error) {
@@ -36,16 +30,13 @@ export function runWithin<T>(limitMs: number, work: () => T): Bounded<T> {
   }
   try {
     // A vm timeout is a whole, positive number of milliseconds.
-    callWork.runInContext(sandbox, { timeout: Math.max(1, Math.ceil(limitMs)) })
+    runInNewContext('call()', { call }, { timeout: Math.max(1, Math.ceil(limitMs)) })
   } catch (error) {
     // Work that ended just as the timeout fired keeps its outcome.
     if (outcome === undefined) {
       if ((error as { code?: unknown }).code !== TIMED_OUT) throw error
       return { finished: false }
     }
-  } finally {
-    // The closure holds the work and its data: do not keep them alive until the next call.
-    sandbox.work = undefined
   }
   const ended = outcome as { value: T } | { error: unknown }
   if ('error' in ended) throw ended.error

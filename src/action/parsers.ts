@@ -175,23 +175,18 @@ export function parseEventIds(raw: string): string[] | undefined {
   const value = raw.trim()
   let items: string[]
   if (value.startsWith('[')) {
-    const accepted = `Input "${name}" starts with "[", so it must be a JSON array of non-empty strings, such as ["id-1", "id-2"]`
+    const accepted =
+      'starts with "[", so it must be a JSON array of non-empty strings, such as ["id-1", "id-2"]'
     let parsed: unknown
     try {
       parsed = JSON.parse(value)
     } catch (error) {
-      throw new InputError(
-        name,
-        `${accepted}: ${describeJsonError(value, error)}; got ${quote(raw)}.`
-      )
+      throw refusal(name, `${accepted}: ${describeJsonError(value, error)}; got ${quote(raw)}.`)
     }
-    if (!Array.isArray(parsed)) throw new InputError(name, `${accepted}; got ${quote(raw)}.`)
+    if (!Array.isArray(parsed)) throw refusal(name, `${accepted}; got ${quote(raw)}.`)
     const bad = parsed.findIndex(item => typeof item !== 'string' || item.trim() === '')
     if (bad !== -1) {
-      throw new InputError(
-        name,
-        `${accepted}; element ${bad + 1} is ${describeJsonValue(parsed[bad])}.`
-      )
+      throw refusal(name, `${accepted}; element ${bad + 1} is ${describeJsonValue(parsed[bad])}.`)
     }
     items = parsed as string[]
   } else {
@@ -205,9 +200,7 @@ export function parseEventIds(raw: string): string[] | undefined {
 /** Ids end up in URL paths and queries: no control characters, and not "." or "..". */
 function checkId(name: string, id: string): void {
   rejectControlCharacters(name, id)
-  if (id === '.' || id === '..') {
-    throw refusal(name, `must be an id, not ${quote(id)}.`)
-  }
+  if (id === '.' || id === '..') throw refusal(name, `must be an id, not ${quote(id)}.`)
 }
 
 export function parseId(name: string, raw: string): string | undefined {

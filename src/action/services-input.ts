@@ -28,29 +28,26 @@ const FORMS = `Each line is NAME or NAME: PATTERN PATTERN … (NAME is ${NAME_RU
 /** The services to record, in the order given; undefined when the input lists none. */
 export function parseServices(raw: string): ServiceSpec[] | undefined {
   const specs: ServiceSpec[] = []
-  const lineOfName = new Map<string, number>()
-  const lines = raw.split(/\r\n|\r|\n/)
-  lines.forEach((text, index) => {
+  for (const [index, text] of raw.split(/\r\n|\r|\n/).entries()) {
     const line = index + 1
     const fail: Fail = problem => {
       throw new InputError(Inputs.Services, `Input "${Inputs.Services}", line ${line}, ${problem}`)
     }
     // Tabs are spacing, as in any YAML block; every other control character is refused below.
     const content = text.replace(/\t/g, ' ').trim()
-    if (content === '' || content.startsWith('#')) return
+    if (content === '' || content.startsWith('#')) continue
     if (specs.length === MAX_SERVICES) {
       fail(`lists more than ${MAX_SERVICES} services; split them over several steps.`)
     }
     const spec = parseLine(content, line, fail)
-    const first = lineOfName.get(spec.name)
+    const first = specs.find(known => known.name === spec.name)?.line
     if (first !== undefined) {
       fail(
         `names the service ${quote(spec.name)} again (first on line ${first}); give each service once, with all its patterns on one line.`
       )
     }
-    lineOfName.set(spec.name, line)
     specs.push(spec)
-  })
+  }
   return specs.length === 0 ? undefined : specs
 }
 
@@ -85,9 +82,7 @@ function parseLine(content: string, line: number, fail: Fail): ServiceSpec {
 }
 
 function checkName(name: string, withoutColon: boolean, fail: Fail): void {
-  if (name === '') {
-    fail(`has no service name before the colon. ${FORMS}`)
-  }
+  if (name === '') fail(`has no service name before the colon. ${FORMS}`)
   if (/\s/.test(name)) {
     const [first, ...rest] = name.split(/\s+/)
     const forgotColon = withoutColon

@@ -1,9 +1,6 @@
 /**
- * The action's input layer: the runner's strings in, one validated, typed `Settings` out.
- *
- * Every input is read here and nowhere else, through the parsers of its kind. Every rejection
- * is an `InputError` whose message names the input and the accepted forms, and nothing is sent
- * before every input is valid.
+ * The action's input layer: the runner's strings in, one validated, typed `Settings` out. Every
+ * input is read here and nowhere else, and nothing is sent before every input is valid.
  */
 import { InputError } from '../errors.ts'
 import { parseBaseUrl } from './base-url.ts'
@@ -57,7 +54,7 @@ export interface Settings {
   jobSummary: boolean
   /** The events input, raw (one JSON event, a JSON array, or NDJSON). */
   events?: string
-  /** The events-file input: a path. */
+  /** A path. */
   eventsFile?: string
   eventIds?: string[]
   changeId?: string
@@ -101,26 +98,25 @@ export interface ReportingSettings {
  * step then fails on that error, and its summary says why.
  */
 export function readReportingSettings(getInput: GetInput): ReportingSettings {
-  let error: InputError | undefined
-  const read = <T>(parse: () => T, ifInvalid: T): T => {
-    try {
-      return parse()
-    } catch (caught) {
-      if (!(caught instanceof InputError)) throw caught
-      error ??= caught
-      return ifInvalid
-    }
+  // The parsers throw nothing but InputError.
+  const reporting: ReportingSettings = { failOnError: 'auto', jobSummary: true }
+  try {
+    reporting.failOnError = parseFailOnError(getInput(Inputs.FailOnError))
+  } catch (error) {
+    reporting.error = error as InputError
   }
-  const failOnError = read(() => parseFailOnError(getInput(Inputs.FailOnError)), 'auto')
-  const jobSummary = read(() => parseBoolean(Inputs.JobSummary, getInput(Inputs.JobSummary)), true)
-  return error ? { failOnError, jobSummary, error } : { failOnError, jobSummary }
+  try {
+    reporting.jobSummary = parseBoolean(Inputs.JobSummary, getInput(Inputs.JobSummary))
+  } catch (error) {
+    reporting.error ??= error as InputError
+  }
+  return reporting
 }
 
 /**
- * Reads, validates and types every input, as the runner gives them (action.yml's defaults filled
- * in). Pure: `getInput` is the only source; `now` (Unix milliseconds, default Date.now()) bounds
- * created-at, and `reporting` is readReportingSettings(getInput) unless already read.
- * Throws InputError naming the first bad input.
+ * Every input as the runner gives it (action.yml's defaults filled in), or the InputError of the
+ * first bad one. Pure: `now` (Unix ms, default Date.now()) bounds created-at, and `reporting` is
+ * readReportingSettings(getInput) unless already read.
  */
 export function readSettings(
   getInput: GetInput,
