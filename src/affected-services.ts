@@ -16,9 +16,8 @@ export interface ServiceSpec {
   line: number
 }
 
-/** One changed file; a service whose patterns match either name of a renamed file is touched. */
+/** One changed file, repository-relative with "/"; a rename touches the owners of both names. */
 export interface ChangedPath {
-  /** Repository-relative, with "/" separators. */
   path: string
   previousPath?: string
 }
@@ -104,32 +103,22 @@ export function selectServices(
     )
   }
   if (changed.complete) return { decisions: matched.value }
-  return {
-    decisions: matched.value,
-    allRecordedBecause: `Every service is recorded: the list of files changed since the previous deploy is incomplete${because}; ${plural(files.length, 'file')} known.`
-  }
+  const why = `the list of files changed since the previous deploy is incomplete${because}; ${plural(files.length, 'file')} known.`
+  return { decisions: matched.value, allRecordedBecause: `Every service is recorded: ${why}` }
 }
 
 /** The decision for a service whose patterns were not matched against any file. */
 function unmatched(spec: ServiceSpec, reason: string): ServiceDecision {
-  const always = spec.patterns.length === 0
-  return {
-    name: spec.name,
-    recorded: true,
-    reason: always ? 'always recorded: no patterns' : reason,
-    matchedPaths: [],
-    matchedCount: 0
-  }
+  const why = spec.patterns.length === 0 ? 'always recorded: no patterns' : reason
+  return { name: spec.name, recorded: true, reason: why, matchedPaths: [], matchedCount: 0 }
 }
 
 function decide(spec: ServiceSpec, files: ChangedPath[], complete: boolean): ServiceDecision {
   if (spec.patterns.length === 0) return unmatched(spec, '')
   // Compiled once per service: a path counts when it matches a pattern without "!" and none with.
+  const included = spec.patterns.filter(p => !p.startsWith('!'))
   const excluded = spec.patterns.filter(p => p.startsWith('!')).map(p => p.slice(1))
-  const includes = picomatch(
-    spec.patterns.filter(p => !p.startsWith('!')),
-    GLOB_OPTIONS
-  )
+  const includes = picomatch(included, GLOB_OPTIONS)
   const excludes = excluded.length > 0 ? picomatch(excluded, GLOB_OPTIONS) : () => false
   const matches = (path: string): boolean => includes(path) && !excludes(path)
   // A rename touches the service that owned the file as much as the one that owns it now.

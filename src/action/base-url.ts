@@ -1,7 +1,6 @@
 /**
- * The base-url input: the service's root. Its messages name the address by scheme, host and
- * port only: a user name, password, query or fragment may hold a secret, so they are never
- * quoted back, whatever else is wrong with the value.
+ * The base-url input. Its messages name the address by scheme, host and port only: a user name,
+ * password, query or fragment may hold a secret, so they are never quoted back.
  */
 import { InputError } from '../errors.ts'
 import { CONTROL_CHARACTER, describeCharacter } from './parsers.ts'
@@ -54,11 +53,8 @@ export function parseBaseUrl(raw: string): URL {
   return url
 }
 
-/**
- * The address as "scheme://host:port", and nothing else of it: "https://api.example.com:8443".
- * A value with no recognisable scheme and host is described, not quoted.
- */
-export function describeAddress(value: string): string {
+/** "https://api.example.com:8443", and nothing else of the value; described when it has no host. */
+function describeAddress(value: string): string {
   const match = LOOSE_AUTHORITY.exec(value.trim())
   if (!match || match[2] === '') return 'a value that is not a URL with a scheme and a host'
   const [, scheme, host, port] = match

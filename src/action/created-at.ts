@@ -6,10 +6,7 @@ import { Inputs } from './names.ts'
 /** created-at may lie at most this far in the future (clock skew between runner and service). */
 const MAX_CREATED_AT_FUTURE_SECONDS = 24 * 60 * 60
 
-/**
- * A Unix time above this is read as milliseconds. As seconds it would lie in the year 5138; as
- * milliseconds it is 1973-03-03, so no plausible time is ambiguous.
- */
+/** A Unix time above this is milliseconds: as seconds it would be in 5138, as ms in 1973. */
 const UNIX_MILLISECONDS_THRESHOLD = 1e11
 
 // Unix seconds or milliseconds; a sign is accepted only to say "before 1970" rather than "bad form".

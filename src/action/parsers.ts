@@ -25,7 +25,6 @@ const OUTCOMES: readonly DeployOutcome[] = ['success', 'failure', 'cancelled']
 
 /** An offending value is quoted only this far, so that 100 KB of junk never floods a log. */
 export const QUOTED_VALUE_MAX_CHARS = 40
-
 export const CONTROL_CHARACTER = /\p{Cc}/u
 
 /** The value as a short, escaped JSON string literal, for an error message. */
@@ -64,9 +63,7 @@ function describeJsonValue(value: unknown): string {
 function rejectControlCharacters(name: string, value: string, multiline = false): void {
   const index = value.search(multiline ? /[^\P{Cc}\t\n\r]/u : CONTROL_CHARACTER)
   if (index === -1) return
-  const which = multiline
-    ? 'control characters other than tab and line breaks'
-    : 'control characters'
+  const which = `control characters${multiline ? ' other than tab and line breaks' : ''}`
   throw refusal(
     name,
     `must not contain ${which}; found ${describeCharacter(value, index)} in ${quote(value)}.`

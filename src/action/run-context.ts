@@ -1,7 +1,4 @@
-/**
- * The run's context, read once: the runner's GITHUB_* variables and the event payload. `main`
- * reads it and passes it down; nothing else reads the environment.
- */
+/** The run's context, read once by `main`: the runner's GITHUB_* variables and the event payload. */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { parseJsonSafely } from '../json.ts'
 
@@ -32,10 +29,7 @@ export interface RunContext {
   readonly apiUrl: string
 }
 
-/**
- * GitHub caps a webhook payload at 25 MB: a larger event file is not GitHub's, and reading it
- * whole would cost its size in memory. Named in the README.
- */
+/** GitHub caps a webhook payload at 25 MB: a larger event file is not GitHub's. In the README. */
 export const MAX_EVENT_PAYLOAD_BYTES = 25 * 1024 * 1024
 
 /** A pipe is read this much at a time. */

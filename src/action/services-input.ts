@@ -1,9 +1,7 @@
 /**
- * The `services` input: one service per line, `NAME` or `NAME: PATTERN PATTERN …`.
- *
- * Blank lines and lines starting with "#" are ignored; lines may end in LF, CRLF or CR. Every
- * malformed line is an InputError naming the input and the line number, with the offending value
- * quoted short and escaped. Every pattern is validated here, before anything is sent.
+ * The `services` input: one service per line, `NAME` or `NAME: PATTERN PATTERN …`; blank lines
+ * and "#" comments ignored, any line end. A malformed line or pattern is an InputError naming
+ * the line, before anything is sent.
  */
 import picomatch from 'picomatch'
 import { GLOB_OPTIONS, type ServiceSpec } from '../affected-services.ts'

@@ -36,8 +36,16 @@ import {
   parseWholeNumber
 } from './parsers.ts'
 
+/** How a run reports: read before the other inputs, so that their errors are reported under it. */
+export interface ReportingSettings {
+  failOnError: FailOnError
+  jobSummary: boolean
+  /** Why fail-on-error or job-summary is invalid: readSettings throws it. */
+  error?: InputError
+}
+
 /** Every input, read once, validated and typed. Nothing downstream reads inputs. */
-export interface Settings {
+export interface Settings extends Omit<ReportingSettings, 'error'> {
   /** The API key; never printed. */
   apiKey: string
   /** The service's root: https, no credentials, query or fragment, always ending in "/". */
@@ -47,11 +55,9 @@ export interface Settings {
   /** Whether to add the run's GitHub metadata to custom_metadata. */
   githubMetadata: boolean
   heartbeatId?: string
-  failOnError: FailOnError
   dryRun: boolean
   timeoutSeconds: number
   maxAttempts: number
-  jobSummary: boolean
   /** The events input, raw (one JSON event, a JSON array, or NDJSON). */
   events?: string
   /** A path. */
@@ -75,22 +81,11 @@ export interface Settings {
 /** Returns the raw input (trimmed), or '' when it was not given. */
 export type GetInput = (name: string) => string
 
-/**
- * The secrets among the inputs (the API key, the GitHub token) as given, to be masked before
- * anything can print them, even when another input turns out to be invalid.
- */
+/** The API key and the GitHub token as given, to mask before anything, even an invalid input. */
 export function readSecrets(getInput: GetInput): string[] {
   return [Inputs.ApiKey, Inputs.GithubToken]
     .map(name => getInput(name).trim())
     .filter(secret => secret !== '' && !isUnevaluatedExpression(secret))
-}
-
-/** How a run reports: read before the other inputs, so that their errors are reported under it. */
-export interface ReportingSettings {
-  failOnError: FailOnError
-  jobSummary: boolean
-  /** Why fail-on-error or job-summary is invalid: readSettings throws it. */
-  error?: InputError
 }
 
 /**
