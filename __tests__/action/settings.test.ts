@@ -291,7 +291,6 @@ describe('readSettings', () => {
       const description = unit.repeat(Math.ceil(20_000 / unit.length)).trim()
       const settings = read({ [Inputs.Description]: description })
       expect(settings.change.description).toBe(description)
-      expect(Buffer.from(settings.change.description ?? '')).toEqual(Buffer.from(description))
     })
 
     it.each(multiLine)('accepts tab and line breaks in %s', name => {
