@@ -1,12 +1,18 @@
 import { describe, expect, it, jest } from '@jest/globals'
 import type { ChangedPath, ServiceSpec } from '../src/affected-services.ts'
 
-// Wraps picomatch to count compilations; matching itself is the real library's.
+// Wraps picomatch to count compilations and matches; matching itself is the real library's.
 const realPicomatch = (await import('picomatch')).default
-const compile = jest.fn(realPicomatch)
+let matchesTried = 0
+const compile = jest.fn((...args: Parameters<typeof realPicomatch>) => {
+  const matcher = realPicomatch(...args)
+  return (path: string) => {
+    matchesTried++
+    return matcher(path)
+  }
+})
 jest.unstable_mockModule('picomatch', () => ({ default: compile }))
-const { MAX_MATCHED_PATHS, SERVICE_SELECTION_BUDGET_MS, selectServices } =
-  await import('../src/affected-services.ts')
+const { MAX_MATCHED_PATHS, selectServices } = await import('../src/affected-services.ts')
 
 function spec(name: string, patterns: string[], line = 1): ServiceSpec {
   return { name, patterns, line }
@@ -167,19 +173,19 @@ describe('selectServices', () => {
     const SLOW_PATTERN = '**/*a*a*a*a*a*a*a*b'
     /** Changed paths of 65 characters that the slow pattern fails to match. */
     const SLOW_PATHS = edited(...Array.from({ length: 5 }, () => `${'a'.repeat(64)}/`))
-    /** Ample for the budget to run out and for the answer to come back, far below the minutes. */
+    /** Ample for quick matching on a busy machine, far below the minutes a slow match takes. */
     const SMALL_BUDGET_MS = 100
-    const SMALL_BUDGET_MARGIN_MS = 1000
 
     it('records every service, and says why, when matching takes longer than the budget', () => {
       const specs = [spec('api', [SLOW_PATTERN], 1), spec('docs', [], 2)]
-      const started = performance.now()
+      matchesTried = 0
       const selection = selectServices(
         specs,
         { files: SLOW_PATHS, complete: true },
-        { budgetMs: SMALL_BUDGET_MS }
+        SMALL_BUDGET_MS
       )
-      expect(performance.now() - started).toBeLessThan(SMALL_BUDGET_MARGIN_MS)
+      // Matching was abandoned on the first path: the other four were never tried.
+      expect(matchesTried).toBe(1)
       expect(selection.decisions).toEqual([
         {
           name: 'api',
@@ -204,51 +210,21 @@ describe('selectServices', () => {
     it('bounds the whole selection, not each service', () => {
       const specs = Array.from({ length: 100 }, (_, i) => spec(`svc-${i}`, [SLOW_PATTERN], i + 1))
       const files = edited(...Array.from({ length: 299 }, () => `${'a'.repeat(64)}/`))
-      const started = performance.now()
-      const selection = selectServices(
-        specs,
-        { files, complete: true },
-        { budgetMs: SMALL_BUDGET_MS }
-      )
-      expect(performance.now() - started).toBeLessThan(SMALL_BUDGET_MARGIN_MS)
+      matchesTried = 0
+      const selection = selectServices(specs, { files, complete: true }, SMALL_BUDGET_MS)
+      // A bound per service would have let each of the 100 services try a path.
+      expect(matchesTried).toBe(1)
       expect(selection.decisions.every(decision => decision.recorded)).toBe(true)
-      expect(selection.allRecordedBecause).toContain('took longer than')
+      expect(selection.allRecordedBecause).toContain('took longer than 0.1 s')
     })
 
-    it('gives the pathological case at most the real budget, about 2 s', () => {
-      /** The budget, plus the time to stop and answer on a busy machine. */
-      const REAL_BUDGET_MARGIN_MS = 500
-      const started = performance.now()
-      const selection = selectServices([spec('api', [SLOW_PATTERN])], {
-        files: SLOW_PATHS,
-        complete: true
-      })
-      expect(performance.now() - started).toBeLessThan(
-        SERVICE_SELECTION_BUDGET_MS + REAL_BUDGET_MARGIN_MS
-      )
-      expect(selection.decisions[0].recorded).toBe(true)
-      expect(selection.allRecordedBecause).toContain(
-        "matching the services' patterns against the changed files took longer than 2 s."
-      )
-    })
-
-    it('matches as usual when the slow pattern is given a path it matches quickly', () => {
+    it('matches as usual when the slow pattern is given paths it matches quickly', () => {
       const decision = selectServices(
         [spec('api', [SLOW_PATTERN])],
         { files: edited('src/aaaaaaab', 'src/aaaaaaa.ts'), complete: true },
-        { budgetMs: SMALL_BUDGET_MS }
+        SMALL_BUDGET_MS
       ).decisions[0]
       expect(decision).toMatchObject({ recorded: true, matchedPaths: ['src/aaaaaaab'] })
-    })
-
-    it('leaves an incomplete list reported as incomplete when matching finishes in time', () => {
-      const selection = selectServices(
-        SHOP,
-        { files: edited('services/api/a.ts'), complete: false, reason: 'cut' },
-        { budgetMs: SERVICE_SELECTION_BUDGET_MS }
-      )
-      expect(selection.allRecordedBecause).toContain('is incomplete (cut); 1 file known.')
-      expect(selection.decisions[0].matchedCount).toBe(1)
     })
   })
 

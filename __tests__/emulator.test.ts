@@ -306,6 +306,12 @@ describe('POST /v2/stream', () => {
     expect(emulator.events.get(ids[1])).toEqual({ name: 'm', data: [2] })
   })
 
+  it('ingests an event whose data is null: the field is required, any JSON value fills it', async () => {
+    const answer = await postJson('/v2/stream', { id: 'evt-null', name: 'deploy', data: null })
+    expect(answer.status).toBe(202)
+    expect(emulator.events.get('evt-null')).toEqual({ name: 'deploy', data: null })
+  })
+
   it('stores an event sent again (a retried batch) once, as first received', async () => {
     await postNdjson([
       { id: 'a', name: 'first', data: {} },
@@ -675,9 +681,9 @@ describe('emulator/cli.ts', () => {
       readyFile
     ])
     const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)))
+    let output = ''
     try {
       const line = await new Promise<string>((resolve, reject) => {
-        let output = ''
         const timer = setTimeout(() => reject(new Error('no ready line within 10 s')), 10_000)
         child.stdout.on('data', (chunk: Buffer) => {
           output += chunk.toString('utf8')
@@ -708,6 +714,14 @@ describe('emulator/cli.ts', () => {
       expect((await call('POST', '/v1/heartbeat/m%201', target)).status).toBe(200)
       expect((await call('POST', '/v1/heartbeat/m2', target)).status).toBe(200)
       expect((await call('POST', '/v1/heartbeat/m3', target)).status).toBe(404)
+      // One line per request, as it ends: what a hand-run of the bundle sent, and how it went.
+      await waitFor(() => output.split('\n').length >= 6)
+      expect(output.split('\n').slice(1, 5)).toEqual([
+        'GET /v2/hello 200',
+        'POST /v1/heartbeat/m%201 200',
+        'POST /v1/heartbeat/m2 200',
+        'POST /v1/heartbeat/m3 404'
+      ])
     } finally {
       child.kill('SIGTERM')
     }

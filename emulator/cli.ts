@@ -12,7 +12,8 @@ const HELP = `usage: npm run emulator -- [options]   (or: node emulator/cli.ts [
 
 Runs an HTTPS emulator of the change-tracking service on this machine, with a test certificate
 made at start, until SIGINT or SIGTERM. When it listens it prints one JSON line
-{"url", "port", "certPath", "apiKey"}. Trust the certificate with NODE_EXTRA_CA_CERTS=<certPath>.
+{"url", "port", "certPath", "apiKey"}, then one line per request it receives (method, path,
+status). Trust the certificate with NODE_EXTRA_CA_CERTS=<certPath>.
 
 options:
   --port N                   port to listen on (default 0: any free port)
@@ -95,7 +96,8 @@ async function main(): Promise<void> {
     cert,
     port: options.port,
     host: options.host,
-    apiKey: options.apiKey
+    apiKey: options.apiKey,
+    log: line => process.stdout.write(`${line}\n`)
   })
   for (const id of options.heartbeatMonitors) emulator.addHeartbeatMonitor(id)
 

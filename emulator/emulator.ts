@@ -60,6 +60,8 @@ export interface EmulatorOptions {
   cert?: TestCertificate
   /** Answer GET /v2/hello with the JSON string "OK" instead of text/plain OK. */
   helloAsJson?: boolean
+  /** Called once per request as it ends: "POST /v2/change 201" (the status, or "no answer"). */
+  log?: (line: string) => void
 }
 
 /** A stored change: every field of the interface's change table. */
@@ -234,6 +236,12 @@ export class Emulator {
       bodyBytes: 0
     }
     this.requests.push(record)
+    const { log } = this.options
+    if (log) {
+      res.on('close', () => {
+        log(`${record.method} ${record.rawPath} ${res.headersSent ? res.statusCode : 'no answer'}`)
+      })
+    }
     // The fault is taken on arrival, so that faults are consumed in arrival order.
     const fault = this.faults.take(record.method, record.rawPath)
     readBody(req, (body, bytes) => {
@@ -456,7 +464,8 @@ function eventProblem(event: unknown): string | undefined {
   if (typeof event.name !== 'string' || event.name === '') {
     return `needs a name: a non-empty string, got ${typeName(event.name)}`
   }
-  if (event.data === undefined || event.data === null) return 'needs data: a JSON value'
+  // Any JSON value, null included: the interface requires the field, not a value.
+  if (!('data' in event)) return 'needs data: a JSON value (null included)'
   if ('id' in event && (typeof event.id !== 'string' || event.id === '')) {
     return `id must be a non-empty string, got ${typeName(event.id)}`
   }

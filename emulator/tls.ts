@@ -4,7 +4,7 @@
  * test proxy knows how to reach).
  */
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as tls from 'node:tls'
@@ -44,6 +44,7 @@ export function testCertificate(): Promise<TestCertificate> {
       ]
     })
     const dir = mkdtempSync(join(tmpdir(), 'cta-cert-'))
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
     const certPath = join(dir, 'cert.pem')
     writeFileSync(certPath, pems.cert)
     return { key: pems.private, cert: pems.cert, certPath }

@@ -8,25 +8,23 @@ import { runWithin } from './time-bound.ts'
 
 /** One service of the `services` input. */
 export interface ServiceSpec {
-  /** The service's name, as sent in the change's `service` field. */
+  /** As sent in the change's `service` field. */
   name: string
-  /** Glob patterns relative to the repository root; a leading "!" excludes. Empty: always recorded. */
+  /** Globs relative to the repository root; a leading "!" excludes. None: always recorded. */
   patterns: string[]
   /** The 1-based line of the input it came from, for messages. */
   line: number
 }
 
-/** One changed file: a renamed file is one change, under both its names. */
+/** One changed file, repository-relative with "/"; a rename touches the owners of both names. */
 export interface ChangedPath {
-  /** The repository-relative path after the change, with "/" separators. */
   path: string
-  /** The path before a rename; a service whose patterns match either name is touched. */
   previousPath?: string
 }
 
 /** The files changed since the previous deploy, as far as they are known. */
 export interface ChangedFiles {
-  /** One entry per changed file; undefined when unknown. */
+  /** Undefined when unknown. */
   files?: ChangedPath[]
   /** False when the list was cut (GitHub's compare lists at most 300 files) or partly unknown. */
   complete: boolean
@@ -34,40 +32,28 @@ export interface ChangedFiles {
   reason?: string
 }
 
-/** What was decided for one service, and on what grounds. */
 export interface ServiceDecision {
   name: string
-  /** Whether a change is recorded for this service. */
   recorded: boolean
   /** Why, as a short phrase for the summary and the dry-run listing. */
   reason: string
-  /**
-   * The first MAX_MATCHED_PATHS changed files that matched, by their current path, in the order of
-   * the changed list.
-   */
+  /** The first MAX_MATCHED_PATHS changed files that matched, by their current path, in order. */
   matchedPaths: string[]
-  /** How many changed files matched in all, a rename once (0 for a service without patterns). */
+  /** How many changed files matched in all, a rename once. */
   matchedCount: number
 }
 
 export interface ServiceSelection {
-  /** One decision per service, in the order of the input. */
+  /** One per service, in the order of the input. */
   decisions: ServiceDecision[]
-  /**
-   * Set when every service is recorded because the changed files are unknown or incomplete, or
-   * matching them took too long: one sentence, for the summary and a notice.
-   */
+  /** Why every service is recorded (the files unknown or incomplete, or matching too slow). */
   allRecordedBecause?: string
 }
 
 /**
- * How patterns match, for the parser and the selection alike:
- * - dot: `*` and `**` match dotfiles and dot folders (`.github/**`, `**\/.env`), as users expect
- *   of paths in a repository, where nothing is hidden;
- * - windows: false: changed paths always use "/", whatever the runner's platform;
- * - strictBrackets: an unbalanced bracket, brace or parenthesis is an error, not a pattern that
- *   silently matches nothing.
- * Matching is case-sensitive, like Git paths.
+ * How patterns match, for the parser and the selection alike: `*` and `**` match dot files and
+ * folders (nothing is hidden in a repository), paths use "/" on every platform, an unbalanced
+ * bracket is an error rather than a pattern that matches nothing, and case counts, as in Git.
  */
 export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
   dot: true,
@@ -79,101 +65,76 @@ export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
 export const MAX_MATCHED_PATHS = 20
 
 /**
- * The whole selection, every service against every changed file, may take this long. picomatch
- * compiles `*` to a lazy `[^/]*?`, so a pattern such as **\/*a*a*a*a*a*a*a*b backtracks for
- * minutes on a path that fails to match it, and anyone who can land a file chooses the paths. A
- * normal selection (50 services, 300 files) takes a few milliseconds; past this bound the changed
- * files are treated as unknown and every service is recorded, which is what a deploy without a
- * file list does anyway.
+ * The whole selection may take this long. picomatch compiles `*` to a lazy `[^/]*?`, so a pattern
+ * such as **\/*a*a*a*a*a*a*a*b backtracks for minutes on a path it fails to match, and anyone who
+ * can land a file chooses the paths; a normal selection (50 services, 300 files) takes a few
+ * milliseconds. Past it every service is recorded, as when the changed files are unknown.
  */
 export const SERVICE_SELECTION_BUDGET_MS = 2000
 
-export interface SelectionOptions {
-  /** The time the whole selection may take; SERVICE_SELECTION_BUDGET_MS unless given (tests). */
-  budgetMs?: number
-}
-
-type PathMatcher = (path: string) => boolean
-
 /**
- * A service's matcher, compiled once: a path matches when it matches at least one pattern without
- * "!" and none of the "!" patterns.
- */
-export function compileServiceMatcher(patterns: string[]): PathMatcher {
-  const included = patterns.filter(pattern => !pattern.startsWith('!'))
-  const excluded = patterns.filter(pattern => pattern.startsWith('!')).map(p => p.slice(1))
-  const includes = picomatch(included, GLOB_OPTIONS)
-  if (excluded.length === 0) return includes
-  const excludes = picomatch(excluded, GLOB_OPTIONS)
-  return path => includes(path) && !excludes(path)
-}
-
-/**
- * Decides, for each service, whether the deploy touched it. Synchronous; returns soon after the
- * budget at worst, whatever the patterns and paths (stopping the matching takes under a millisecond
- * on an idle machine).
+ * Decides, for each service, whether the deploy touched it. Synchronous; returns soon after
+ * `budgetMs` at worst (smaller in tests), whatever the patterns and paths.
  */
 export function selectServices(
   specs: ServiceSpec[],
   changed: ChangedFiles,
-  options: SelectionOptions = {}
+  budgetMs = SERVICE_SELECTION_BUDGET_MS
 ): ServiceSelection {
-  const budgetMs = options.budgetMs ?? SERVICE_SELECTION_BUDGET_MS
+  const because = changed.reason ? ` (${changed.reason})` : ''
+  const everyService = (reason: string, why: string): ServiceSelection => ({
+    decisions: specs.map(spec => unmatched(spec, reason)),
+    allRecordedBecause: `Every service is recorded: ${why}`
+  })
   const files = changed.files
   if (files === undefined) {
-    const because = changed.reason ? ` (${changed.reason})` : ''
-    return {
-      decisions: specs.map(spec => unmatched(spec, 'recorded: the changed files are unknown')),
-      allRecordedBecause: `Every service is recorded: the files changed since the previous deploy are unknown${because}.`
-    }
+    return everyService(
+      'recorded: the changed files are unknown',
+      `the files changed since the previous deploy are unknown${because}.`
+    )
   }
   const matched = runWithin(budgetMs, () =>
     specs.map(spec => decide(spec, files, changed.complete))
   )
   if (!matched.finished) {
-    return {
-      decisions: specs.map(spec =>
-        unmatched(spec, 'recorded: matching the changed files took too long')
-      ),
-      allRecordedBecause: `Every service is recorded: matching the services' patterns against the changed files took longer than ${formatSeconds(budgetMs)}. Simplify the patterns: several * in one folder or file name, as **/*a*a*b, make a match slow.`
-    }
+    return everyService(
+      'recorded: matching the changed files took too long',
+      `matching the services' patterns against the changed files took longer than ${formatSeconds(budgetMs)}. Simplify the patterns: several * in one folder or file name, as **/*a*a*b, make a match slow.`
+    )
   }
   if (changed.complete) return { decisions: matched.value }
-  const because = changed.reason ? ` (${changed.reason})` : ''
-  return {
-    decisions: matched.value,
-    allRecordedBecause: `Every service is recorded: the list of files changed since the previous deploy is incomplete${because}; ${plural(files.length, 'file')} known.`
-  }
+  const why = `the list of files changed since the previous deploy is incomplete${because}; ${plural(files.length, 'file')} known.`
+  return { decisions: matched.value, allRecordedBecause: `Every service is recorded: ${why}` }
 }
 
 /** The decision for a service whose patterns were not matched against any file. */
 function unmatched(spec: ServiceSpec, reason: string): ServiceDecision {
-  const decision = { name: spec.name, recorded: true, matchedPaths: [], matchedCount: 0 }
-  if (spec.patterns.length === 0) return { ...decision, reason: 'always recorded: no patterns' }
-  return { ...decision, reason }
+  const why = spec.patterns.length === 0 ? 'always recorded: no patterns' : reason
+  return { name: spec.name, recorded: true, reason: why, matchedPaths: [], matchedCount: 0 }
 }
 
-function decide(spec: ServiceSpec, files: ChangedPath[], known: boolean): ServiceDecision {
-  if (spec.patterns.length === 0) return unmatched(spec, 'always recorded: no patterns')
-  const decision = { name: spec.name, matchedPaths: [] as string[], matchedCount: 0 }
-  const matches = compileServiceMatcher(spec.patterns)
-  for (const file of files) {
-    // A rename touches the service that owned the file as much as the one that owns it now.
-    const previous = file.previousPath
-    if (!matches(file.path) && (previous === undefined || !matches(previous))) continue
-    decision.matchedCount++
-    if (decision.matchedPaths.length < MAX_MATCHED_PATHS) decision.matchedPaths.push(file.path)
+function decide(spec: ServiceSpec, files: ChangedPath[], complete: boolean): ServiceDecision {
+  if (spec.patterns.length === 0) return unmatched(spec, '')
+  // Compiled once per service: a path counts when it matches a pattern without "!" and none with.
+  const included = spec.patterns.filter(p => !p.startsWith('!'))
+  const excluded = spec.patterns.filter(p => p.startsWith('!')).map(p => p.slice(1))
+  const includes = picomatch(included, GLOB_OPTIONS)
+  const excludes = excluded.length > 0 ? picomatch(excluded, GLOB_OPTIONS) : () => false
+  const matches = (path: string): boolean => includes(path) && !excludes(path)
+  // A rename touches the service that owned the file as much as the one that owns it now.
+  const touched = files.filter(
+    file => matches(file.path) || (file.previousPath !== undefined && matches(file.previousPath))
+  )
+  const count = touched.length
+  const matching = `${plural(count, 'changed file')} ${count === 1 ? 'matches' : 'match'}`
+  let reason = `recorded: ${matching}`
+  if (!complete) reason = `recorded: the changed files are incomplete (${matching} so far)`
+  else if (count === 0) reason = 'skipped: no changed file matches its patterns'
+  return {
+    name: spec.name,
+    recorded: !complete || count > 0,
+    reason,
+    matchedPaths: touched.slice(0, MAX_MATCHED_PATHS).map(file => file.path),
+    matchedCount: count
   }
-  const matching = `${plural(decision.matchedCount, 'changed file')} ${decision.matchedCount === 1 ? 'matches' : 'match'}`
-  if (!known) {
-    return {
-      ...decision,
-      recorded: true,
-      reason: `recorded: the changed files are incomplete (${matching} so far)`
-    }
-  }
-  if (decision.matchedCount === 0) {
-    return { ...decision, recorded: false, reason: 'skipped: no changed file matches its patterns' }
-  }
-  return { ...decision, recorded: true, reason: `recorded: ${matching}` }
 }

@@ -115,6 +115,17 @@ describe('readRunContext', () => {
     }
   })
 
+  it('gives the server and API roots without a trailing slash', () => {
+    const { context } = readRunContext({
+      GITHUB_SERVER_URL: 'https://ghe.example.com/',
+      GITHUB_API_URL: 'https://ghe.example.com/api/v3//'
+    })
+    expect(context).toMatchObject({
+      serverUrl: 'https://ghe.example.com',
+      apiUrl: 'https://ghe.example.com/api/v3'
+    })
+  })
+
   it('warns once, naming the event payload, when it cannot be used, and goes on with the environment', () => {
     const { context, warning } = readRunContext({
       ...runEnv('push'),

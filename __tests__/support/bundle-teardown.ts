@@ -5,9 +5,8 @@ import { rmSync } from 'node:fs'
 const BUNDLE_DIR_VARIABLE = 'CTA_TEST_BUNDLE_DIR'
 const BUNDLE_OWNED_VARIABLE = 'CTA_TEST_BUNDLE_OWNED'
 
-export default async function bundleTeardown(): Promise<void> {
+export default function bundleTeardown(): void {
   const dir = process.env[BUNDLE_DIR_VARIABLE]
-  if (process.env[BUNDLE_OWNED_VARIABLE] !== '1') return
-  await (globalThis as { ctaBundleBuild?: Promise<unknown> }).ctaBundleBuild
-  if (dir !== undefined && dir !== '') rmSync(dir, { recursive: true, force: true })
+  if (process.env[BUNDLE_OWNED_VARIABLE] !== '1' || !dir) return
+  rmSync(dir, { recursive: true, force: true })
 }

@@ -1,10 +1,9 @@
 /**
- * The base-url input: the service's root. Its messages name the address by scheme, host and
- * port only: a user name, password, query or fragment may hold a secret, so they are never
- * quoted back, whatever else is wrong with the value.
+ * The base-url input. Its messages name the address by scheme, host and port only: a user name,
+ * password, query or fragment may hold a secret, so they are never quoted back.
  */
 import { InputError } from '../errors.ts'
-import { describeCharacter } from './input-checks.ts'
+import { CONTROL_CHARACTER, describeCharacter } from './parsers.ts'
 import { Inputs } from './names.ts'
 
 const EXAMPLE_BASE_URL = 'https://api.example.com/'
@@ -12,7 +11,6 @@ const ACCEPTED = `an absolute HTTPS URL such as ${EXAMPLE_BASE_URL}`
 /** scheme://[userinfo@]host[:port], read loosely, for naming a value the URL parser refuses. */
 const LOOSE_AUTHORITY =
   /^([a-z][a-z0-9+.-]*):\/\/(?:[^/?#]*@)?(\[[^\]/?#]*\]|[^/?#:@]*)(?::(\d*))?/i
-const CONTROL_CHARACTER = /\p{Cc}/u
 
 /**
  * The service's root URL: https only, no credentials, query or fragment, and always ending in "/"
@@ -21,58 +19,42 @@ const CONTROL_CHARACTER = /\p{Cc}/u
 export function parseBaseUrl(raw: string): URL {
   const name = Inputs.BaseUrl
   const value = raw.trim()
-  if (value === '') {
-    throw new InputError(name, `Input "${name}" is required: the service's address, ${ACCEPTED}.`)
+  const refuse = (message: string): never => {
+    throw new InputError(name, `Input "${name}" ${message}`)
   }
+  if (value === '') refuse(`is required: the service's address, ${ACCEPTED}.`)
   const shown = describeAddress(value)
   // The URL parser silently drops tabs and line breaks; refuse them instead of guessing.
   const control = value.search(CONTROL_CHARACTER)
   if (control !== -1) {
-    throw new InputError(
-      name,
-      `Input "${name}" must be ${ACCEPTED}; it contains the control character ${describeCharacter(value, control)}.`
+    refuse(
+      `must be ${ACCEPTED}; it contains the control character ${describeCharacter(value, control)}.`
     )
   }
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new InputError(name, `Input "${name}" must be ${ACCEPTED}; got ${shown}.`)
-  }
+  const url = URL.parse(value) ?? refuse(`must be ${ACCEPTED}; got ${shown}.`)
   if (url.protocol === 'http:') {
-    throw new InputError(
-      name,
-      `Input "${name}" must use HTTPS: plain HTTP is refused because the API key would travel in clear text. Use https:// instead; got ${shown}.`
+    refuse(
+      `must use HTTPS: plain HTTP is refused because the API key would travel in clear text. Use https:// instead; got ${shown}.`
     )
   }
-  if (url.protocol !== 'https:') {
-    throw new InputError(
-      name,
-      `Input "${name}" must be ${ACCEPTED} (HTTPS is required); got ${shown}.`
-    )
-  }
+  if (url.protocol !== 'https:') refuse(`must be ${ACCEPTED} (HTTPS is required); got ${shown}.`)
   if (url.username !== '' || url.password !== '') {
-    throw new InputError(
-      name,
-      `Input "${name}" must not contain a user name or password (${shown}); the service authenticates with "${Inputs.ApiKey}".`
+    refuse(
+      `must not contain a user name or password (${shown}); the service authenticates with "${Inputs.ApiKey}".`
     )
   }
   // "https://host/?" has an empty search but still a "?"; in a parsed href "?" and "#" only delimit.
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(url.href)) {
-    throw new InputError(
-      name,
-      `Input "${name}" must not have a query (?…) or fragment (#…) (${shown}): it is the root that endpoint paths are appended to, such as ${EXAMPLE_BASE_URL}.`
+    refuse(
+      `must not have a query (?…) or fragment (#…) (${shown}): it is the root that endpoint paths are appended to, such as ${EXAMPLE_BASE_URL}.`
     )
   }
   if (!url.pathname.endsWith('/')) url.pathname += '/'
   return url
 }
 
-/**
- * The address as "scheme://host:port", and nothing else of it: "https://api.example.com:8443".
- * A value with no recognisable scheme and host is described, not quoted.
- */
-export function describeAddress(value: string): string {
+/** "https://api.example.com:8443", and nothing else of the value; described when it has no host. */
+function describeAddress(value: string): string {
   const match = LOOSE_AUTHORITY.exec(value.trim())
   if (!match || match[2] === '') return 'a value that is not a URL with a scheme and a host'
   const [, scheme, host, port] = match

@@ -1,12 +1,12 @@
 /** The created-at input: Unix seconds or milliseconds, or ISO 8601 with a time zone. */
 import { InputError } from '../errors.ts'
-import { quote } from './input-checks.ts'
-import { Inputs, MAX_CREATED_AT_FUTURE_SECONDS } from './names.ts'
+import { quote } from './parsers.ts'
+import { Inputs } from './names.ts'
 
-/**
- * A Unix time above this is read as milliseconds. As seconds it would lie in the year 5138; as
- * milliseconds it is 1973-03-03, so no plausible time is ambiguous.
- */
+/** created-at may lie at most this far in the future (clock skew between runner and service). */
+const MAX_CREATED_AT_FUTURE_SECONDS = 24 * 60 * 60
+
+/** A Unix time above this is milliseconds: as seconds it would be in 5138, as ms in 1973. */
 const UNIX_MILLISECONDS_THRESHOLD = 1e11
 
 // Unix seconds or milliseconds; a sign is accepted only to say "before 1970" rather than "bad form".
@@ -21,7 +21,12 @@ const CREATED_AT_FORMS =
 export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
   const value = raw.trim()
   if (value === '') return undefined
-  const name = Inputs.CreatedAt
+  const refuse = (why: string, after = ''): never => {
+    throw new InputError(
+      Inputs.CreatedAt,
+      `Input "${Inputs.CreatedAt}" ${why}; got ${quote(raw)}.${after}`
+    )
+  }
   let seconds: number | undefined
   if (UNIX_TIME.test(value)) {
     const number = Number(value)
@@ -31,35 +36,27 @@ export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
     if (match) seconds = isoToSeconds(match)
   }
   if (Number.isNaN(seconds)) {
-    throw new InputError(
-      name,
-      `Input "${name}" is not a real date and time (month 01-12, a day that exists in that month, hour 00-23, minute and second 00-59, offset up to ±23:59); got ${quote(raw)}.`
+    refuse(
+      'is not a real date and time (month 01-12, a day that exists in that month, hour 00-23, minute and second 00-59, offset up to ±23:59)'
     )
   }
   if (seconds === undefined) {
     // A date-time without a zone would be read in the runner's zone, which is arbitrary.
     if (ISO_8601.test(`${value}Z`)) {
-      throw new InputError(
-        name,
-        `Input "${name}" is a date-time without a time zone: add Z or an offset such as +02:00, since the runner's own zone is arbitrary; got ${quote(raw)}.`
+      refuse(
+        "is a date-time without a time zone: add Z or an offset such as +02:00, since the runner's own zone is arbitrary"
       )
     }
-    throw new InputError(name, `Input "${name}" must be ${CREATED_AT_FORMS}; got ${quote(raw)}.`)
+    return refuse(`must be ${CREATED_AT_FORMS}`)
   }
   // "+ 0" turns -0 into 0.
   const whole = Math.floor(seconds) + 0
-  if (whole < 0) {
-    throw new InputError(
-      name,
-      `Input "${name}" must not be before 1970-01-01T00:00:00Z; got ${quote(raw)}.`
-    )
-  }
-  const latest = Math.floor(nowMs / 1000) + MAX_CREATED_AT_FUTURE_SECONDS
-  if (whole > latest) {
+  if (whole < 0) refuse('must not be before 1970-01-01T00:00:00Z')
+  if (whole > Math.floor(nowMs / 1000) + MAX_CREATED_AT_FUTURE_SECONDS) {
     const readAs = whole <= 8.64e12 ? ` (read as ${new Date(whole * 1000).toISOString()})` : ''
-    throw new InputError(
-      name,
-      `Input "${name}" must not lie more than ${MAX_CREATED_AT_FUTURE_SECONDS / 3600} hours in the future${readAs}; got ${quote(raw)}. Give the time the change happened, as ${CREATED_AT_FORMS}.`
+    refuse(
+      `must not lie more than ${MAX_CREATED_AT_FUTURE_SECONDS / 3600} hours in the future${readAs}`,
+      ` Give the time the change happened, as ${CREATED_AT_FORMS}.`
     )
   }
   return whole
@@ -69,27 +66,16 @@ export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
 function isoToSeconds(match: RegExpExecArray): number {
   const [, year, month, day, hour = '0', minute = '0', second = '0', zone = 'Z'] = match
   const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number)
-  const offsetMinutes = parseOffsetMinutes(zone)
-  const valid =
-    mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo) && h <= 23 && mi <= 59 && s <= 59
-  if (!valid || Number.isNaN(offsetMinutes)) return NaN
   // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not.
   const date = new Date(0)
   date.setUTCFullYear(y, mo - 1, d)
+  // A day the month lacks (02-30) rolls over into the next month.
+  const real = date.getUTCMonth() === mo - 1 && date.getUTCDate() === d
+  if (!real || h > 23 || mi > 59 || s > 59) return NaN
   date.setUTCHours(h, mi, s, 0)
-  return date.getTime() / 1000 - offsetMinutes * 60
-}
-
-function parseOffsetMinutes(zone: string): number {
-  if (zone === 'Z' || zone === 'z') return 0
-  const digits = zone.slice(1).replace(':', '')
-  const hours = Number(digits.slice(0, 2))
-  const minutes = digits.length > 2 ? Number(digits.slice(2)) : 0
-  if (hours > 23 || minutes > 59) return NaN
-  return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes)
-}
-
-function daysInMonth(year: number, month: number): number {
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
-  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+  if (zone === 'Z' || zone === 'z') return date.getTime() / 1000
+  const [, sign, offsetHours, offsetMinutes = '0'] = /^([+-])(\d\d):?(\d\d)?$/.exec(zone) ?? []
+  if (Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return NaN
+  const offset = (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes))
+  return date.getTime() / 1000 - offset * 60
 }

@@ -69,14 +69,9 @@ export type RecordAt = (typeof RECORD_AT_MODES)[number]
 export const FAIL_ON_ERROR_MODES = ['auto', 'true', 'false'] as const
 export type FailOnError = (typeof FAIL_ON_ERROR_MODES)[number]
 
-// Bounds of the numeric inputs.
-export const TIMEOUT_SECONDS_MIN = 1
-export const TIMEOUT_SECONDS_MAX = 300
-export const MAX_ATTEMPTS_MIN = 1
-export const MAX_ATTEMPTS_MAX = 10
-
-/** created-at may lie at most this far in the future (clock skew between runner and service). */
-export const MAX_CREATED_AT_FUTURE_SECONDS = 24 * 60 * 60
+/** The ranges of the numeric inputs, bounds included. */
+export const TIMEOUT_SECONDS_RANGE = [1, 300] as const
+export const MAX_ATTEMPTS_RANGE = [1, 10] as const
 
 /** The action's name and version, as package.json gives them (the User-Agent names both). */
 export const ACTION_NAME = pkg.name

@@ -1,12 +1,12 @@
 /**
  * One parser per kind of input. Each returns the typed value, or throws an InputError whose
  * message names the input and the accepted forms; offending values are quoted short and escaped,
- * and secrets are never quoted.
+ * characters are named by code point, and secrets are never quoted.
  */
 import { outcomeOf, type EventOutcome } from '../deploy.ts'
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
-import { describeJsonValue, quote, rejectControlCharacters } from './input-checks.ts'
+import { inert } from '../text.ts'
 import {
   COMMANDS,
   FAIL_ON_ERROR_MODES,
@@ -17,55 +17,92 @@ import {
   type RecordAt
 } from './names.ts'
 
+/** What an HTTP header can carry: visible ASCII, no spaces or line breaks. */
+const HEADER_VALUE = /^[\x21-\x7e]+$/
+/** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
+const MAX_REF_CHARS = 255
+
+/** An offending value is quoted only this far, so that 100 KB of junk never floods a log. */
+export const QUOTED_VALUE_MAX_CHARS = 40
+export const CONTROL_CHARACTER = /\p{Cc}/u
+
+/** The value as a short, escaped JSON string literal, for an error message. */
+export function quote(raw: string): string {
+  const shown = truncate(raw)
+  const literal = inert(JSON.stringify(shown))
+  return shown === raw ? literal : `${literal}… (${raw.length} characters)`
+}
+
+function truncate(text: string): string {
+  const shown = text.slice(0, QUOTED_VALUE_MAX_CHARS)
+  // Do not cut a surrogate pair in half.
+  return shown.length < text.length && /[\ud800-\udbff]$/.test(shown) ? shown.slice(0, -1) : shown
+}
+
+/** "U+0007 at character 3" */
+export function describeCharacter(raw: string, index: number): string {
+  const codePoint = raw.codePointAt(index) ?? 0
+  const position = Array.from(raw.slice(0, index)).length + 1
+  return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')} at character ${position}`
+}
+
+/** The error for input `name`: 'Input "name" <problem>'. */
+function refusal(name: string, problem: string): InputError {
+  return new InputError(name, `Input "${name}" ${problem}`)
+}
+
+/** A parsed JSON value as short JSON text, for an error message. */
+function describeJsonValue(value: unknown): string {
+  const text = JSON.stringify(value)
+  const shown = inert(truncate(text))
+  return shown.length < text.length ? `${shown}…` : shown
+}
+
+/** Refuses control characters; in multi-line text, all but tab and line breaks. */
+function rejectControlCharacters(name: string, value: string, multiline = false): void {
+  const index = value.search(multiline ? /[^\P{Cc}\t\n\r]/u : CONTROL_CHARACTER)
+  if (index === -1) return
+  const which = `control characters${multiline ? ' other than tab and line breaks' : ''}`
+  throw refusal(
+    name,
+    `must not contain ${which}; found ${describeCharacter(value, index)} in ${quote(value)}.`
+  )
+}
+
 /** `true` or `false`, in any letter case (a superset of YAML 1.2 core schema: True, TRUE). */
 export function parseBoolean(name: string, raw: string): boolean {
   const value = raw.trim().toLowerCase()
-  if (value === 'true') return true
-  if (value === 'false') return false
-  throw new InputError(name, `Input "${name}" must be true or false; got ${quote(raw)}.`)
+  if (value === 'true' || value === 'false') return value === 'true'
+  throw refusal(name, `must be true or false; got ${quote(raw)}.`)
 }
 
 /** A whole number in decimal digits, within [min, max]. */
 export function parseWholeNumber(name: string, raw: string, min: number, max: number): number {
-  const value = raw.trim()
-  const number = /^[0-9]+$/.test(value) ? Number(value) : NaN
+  const number = /^[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : NaN
   if (number >= min && number <= max) return number
-  throw new InputError(
-    name,
-    `Input "${name}" must be a whole number from ${min} to ${max}; got ${quote(raw)}.`
-  )
+  throw refusal(name, `must be a whole number from ${min} to ${max}; got ${quote(raw)}.`)
 }
 
-/** One of COMMANDS, exactly. */
 export function parseCommand(raw: string): Command {
   return parseOneOf(Inputs.Command, COMMANDS, raw)
 }
 
-/** `now` or `job-end`. */
 export function parseRecordAt(raw: string): RecordAt {
   return parseOneOf(Inputs.RecordAt, RECORD_AT_MODES, raw)
 }
 
 /** One of the choices, exactly as written (after trimming). */
 function parseOneOf<T extends string>(name: string, choices: readonly T[], raw: string): T {
-  const value = raw.trim()
-  const choice = choices.find(known => known === value)
+  const choice = choices.find(known => known === raw.trim())
   if (choice) return choice
-  throw new InputError(
-    name,
-    `Input "${name}" must be one of ${choices.join(', ')}; got ${quote(raw)}.`
-  )
+  throw refusal(name, `must be one of ${choices.join(', ')}; got ${quote(raw)}.`)
 }
 
 /** `auto`, `true` or `false`, in any letter case. */
 export function parseFailOnError(raw: string): FailOnError {
-  const value = raw.trim().toLowerCase()
-  const mode = FAIL_ON_ERROR_MODES.find(known => known === value)
+  const mode = FAIL_ON_ERROR_MODES.find(known => known === raw.trim().toLowerCase())
   if (mode) return mode
-  throw new InputError(
-    Inputs.FailOnError,
-    `Input "${Inputs.FailOnError}" must be auto, true or false; got ${quote(raw)}.`
-  )
+  throw refusal(Inputs.FailOnError, `must be auto, true or false; got ${quote(raw)}.`)
 }
 
 /** The items, trimmed, without empties or duplicates, in first-seen order; undefined when none. */
@@ -77,9 +114,7 @@ function uniqueItems(items: readonly string[]): string[] | undefined {
 /** Labels separated by commas or line breaks; undefined when none remain. */
 export function parseLabels(raw: string): string[] | undefined {
   const labels = uniqueItems(raw.split(/\r\n|[\r\n,]/))
-  for (const label of labels ?? []) {
-    rejectControlCharacters(Inputs.Labels, label)
-  }
+  for (const label of labels ?? []) rejectControlCharacters(Inputs.Labels, label)
   return labels
 }
 
@@ -88,17 +123,17 @@ export function parseJson(name: string, raw: string): unknown {
   if (raw.trim() === '') return undefined
   const tooDeep = jsonDepthExceededAt(raw, MAX_JSON_DEPTH)
   if (tooDeep !== -1) {
-    throw new InputError(
+    throw refusal(
       name,
-      `Input "${name}" nests JSON deeper than ${MAX_JSON_DEPTH} levels (at ${lineAndColumn(raw, tooDeep)}); flatten it.`
+      `nests JSON deeper than ${MAX_JSON_DEPTH} levels (at ${lineAndColumn(raw, tooDeep)}); flatten it.`
     )
   }
   try {
     return JSON.parse(raw)
   } catch (error) {
-    throw new InputError(
+    throw refusal(
       name,
-      `Input "${name}" must be valid JSON, such as {"ticket": "OPS-42"}: ${describeJsonError(raw, error)}; got ${quote(raw)}.`
+      `must be valid JSON, such as {"ticket": "OPS-42"}: ${describeJsonError(raw, error)}; got ${quote(raw)}.`
     )
   }
 }
@@ -120,6 +155,12 @@ function describeJsonError(raw: string, error: unknown): string {
   return 'it cannot be parsed'
 }
 
+/** "line 3, column 7" of a 0-based index into the text. */
+function lineAndColumn(text: string, index: number): string {
+  const before = text.slice(0, index).split('\n')
+  return `line ${before.length}, column ${before[before.length - 1].length + 1}`
+}
+
 /**
  * Event ids: a JSON array of strings when the value starts with "["; otherwise one per line when
  * there is a line break (so ids may contain commas), else separated by commas. Trimmed, without
@@ -130,25 +171,18 @@ export function parseEventIds(raw: string): string[] | undefined {
   const value = raw.trim()
   let items: string[]
   if (value.startsWith('[')) {
-    const accepted = `Input "${name}" starts with "[", so it must be a JSON array of non-empty strings, such as ["id-1", "id-2"]`
+    const accepted =
+      'starts with "[", so it must be a JSON array of non-empty strings, such as ["id-1", "id-2"]'
     let parsed: unknown
     try {
       parsed = JSON.parse(value)
     } catch (error) {
-      throw new InputError(
-        name,
-        `${accepted}: ${describeJsonError(value, error)}; got ${quote(raw)}.`
-      )
+      throw refusal(name, `${accepted}: ${describeJsonError(value, error)}; got ${quote(raw)}.`)
     }
-    if (!Array.isArray(parsed)) {
-      throw new InputError(name, `${accepted}; got ${quote(raw)}.`)
-    }
+    if (!Array.isArray(parsed)) throw refusal(name, `${accepted}; got ${quote(raw)}.`)
     const bad = parsed.findIndex(item => typeof item !== 'string' || item.trim() === '')
     if (bad !== -1) {
-      throw new InputError(
-        name,
-        `${accepted}; element ${bad + 1} is ${describeJsonValue(parsed[bad])}.`
-      )
+      throw refusal(name, `${accepted}; element ${bad + 1} is ${describeJsonValue(parsed[bad])}.`)
     }
     items = parsed as string[]
   } else {
@@ -162,16 +196,7 @@ export function parseEventIds(raw: string): string[] | undefined {
 /** Ids end up in URL paths and queries: no control characters, and not "." or "..". */
 function checkId(name: string, id: string): void {
   rejectControlCharacters(name, id)
-  if (id === '.' || id === '..') {
-    throw new InputError(name, `Input "${name}" must be an id, not ${quote(id)}.`)
-  }
-}
-
-/** Free text: undefined when blank; otherwise kept exactly as given. */
-export function parseText(name: string, raw: string, multiline: boolean): string | undefined {
-  if (raw.trim() === '') return undefined
-  rejectControlCharacters(name, raw, multiline)
-  return raw
+  if (id === '.' || id === '..') throw refusal(name, `must be an id, not ${quote(id)}.`)
 }
 
 export function parseId(name: string, raw: string): string | undefined {
@@ -181,34 +206,30 @@ export function parseId(name: string, raw: string): string | undefined {
   return id
 }
 
-/** The key travels in an HTTP header, so only visible ASCII can be sent. Never quoted. */
+/** Free text: undefined when blank; otherwise kept exactly as given. */
+export function parseText(name: string, raw: string, multiline: boolean): string | undefined {
+  if (raw.trim() === '') return undefined
+  rejectControlCharacters(name, raw, multiline)
+  return raw
+}
+
+/** The key travels in an HTTP header. Never quoted. */
 export function parseApiKey(raw: string): string {
   const name = Inputs.ApiKey
   const key = raw.trim()
   if (key === '') {
-    throw new InputError(
+    throw refusal(
       name,
-      `Input "${name}" is required: pass the service's API key from a secret, for example \${{ secrets.CHANGE_TRACKING_API_KEY }}.`
+      `is required: pass the service's API key from a secret, for example \${{ secrets.CHANGE_TRACKING_API_KEY }}.`
     )
   }
-  if (!/^[\x21-\x7e]+$/.test(key)) {
-    throw new InputError(
+  if (!HEADER_VALUE.test(key)) {
+    throw refusal(
       name,
-      `Input "${name}" may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; check that the whole key, and only the key, was copied.`
+      `may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; check that the whole key, and only the key, was copied.`
     )
   }
   return key
-}
-
-/**
- * Reads, validates and types every input. Pure: `getInput` is the only source, and `now`
- * (milliseconds since the epoch, default Date.now()) bounds created-at.
- * Throws InputError naming the first bad input.
-
-/** "line 3, column 7" of a 0-based index into the text. */
-function lineAndColumn(text: string, index: number): string {
-  const before = text.slice(0, index).split('\n')
-  return `line ${before.length}, column ${before[before.length - 1].length + 1}`
 }
 
 /**
@@ -219,30 +240,27 @@ export function isUnevaluatedExpression(value: string): boolean {
   return /^\$\{\{.*\}\}$/s.test(value.trim())
 }
 
-/** A token sent in an HTTP header (github-token): visible ASCII only. Never quoted. */
+/** A token sent in an HTTP header (github-token); '' when none. Never quoted. */
 export function parseToken(name: string, raw: string): string {
   const token = raw.trim()
   if (isUnevaluatedExpression(token)) return ''
-  if (token !== '' && !/^[\x21-\x7e]+$/.test(token)) {
-    throw new InputError(
+  if (token !== '' && !HEADER_VALUE.test(token)) {
+    throw refusal(
       name,
-      `Input "${name}" may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; pass \${{ github.token }} or a token from a secret.`
+      `may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; pass \${{ github.token }} or a token from a secret.`
     )
   }
   return token
 }
-
-/** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
-const MAX_REF_CHARS = 255
 
 /** A commit SHA, tag or branch (previous-version): undefined when empty. */
 export function parseRef(name: string, raw: string): string | undefined {
   const ref = raw.trim()
   if (ref === '') return undefined
   if (ref.length > MAX_REF_CHARS || !/^[^\s~^:?*[\\]+$/u.test(ref) || ref.includes('..')) {
-    throw new InputError(
+    throw refusal(
       name,
-      `Input "${name}" must be a commit SHA, tag or branch name (no spaces, "..", ~ ^ : ? * [ or \\, at most ${MAX_REF_CHARS} characters); got ${quote(raw)}.`
+      `must be a commit SHA, tag or branch name (no spaces, "..", ~ ^ : ? * [ or \\, at most ${MAX_REF_CHARS} characters); got ${quote(raw)}.`
     )
   }
   rejectControlCharacters(name, ref)

@@ -1,8 +1,7 @@
 /**
- * What the main step leaves for the post step, through the runner's saved state (core.saveState
- * in the main step reaches the post step as STATE_<name>). This module imports nothing, so that
- * the post step can decide it has nothing to do before it loads the toolkit or the service client.
- * State is not secret storage: it holds no input, only the start time.
+ * What the main step leaves the post step (core.saveState reaches it as STATE_<name>): never an
+ * input, only the start time. It imports nothing, so that a post step with nothing to do knows
+ * it before it loads the toolkit.
  */
 
 /** Saved first by every main step, so that the post step knows it is one (as actions/checkout does). */
@@ -15,22 +14,19 @@ export interface JobEndState {
   startedAt: number
 }
 
-type Env = Record<string, string | undefined>
-
 /** Whether this process is the post step: the main step saved IS_POST_STATE. */
-export function isPostStep(env: Env): boolean {
+export function isPostStep(env: Record<string, string | undefined>): boolean {
   return env[`STATE_${IS_POST_STATE}`] === 'true'
 }
 
 /** The job-end state saved by the main step, or undefined when it saved none (or a broken one). */
-export function readJobEndState(env: Env): JobEndState | undefined {
+export function readJobEndState(env: Record<string, string | undefined>): JobEndState | undefined {
   const saved = env[`STATE_${JOB_END_STATE}`]
   if (!saved) return undefined
   try {
-    const parsed: unknown = JSON.parse(saved)
-    const startedAt = (parsed as { startedAt?: unknown } | null)?.startedAt
-    return typeof startedAt === 'number' && Number.isSafeInteger(startedAt) && startedAt > 0
-      ? { startedAt }
+    const { startedAt } = (JSON.parse(saved) ?? {}) as { startedAt?: unknown }
+    return Number.isSafeInteger(startedAt) && (startedAt as number) > 0
+      ? { startedAt: startedAt as number }
       : undefined
   } catch {
     return undefined

@@ -1,13 +1,10 @@
-/**
- * The run's context, read once: the runner's GITHUB_* variables and the event payload. `main`
- * reads it and passes it down; nothing else reads the environment.
- */
+/** The run's context, read once by `main`: the runner's GITHUB_* variables and the event payload. */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { parseJsonSafely } from '../json.ts'
 
 export type Env = Record<string, string | undefined>
 
-/** The run, as the runner describes it. Blank variables are absent. */
+/** The run, as the runner describes it. Blank variables are undefined. */
 export interface RunContext {
   readonly eventName: string
   /** The event payload: untrusted shape, {} when there is none. */
@@ -26,20 +23,17 @@ export interface RunContext {
   readonly runNumber?: string
   readonly runAttempt?: string
   readonly workspace?: string
-  /** The web server, for links: https://github.com unless the runner says otherwise. */
+  /** The web server, for links, without a trailing "/": https://github.com unless the runner says otherwise. */
   readonly serverUrl: string
-  /** The REST API (…/api/v3 on Enterprise Server): https://api.github.com unless the runner says otherwise. */
+  /** The REST API (…/api/v3 on Enterprise Server), without a trailing "/": https://api.github.com unless the runner says otherwise. */
   readonly apiUrl: string
 }
 
-/**
- * GitHub caps a webhook payload at 25 MB: a larger event file is not GitHub's, and reading it
- * whole would cost its size in memory. Named in the README.
- */
+/** GitHub caps a webhook payload at 25 MB: a larger event file is not GitHub's. In the README. */
 export const MAX_EVENT_PAYLOAD_BYTES = 25 * 1024 * 1024
 
-const DEFAULT_SERVER_URL = 'https://github.com'
-const DEFAULT_API_URL = 'https://api.github.com'
+/** A pipe is read this much at a time. */
+const READ_CHUNK_BYTES = 1024 * 1024
 
 /** The context, with a warning when the event payload was there but could not be used. */
 export function readRunContext(env: Env): { context: RunContext; warning?: string } {
@@ -54,11 +48,11 @@ export function readRunContext(env: Env): { context: RunContext; warning?: strin
 
 /** The context from the environment and an already-read payload. Pure. */
 export function runContextOf(env: Env, payload: unknown): RunContext {
-  const value = (name: string): string | undefined => {
-    const trimmed = env[name]?.trim()
-    return trimmed ? trimmed : undefined
-  }
-  const context: RunContext = {
+  const value = (name: string): string | undefined => env[name]?.trim() || undefined
+  // One form of each root, without a trailing "/", for links and the API's base URL alike.
+  const root = (name: string, fallback: string): string =>
+    (value(name) ?? fallback).replace(/\/+$/, '')
+  return Object.freeze({
     eventName: value('GITHUB_EVENT_NAME') ?? '',
     payload,
     repository: value('GITHUB_REPOSITORY'),
@@ -73,12 +67,9 @@ export function runContextOf(env: Env, payload: unknown): RunContext {
     runNumber: value('GITHUB_RUN_NUMBER'),
     runAttempt: value('GITHUB_RUN_ATTEMPT'),
     workspace: value('GITHUB_WORKSPACE'),
-    serverUrl: value('GITHUB_SERVER_URL') ?? DEFAULT_SERVER_URL,
-    apiUrl: value('GITHUB_API_URL') ?? DEFAULT_API_URL
-  }
-  return Object.freeze(
-    Object.fromEntries(Object.entries(context).filter(([, v]) => v !== undefined)) as RunContext
-  )
+    serverUrl: root('GITHUB_SERVER_URL', 'https://github.com'),
+    apiUrl: root('GITHUB_API_URL', 'https://api.github.com')
+  })
 }
 
 /**
@@ -87,47 +78,37 @@ export function runContextOf(env: Env, payload: unknown): RunContext {
  */
 export function readEventPayload(path: string | undefined): { payload: unknown; problem?: string } {
   if (!path) return { payload: {} }
-  let text: string
+  let text: string | undefined
   try {
     text = readBounded(path, MAX_EVENT_PAYLOAD_BYTES)
   } catch (error) {
-    if (error instanceof PayloadTooLarge) {
-      return {
-        payload: {},
-        problem: `is larger than ${MAX_EVENT_PAYLOAD_BYTES / 1024 / 1024} MiB, GitHub's own limit`
-      }
-    }
     const code = (error as NodeJS.ErrnoException).code ?? 'an error'
     return { payload: {}, problem: `could not be read (${code})` }
   }
+  if (text === undefined) {
+    const mib = MAX_EVENT_PAYLOAD_BYTES / 1024 / 1024
+    return { payload: {}, problem: `is larger than ${mib} MiB, GitHub's own limit` }
+  }
   const payload = parseJsonSafely(text)
-  if (payload === undefined) return { payload: {}, problem: 'is not JSON' }
-  return { payload }
+  return payload === undefined ? { payload: {}, problem: 'is not JSON' } : { payload }
 }
 
-class PayloadTooLarge extends Error {}
-
-/** The file's text, refusing before reading more than `max` bytes (the size is checked first). */
-function readBounded(path: string, max: number): string {
+/**
+ * The file's text, or undefined when it holds more than `max` bytes: a file's size is checked
+ * first, and a pipe (or a file still growing) is read only until it passes the bound.
+ */
+function readBounded(path: string, max: number): string | undefined {
   const fd = openSync(path, 'r')
   try {
-    if (fstatSync(fd).size > max) throw new PayloadTooLarge()
-    // Read until the end, not the size stat gave: the file may be a pipe, or still growing.
-    let chunk = Buffer.alloc(Math.min(max + 1, Math.max(fstatSync(fd).size + 1, 64 * 1024)))
+    if (fstatSync(fd).size > max) return undefined
+    const chunks: Buffer[] = []
     let length = 0
-    for (;;) {
-      if (length === chunk.length) {
-        if (chunk.length > max) throw new PayloadTooLarge()
-        const grown = Buffer.alloc(Math.min(max + 1, chunk.length * 2))
-        chunk.copy(grown, 0, 0, length)
-        chunk = grown
-      }
-      const read = readSync(fd, chunk, length, chunk.length - length, null)
-      if (read === 0) break
-      length += read
-      if (length > max) throw new PayloadTooLarge()
+    for (let read = -1; read !== 0 && length <= max; length += read) {
+      const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
+      read = readSync(fd, chunk, 0, chunk.length, null)
+      chunks.push(chunk.subarray(0, read))
     }
-    return chunk.toString('utf8', 0, length)
+    return length > max ? undefined : Buffer.concat(chunks, length).toString('utf8')
   } finally {
     closeSync(fd)
   }

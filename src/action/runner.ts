@@ -1,8 +1,6 @@
 /**
- * The runner's protocol, through @actions/core's public API: inputs, outputs, masking, log
- * lines, annotations and the job summary. `Runner` is the seam the tests replace.
- *
- * Nothing here makes text safe: the report does that before it calls a runner.
+ * The runner's protocol, through @actions/core's public API. `Runner` is the seam the tests
+ * replace. Nothing here makes text safe: the report does that before it calls a runner.
  */
 import { randomUUID } from 'node:crypto'
 import { appendFileSync } from 'node:fs'
@@ -16,10 +14,7 @@ export interface Runner {
   /** Masks a value in the runner's log. */
   setSecret(secret: string): void
   setOutput(name: string, value: string): void
-  /**
-   * Sets an output whose value is these lines joined by newlines, written line by line, so that
-   * a large value (100,000 event ids) is never built whole in memory.
-   */
+  /** An output of these lines, written one by one: 100,000 event ids are never one string. */
   setOutputLines(name: string, lines: Iterable<string>): void
   info(message: string): void
   notice(message: string): void

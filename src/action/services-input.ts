@@ -1,14 +1,12 @@
 /**
- * The `services` input: one service per line, `NAME` or `NAME: PATTERN PATTERN …`.
- *
- * Blank lines and lines starting with "#" are ignored; lines may end in LF, CRLF or CR. Every
- * malformed line is an InputError naming the input and the line number, with the offending value
- * quoted short and escaped. Every pattern is validated here, before anything is sent.
+ * The `services` input: one service per line, `NAME` or `NAME: PATTERN PATTERN …`; blank lines
+ * and "#" comments ignored, any line end. A malformed line or pattern is an InputError naming
+ * the line, before anything is sent.
  */
 import picomatch from 'picomatch'
 import { GLOB_OPTIONS, type ServiceSpec } from '../affected-services.ts'
 import { InputError } from '../errors.ts'
-import { quote } from './input-checks.ts'
+import { quote, QUOTED_VALUE_MAX_CHARS } from './parsers.ts'
 import { Inputs } from './names.ts'
 import { hasUnsafeCharacter, inert, truncateText } from '../text.ts'
 
@@ -21,9 +19,6 @@ export const MAX_SERVICES_LINE_CHARS = 2000
 /** Bounds the matchers compiled per service (each pattern is a regular expression). */
 export const MAX_PATTERNS_PER_SERVICE = 50
 
-/** An offending value is quoted only this far, so that a long line never floods a log. */
-const QUOTED_MAX_CHARS = 40
-
 const SERVICE_NAME = /^[A-Za-z0-9._/@-]+$/
 const NAME_RULE = `up to ${MAX_SERVICE_NAME_CHARS} letters, digits and . _ - / @`
 const FORMS = `Each line is NAME or NAME: PATTERN PATTERN … (NAME is ${NAME_RULE}; patterns are globs relative to the repository root, separated by spaces, "!" to exclude).`
@@ -31,92 +26,75 @@ const FORMS = `Each line is NAME or NAME: PATTERN PATTERN … (NAME is ${NAME_RU
 /** The services to record, in the order given; undefined when the input lists none. */
 export function parseServices(raw: string): ServiceSpec[] | undefined {
   const specs: ServiceSpec[] = []
-  const lineOfName = new Map<string, number>()
-  const lines = raw.split(/\r\n|\r|\n/)
-  lines.forEach((text, index) => {
+  for (const [index, text] of raw.split(/\r\n|\r|\n/).entries()) {
     const line = index + 1
+    const fail: Fail = problem => {
+      throw new InputError(Inputs.Services, `Input "${Inputs.Services}", line ${line}, ${problem}`)
+    }
     // Tabs are spacing, as in any YAML block; every other control character is refused below.
     const content = text.replace(/\t/g, ' ').trim()
-    if (content === '' || content.startsWith('#')) return
+    if (content === '' || content.startsWith('#')) continue
     if (specs.length === MAX_SERVICES) {
-      fail(line, `lists more than ${MAX_SERVICES} services; split them over several steps.`)
+      fail(`lists more than ${MAX_SERVICES} services; split them over several steps.`)
     }
-    const spec = parseLine(content, line)
-    const first = lineOfName.get(spec.name)
+    const spec = parseLine(content, line, fail)
+    const first = specs.find(known => known.name === spec.name)?.line
     if (first !== undefined) {
       fail(
-        line,
         `names the service ${quote(spec.name)} again (first on line ${first}); give each service once, with all its patterns on one line.`
       )
     }
-    lineOfName.set(spec.name, line)
     specs.push(spec)
-  })
+  }
   return specs.length === 0 ? undefined : specs
 }
 
-function parseLine(content: string, line: number): ServiceSpec {
+function parseLine(content: string, line: number, fail: Fail): ServiceSpec {
   if (content.length > MAX_SERVICES_LINE_CHARS) {
-    fail(
-      line,
-      `is ${content.length} characters long; at most ${MAX_SERVICES_LINE_CHARS} are accepted.`
-    )
+    fail(`is ${content.length} characters long; at most ${MAX_SERVICES_LINE_CHARS} are accepted.`)
   }
   if (hasUnsafeCharacter(content)) {
-    fail(line, `contains a control, line-separator or bidirectional character: ${quote(content)}.`)
+    fail(`contains a control, line-separator or bidirectional character: ${quote(content)}.`)
   }
   const colon = content.indexOf(':')
   const name = (colon === -1 ? content : content.slice(0, colon)).trim()
-  const patterns =
-    colon === -1
-      ? []
-      : content
-          .slice(colon + 1)
-          .trim()
-          .split(/\s+/)
-          .filter(Boolean)
-  checkName(name, colon === -1, line)
+  const patterns = colon === -1 ? [] : (content.slice(colon + 1).match(/\S+/g) ?? [])
+  checkName(name, colon === -1, fail)
   if (colon !== -1 && patterns.length === 0) {
     fail(
-      line,
       `has nothing after "${name}:". Write ${name} alone to record it on every deploy, or list its patterns after the colon, as ${name}: services/${name}/**.`
     )
   }
   if (patterns.length > MAX_PATTERNS_PER_SERVICE) {
     fail(
-      line,
       `gives ${patterns.length} patterns for ${quote(name)}; at most ${MAX_PATTERNS_PER_SERVICE} are accepted. Use ** and {a,b} to say more with fewer.`
     )
   }
-  for (const pattern of patterns) checkPattern(pattern, line)
+  for (const pattern of patterns) checkPattern(pattern, fail)
   if (patterns.length > 0 && patterns.every(pattern => pattern.startsWith('!'))) {
     fail(
-      line,
       `gives only "!" patterns for ${quote(name)}, which exclude but never include a file. Add what to include first, as ${name}: ** ${patterns[0]}.`
     )
   }
   return { name, patterns, line }
 }
 
-function checkName(name: string, withoutColon: boolean, line: number): void {
-  if (name === '') {
-    fail(line, `has no service name before the colon. ${FORMS}`)
-  }
+function checkName(name: string, withoutColon: boolean, fail: Fail): void {
+  if (name === '') fail(`has no service name before the colon. ${FORMS}`)
   if (/\s/.test(name)) {
     const [first, ...rest] = name.split(/\s+/)
     const forgotColon = withoutColon
-      ? ` If ${quote(rest.join(' '))} lists patterns, put a colon after the name, as ${truncateText(`${first}: ${rest.join(' ')}`, QUOTED_MAX_CHARS)}.`
+      ? ` If ${quote(rest.join(' '))} lists patterns, put a colon after the name, as ${truncateText(`${first}: ${rest.join(' ')}`, QUOTED_VALUE_MAX_CHARS)}.`
       : ''
-    fail(line, `has a service name with spaces, ${quote(name)}.${forgotColon} ${FORMS}`)
+    fail(`has a service name with spaces, ${quote(name)}.${forgotColon} ${FORMS}`)
   }
   if (name.length > MAX_SERVICE_NAME_CHARS) {
     fail(
-      line,
       `has a service name of ${name.length} characters; at most ${MAX_SERVICE_NAME_CHARS} are accepted.`
     )
   }
   if (!SERVICE_NAME.test(name)) {
-    fail(line, `has the service name ${quote(name)}; a service name is ${NAME_RULE}.`)
+    fail(`has the service name ${quote(name)}; a service name is ${NAME_RULE}.`)
   }
 }
 
@@ -126,8 +104,8 @@ function checkName(name: string, withoutColon: boolean, line: number): void {
  * backslash (paths use "/"), a lone "!" or "!!", a "#" (comments go on their own line), or an
  * unbalanced bracket, brace or parenthesis (anything picomatch refuses).
  */
-function checkPattern(pattern: string, line: number): void {
-  const bad = (why: string): never => fail(line, `has the pattern ${quote(pattern)}, which ${why}`)
+function checkPattern(pattern: string, fail: Fail): void {
+  const bad = (why: string): never => fail(`has the pattern ${quote(pattern)}, which ${why}`)
   const glob = pattern.startsWith('!') ? pattern.slice(1) : pattern
   if (glob === '') bad('excludes nothing: put "!" right before a pattern, as !docs/**.')
   if (glob.startsWith('!')) bad('starts with more than one "!"; a single "!" excludes.')
@@ -161,6 +139,4 @@ function checkPattern(pattern: string, line: number): void {
   }
 }
 
-function fail(line: number, problem: string): never {
-  throw new InputError(Inputs.Services, `Input "${Inputs.Services}", line ${line}, ${problem}`)
-}
+type Fail = (problem: string) => never

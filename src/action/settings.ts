@@ -1,9 +1,6 @@
 /**
- * The action's input layer: the runner's strings in, one validated, typed `Settings` out.
- *
- * Every input is read here and nowhere else, through the parsers of its kind. Every rejection
- * is an `InputError` whose message names the input and the accepted forms, and nothing is sent
- * before every input is valid.
+ * The action's input layer: the runner's strings in, one validated, typed `Settings` out. Every
+ * input is read here and nowhere else, and nothing is sent before every input is valid.
  */
 import { InputError } from '../errors.ts'
 import { parseBaseUrl } from './base-url.ts'
@@ -12,10 +9,8 @@ import type { ServiceSpec } from '../affected-services.ts'
 import { parseServices } from './services-input.ts'
 import {
   Inputs,
-  MAX_ATTEMPTS_MAX,
-  MAX_ATTEMPTS_MIN,
-  TIMEOUT_SECONDS_MAX,
-  TIMEOUT_SECONDS_MIN,
+  MAX_ATTEMPTS_RANGE,
+  TIMEOUT_SECONDS_RANGE,
   type Command,
   type FailOnError,
   type InputName,
@@ -41,8 +36,16 @@ import {
   parseWholeNumber
 } from './parsers.ts'
 
+/** How a run reports: read before the other inputs, so that their errors are reported under it. */
+export interface ReportingSettings {
+  failOnError: FailOnError
+  jobSummary: boolean
+  /** Why fail-on-error or job-summary is invalid: readSettings throws it. */
+  error?: InputError
+}
+
 /** Every input, read once, validated and typed. Nothing downstream reads inputs. */
-export interface Settings {
+export interface Settings extends Omit<ReportingSettings, 'error'> {
   /** The API key; never printed. */
   apiKey: string
   /** The service's root: https, no credentials, query or fragment, always ending in "/". */
@@ -52,14 +55,12 @@ export interface Settings {
   /** Whether to add the run's GitHub metadata to custom_metadata. */
   githubMetadata: boolean
   heartbeatId?: string
-  failOnError: FailOnError
   dryRun: boolean
   timeoutSeconds: number
   maxAttempts: number
-  jobSummary: boolean
   /** The events input, raw (one JSON event, a JSON array, or NDJSON). */
   events?: string
-  /** The events-file input: a path. */
+  /** A path. */
   eventsFile?: string
   eventIds?: string[]
   changeId?: string
@@ -80,22 +81,11 @@ export interface Settings {
 /** Returns the raw input (trimmed), or '' when it was not given. */
 export type GetInput = (name: string) => string
 
-/**
- * The secrets among the inputs (the API key, the GitHub token) as given, to be masked before
- * anything can print them, even when another input turns out to be invalid.
- */
+/** The API key and the GitHub token as given, to mask before anything, even an invalid input. */
 export function readSecrets(getInput: GetInput): string[] {
   return [Inputs.ApiKey, Inputs.GithubToken]
     .map(name => getInput(name).trim())
     .filter(secret => secret !== '' && !isUnevaluatedExpression(secret))
-}
-
-/** How a run reports: read before the other inputs, so that their errors are reported under it. */
-export interface ReportingSettings {
-  failOnError: FailOnError
-  jobSummary: boolean
-  /** Why fail-on-error or job-summary is invalid: readSettings throws it. */
-  error?: InputError
 }
 
 /**
@@ -103,26 +93,25 @@ export interface ReportingSettings {
  * step then fails on that error, and its summary says why.
  */
 export function readReportingSettings(getInput: GetInput): ReportingSettings {
-  let error: InputError | undefined
-  const read = <T>(parse: () => T, ifInvalid: T): T => {
-    try {
-      return parse()
-    } catch (caught) {
-      if (!(caught instanceof InputError)) throw caught
-      error ??= caught
-      return ifInvalid
-    }
+  // The parsers throw nothing but InputError.
+  const reporting: ReportingSettings = { failOnError: 'auto', jobSummary: true }
+  try {
+    reporting.failOnError = parseFailOnError(getInput(Inputs.FailOnError))
+  } catch (error) {
+    reporting.error = error as InputError
   }
-  const failOnError = read(() => parseFailOnError(getInput(Inputs.FailOnError)), 'auto')
-  const jobSummary = read(() => parseBoolean(Inputs.JobSummary, getInput(Inputs.JobSummary)), true)
-  return error ? { failOnError, jobSummary, error } : { failOnError, jobSummary }
+  try {
+    reporting.jobSummary = parseBoolean(Inputs.JobSummary, getInput(Inputs.JobSummary))
+  } catch (error) {
+    reporting.error ??= error as InputError
+  }
+  return reporting
 }
 
 /**
- * Reads, validates and types every input, as the runner gives them (action.yml's defaults filled
- * in). Pure: `getInput` is the only source; `now` (Unix milliseconds, default Date.now()) bounds
- * created-at, and `reporting` is readReportingSettings(getInput) unless already read.
- * Throws InputError naming the first bad input.
+ * Every input as the runner gives it (action.yml's defaults filled in), or the InputError of the
+ * first bad one. Pure: `now` (Unix ms, default Date.now()) bounds created-at, and `reporting` is
+ * readReportingSettings(getInput) unless already read.
  */
 export function readSettings(
   getInput: GetInput,
@@ -145,6 +134,9 @@ export function readSettings(
   const text = (name: InputName, multiline = false): string | undefined =>
     parseText(name, getInput(name), multiline)
   const flag = (name: InputName): boolean => parseBoolean(name, getInput(name))
+  const id = (name: InputName): string | undefined => parseId(name, getInput(name))
+  const whole = (name: InputName, [min, max]: readonly [number, number]): number =>
+    parseWholeNumber(name, getInput(name), min, max)
   const events = getInput(Inputs.Events)
   const settings: Settings = {
     apiKey,
@@ -163,25 +155,15 @@ export function readSettings(
       createdAt: parseCreatedAt(getInput(Inputs.CreatedAt), options.now ?? Date.now())
     },
     githubMetadata: flag(Inputs.GithubMetadata),
-    heartbeatId: parseId(Inputs.HeartbeatId, getInput(Inputs.HeartbeatId)),
+    heartbeatId: id(Inputs.HeartbeatId),
     ...reporting,
     dryRun: flag(Inputs.DryRun),
-    timeoutSeconds: parseWholeNumber(
-      Inputs.TimeoutSeconds,
-      getInput(Inputs.TimeoutSeconds),
-      TIMEOUT_SECONDS_MIN,
-      TIMEOUT_SECONDS_MAX
-    ),
-    maxAttempts: parseWholeNumber(
-      Inputs.MaxAttempts,
-      getInput(Inputs.MaxAttempts),
-      MAX_ATTEMPTS_MIN,
-      MAX_ATTEMPTS_MAX
-    ),
+    timeoutSeconds: whole(Inputs.TimeoutSeconds, TIMEOUT_SECONDS_RANGE),
+    maxAttempts: whole(Inputs.MaxAttempts, MAX_ATTEMPTS_RANGE),
     events: events.trim() === '' ? undefined : events,
     eventsFile: parseText(Inputs.EventsFile, getInput(Inputs.EventsFile).trim(), false),
     eventIds: parseEventIds(getInput(Inputs.EventIds)),
-    changeId: parseId(Inputs.ChangeId, getInput(Inputs.ChangeId)),
+    changeId: id(Inputs.ChangeId),
     githubToken: parseToken(Inputs.GithubToken, getInput(Inputs.GithubToken)),
     includeCommits: flag(Inputs.IncludeCommits),
     previousVersion: parseRef(Inputs.PreviousVersion, getInput(Inputs.PreviousVersion)),
@@ -212,25 +194,20 @@ function checkCommandRequirements(settings: Settings): void {
       `Input "${Inputs.RecordAt}" may be "job-end" only when command is "change" or "heartbeat"; command is "${command}": leave ${Inputs.RecordAt} at "now".`
     )
   }
-  switch (command) {
-    case 'heartbeat':
-      require(Inputs.HeartbeatId, settings.heartbeatId, 'the id of the heartbeat monitor, from its page in the web application')
-      break
-    case 'get-change':
-      require(Inputs.ChangeId, settings.changeId, 'the id of the change to read back')
-      break
-    case 'event-results':
-      require(Inputs.EventIds, settings.eventIds, 'the event ids, separated by commas or newlines, or a JSON array')
-      break
-    case 'events':
-      if (settings.events !== undefined && settings.eventsFile !== undefined) {
-        throw new InputError(
-          Inputs.Events,
-          `Inputs "${Inputs.Events}" and "${Inputs.EventsFile}" are both given; when command is "events", give exactly one of them.`
-        )
-      }
-      require(Inputs.Events, settings.events ??
-        settings.eventsFile, `give the events inline in "${Inputs.Events}", or a path to a file of events in "${Inputs.EventsFile}"`)
-      break
+  if (command === 'events' && settings.events !== undefined && settings.eventsFile !== undefined) {
+    throw new InputError(
+      Inputs.Events,
+      `Inputs "${Inputs.Events}" and "${Inputs.EventsFile}" are both given; when command is "events", give exactly one of them.`
+    )
+  }
+  if (command === 'heartbeat') {
+    require(Inputs.HeartbeatId, settings.heartbeatId, 'the id of the heartbeat monitor, from its page in the web application')
+  } else if (command === 'get-change') {
+    require(Inputs.ChangeId, settings.changeId, 'the id of the change to read back')
+  } else if (command === 'event-results') {
+    require(Inputs.EventIds, settings.eventIds, 'the event ids, separated by commas or newlines, or a JSON array')
+  } else if (command === 'events') {
+    const events = settings.events ?? settings.eventsFile
+    require(Inputs.Events, events, `give the events inline in "${Inputs.Events}", or a path to a file of events in "${Inputs.EventsFile}"`)
   }
 }

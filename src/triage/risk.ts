@@ -3,12 +3,7 @@
  * the services selection itself (same glob rules, same time bound).
  */
 import { parseServices } from '../action/services-input.ts'
-import {
-  selectServices,
-  type ChangedFiles,
-  type SelectionOptions,
-  type ServiceSpec
-} from '../affected-services.ts'
+import { selectServices, type ChangedFiles, type ServiceSpec } from '../affected-services.ts'
 
 /** A matched category lists at most this many paths. */
 export const MAX_RISK_PATHS = 5
@@ -45,9 +40,9 @@ export interface Risk {
 export function riskOf(
   changed: ChangedFiles,
   categories: ServiceSpec[] = BUILT_IN_RISK,
-  options: SelectionOptions = {}
+  budgetMs?: number
 ): Risk {
-  const selection = selectServices(categories, changed, options)
+  const selection = selectServices(categories, changed, budgetMs)
   const matched = selection.decisions.filter(decision => decision.matchedCount > 0)
   const riskComplete =
     changed.files !== undefined && changed.complete && selection.allRecordedBecause === undefined
