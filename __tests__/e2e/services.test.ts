@@ -115,7 +115,7 @@ it('records a change for each touched service and for those without patterns, an
     changed_paths_count: 3
   })
   expect(String(api['description'])).toMatch(
-    /^Deploy api of octo-org\/octo-repo 0000000 to production/
+    /^api: .* of octo-org\/octo-repo: 3 matching files changed in 5 commits since 0000000/
   )
   expect(JSON.parse(String(stored(run, 'web')['custom_metadata'])).github.changed_paths).toEqual([
     'apps/web/header.tsx'
