@@ -10,7 +10,7 @@ import { collapseWhitespace } from '../text.ts'
 import type { GitHub } from './github-client.ts'
 import type { PreviousDeploy } from './previous-deploy.ts'
 import type { LookupQuery, Shipped, ShippedCommit } from './types.ts'
-import { failureIn, type LookupError } from './warning.ts'
+import { failureIn, LookupError } from './warning.ts'
 
 /** GitHub's largest compare page. */
 export const COMPARE_PAGE_SIZE = 250
@@ -27,22 +27,18 @@ const MAX_MESSAGE_READ_CHARS = 2000
 export type Range = Pick<Shipped, 'commitCount' | 'commits' | 'rollback' | 'changedFiles'> &
   Pick<Shipped, 'changedFilesComplete'> & { messages: string[] }
 
-/** A commit's fields as an answer or a push payload holds them, unchecked. */
-export interface CommitFields {
-  sha: unknown
-  message: unknown
-  /** The GitHub login first, then the name in the commit. */
-  authors: unknown[]
-  committedAt: unknown
-}
-
 /** A full commit SHA: 40 hex digits (SHA-1) or 64 (SHA-256 repositories). */
 export function isFullSha(text: unknown): text is string {
   return typeof text === 'string' && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(text)
 }
 
-/** Commits (oldest first) as a range keeps them, each message's start kept; no full SHA, no commit. */
-export function readCommits(items: CommitFields[]): Pick<Range, 'commits' | 'messages'> {
+/**
+ * Commits (oldest first) as a range keeps them, from an answer's or a push payload's fields,
+ * unchecked: the author is the first name given (the login, then the name in the commit).
+ */
+export function readCommits(
+  items: { sha: unknown; message: unknown; authors: unknown[]; committedAt: unknown }[]
+): Pick<Range, 'commits' | 'messages'> {
   const commits: ShippedCommit[] = []
   const messages: string[] = []
   for (const { sha, message, authors, committedAt } of items) {
@@ -76,26 +72,21 @@ export async function compareSince(
   const { compareCommitsWithBasehead } = github.octokit.rest.repos
   const read = (page: number) =>
     compareCommitsWithBasehead({ ...query.repo, basehead, per_page: COMPARE_PAGE_SIZE, page })
-  let first
-  try {
-    first = (await read(1)).data
-  } catch (error) {
-    return { previous, failure: failureIn(error) }
-  }
+      .then(answer => answer.data)
+      .catch(failureIn)
+  const first = await read(1)
+  if (first instanceof LookupError) return { previous, failure: first }
   // Oldest first: each later page read goes after page 1, before the pages read earlier.
   const pages = [first.commits]
   let failure: LookupError | undefined
-  for (let page = Math.ceil(first.total_commits / COMPARE_PAGE_SIZE); page > 1; page--) {
+  const { total_commits: total, files, status, base_commit } = first
+  for (let page = Math.ceil(total / COMPARE_PAGE_SIZE); page > 1 && !failure; page--) {
     const later = pages.flat().length - first.commits.length
     if (later >= MAX_COMMITS || github.callsLeft() < 1 || github.signal.aborted) break
-    try {
-      pages.splice(1, 0, (await read(page)).data.commits)
-    } catch (error) {
-      failure = failureIn(error)
-      break
-    }
+    const answer = await read(page)
+    if (answer instanceof LookupError) failure = answer
+    else pages.splice(1, 0, answer.commits)
   }
-  const { files, status, base_commit } = first
   const commits = pages.flat().map(({ sha, commit, author }) => ({
     sha,
     message: commit.message,
@@ -103,7 +94,7 @@ export async function compareSince(
     committedAt: commit.committer?.date
   }))
   const range: Range = {
-    commitCount: first.total_commits,
+    commitCount: total,
     ...readCommits(commits),
     rollback: status === 'behind',
     ...(files && {
