@@ -91,8 +91,12 @@ describe('the network and the proxy', () => {
     ['403', "the proxy refuses the API's host: allow it, or add it to NO_PROXY"],
     ['502', 'the proxy could not reach the GitHub API']
   ])("names the proxy's refusal of the tunnel (%s) by its host and port", (status, advice) => {
-    // As Octokit words undici's error: the cause's message becomes its own.
-    const refused = new Error(`Proxy response (${status}) !== 200 when HTTP Tunneling`)
+    // As Octokit wraps undici's error.
+    const refused = new Error('Request was cancelled.', {
+      cause: new TypeError('fetch failed', {
+        cause: new Error(`Proxy response (${status}) !== 200 when HTTP Tunneling`)
+      })
+    })
     expect(
       callFailure(refused, 'GET /x', { ...wording, proxy: 'proxy.example:3128' }).message
     ).toBe(

@@ -40,13 +40,17 @@ export function callFailure(
     response?: { data?: { message?: unknown }; headers: Record<string, string | undefined> }
   }
   if (status === undefined || !response) {
-    // undici's words when a proxy answers CONNECT with anything but 200.
-    const tunnel = /Proxy response \((\d{3})\)/.exec(String((error as Error).message))?.[1]
+    const causes: Error[] = []
+    for (let at = error; at instanceof Error && causes.length < 10; at = at.cause) causes.push(at)
+    // undici's words, deep in the causes, when a proxy answers CONNECT with anything but 200.
+    const tunnel = causes
+      .map(at => /Proxy response \((\d{3})\)/.exec(at.message)?.[1])
+      .find(Boolean)
     const through = proxy ? ` through the proxy ${proxy}` : ''
     return new LookupError(
       proxy && tunnel
         ? `the proxy ${proxy} answered HTTP ${tunnel} to the tunnel for ${call}: ${proxyAdvice(tunnel)}`
-        : `${call} failed with ${errorCode(error)}${through}: the GitHub API could not be reached`
+        : `${call} failed with ${errorCode(causes)}${through}: the GitHub API could not be reached`
     )
   }
   const said = response.data?.message
@@ -92,14 +96,12 @@ function proxyAdvice(status: string): string {
 }
 
 /** The system's code ("ECONNRESET") when a cause has one, else the innermost code or name. */
-function errorCode(error: unknown): string {
-  const chain: Error[] = []
-  for (let at = error; at instanceof Error && chain.length < 10; at = at.cause) chain.push(at)
-  const codes = chain
+function errorCode(causes: Error[]): string {
+  const codes = causes
     .map(at => (at as { code?: unknown }).code)
     .filter(code => typeof code === 'string')
   return (
-    codes.find(code => /^E[A-Z]+$/.test(code)) ?? codes.at(-1) ?? chain.at(-1)?.name ?? 'an error'
+    codes.find(code => /^E[A-Z]+$/.test(code)) ?? codes.at(-1) ?? causes.at(-1)?.name ?? 'an error'
   )
 }
 
