@@ -1,10 +1,8 @@
 /**
- * The range since the previous deploy, from GET /repos/{owner}/{repo}/compare/{base}...{head}: its
- * commits, their exact count, the status (`behind` is a rollback) and the changed files. GitHub
- * lists commits oldest first, COMPARE_PAGE_SIZE a page; the first page also holds the count and
- * the files. Later pages are asked for by number, newest first, while calls are left, so that the
- * commits kept are the newest; no URL from a Link header is ever followed. A later page that fails
- * costs only its commits: what the first page said is kept.
+ * The range since the previous deploy, from GET /repos/{owner}/{repo}/compare/{base}...{head}: the
+ * commits (oldest first, COMPARE_PAGE_SIZE a page), their exact count, the status (`behind` is a
+ * rollback) and the files, on page 1. Later pages are asked for by number (never by a Link URL),
+ * newest first while calls are left; one that fails costs only its commits.
  */
 import { collapseWhitespace } from '../text.ts'
 import type { GitHub } from './github-client.ts'
@@ -23,7 +21,7 @@ export const MAX_COMMIT_MESSAGE_CHARS = 200
 /** Only the start of a message is kept for finding its pull request (title and first body line). */
 const MAX_MESSAGE_READ_CHARS = 2000
 
-/** What a range of commits says, from the compare or a push payload; messages are for pull requests. */
+/** What a range of commits says (the compare's or a push's); the messages are for pull requests. */
 export type Range = Pick<Shipped, 'commitCount' | 'commits' | 'rollback' | 'changedFiles'> &
   Pick<Shipped, 'changedFilesComplete'> & { messages: string[] }
 

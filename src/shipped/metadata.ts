@@ -1,7 +1,6 @@
 /**
- * The fields a lookup adds to the `github` object of custom_metadata, within
- * MAX_SHIPPED_METADATA_BYTES: the lists shrink (newest kept) until they fit, the compare link goes
- * last, and the counts stay exact.
+ * The fields a lookup adds to custom_metadata's `github` object, within MAX_SHIPPED_METADATA_BYTES:
+ * the lists shrink (newest kept) until they fit, the compare link last, and the counts stay exact.
  */
 import type { Shipped } from './types.ts'
 

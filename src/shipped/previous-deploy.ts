@@ -75,15 +75,12 @@ async function fromDeployments(github: GitHub, query: LookupQuery): Promise<Foun
   const { repos } = github.octokit.rest
   const { environment, repo } = query
   const version = query.version.toLowerCase()
-  const listed = await repos.listDeployments({
-    ...repo,
-    environment,
-    per_page: MAX_DEPLOYMENTS_LISTED
-  })
+  const per_page = MAX_DEPLOYMENTS_LISTED
+  const { data: deployments } = await repos.listDeployments({ ...repo, environment, per_page })
   // This run's own deployment (a deployment event's, or the one GitHub made for the job, which
   // has this version) is not a previous one; neither is a redeploy of the same version.
   const current = (query.payload as Event)?.deployment
-  const candidates = listed.data.filter(
+  const candidates = deployments.filter(
     ({ id, sha, created_at }) =>
       id !== current?.id &&
       sha.toLowerCase() !== version &&
@@ -93,7 +90,8 @@ async function fromDeployments(github: GitHub, query: LookupQuery): Promise<Foun
     if (!mayCall(github, 1)) return {}
     const { data } = await repos.listDeploymentStatuses({ ...repo, deployment_id: id, per_page: 1 })
     if (SUCCEEDED_STATES.has(data[0]?.state ?? '')) {
-      return { previous: { ref: sha.toLowerCase(), sha: sha.toLowerCase(), source: 'deployment' } }
+      const previous = sha.toLowerCase()
+      return { previous: { ref: previous, sha: previous, source: 'deployment' } }
     }
   }
   return {}

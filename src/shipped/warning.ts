@@ -1,7 +1,6 @@
 /**
- * The lookup's failures in one place: a call that failed (GitHub's answer in Octokit's
- * RequestError, a proxy, the network) as one sentence naming the call, what it answered and what
- * to do, and the one warning line of a lookup that fell short.
+ * The lookup's failures in one place: a failed call as one sentence (the call, the answer, what to
+ * do), and the one warning line of a lookup that fell short.
  */
 import { collapseWhitespace, plural, withoutFinalStop } from '../text.ts'
 import type { LookupAdvice } from './types.ts'
