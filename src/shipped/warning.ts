@@ -77,13 +77,9 @@ function answerAdvice(status: number, call: string, { tokenInput }: LookupAdvice
   }
   if (status !== 403 && status !== 404)
     return 'GitHub could not answer; the next run will try again'
-  const permission = /\/actions\//.test(call)
-    ? 'actions: read'
-    : /\/deployments(\/|$)/.test(call)
-      ? 'deployments: read'
-      : /\/pulls\//.test(call)
-        ? 'pull-requests: read'
-        : 'contents: read'
+  // The permission an endpoint needs, by its part of the repository's API.
+  const area = /^\S+ \/repos\/[^/]+\/[^/]+\/(actions|deployments|pulls)\b/.exec(call)?.[1]
+  const permission = area === 'pulls' ? 'pull-requests: read' : `${area ?? 'contents'}: read`
   const pulls = permission === 'pull-requests: read' ? ' and `pull-requests: read`' : ''
   return `the token may lack \`${permission}\`; grant the workflow \`permissions:\` ${LOOKUP_PERMISSIONS}${pulls}`
 }
