@@ -22,16 +22,16 @@ type Titled = { number: number; title?: string }
 
 /** The pull request a commit message names, when GitHub wrote it for a merge. */
 export function pullRequestInMessage(message: string): Titled | undefined {
-  const [first, ...body] = message.split(/\r\n|\r|\n/)
-  const merge = MERGE.exec(first.trim())
-  if (merge)
-    return titled(
-      Number(merge[1]),
-      body.find(line => line.trim() !== '')
-    )
-  const squash = SQUASH_SUFFIX.exec(first.trim())
-  return squash ? titled(Number(squash[1]), first.trim().slice(0, squash.index)) : undefined
+  const [line, ...body] = message.split(/\r\n|\r|\n/)
+  const first = line.trim()
+  const merge = MERGE.exec(first)
+  // A merge commit's title is its body's first line.
+  if (merge) return titled(Number(merge[1]), body.find(isText))
+  const squash = SQUASH_SUFFIX.exec(first)
+  return squash ? titled(Number(squash[1]), first.slice(0, squash.index)) : undefined
 }
+
+const isText = (text: string): boolean => text.trim() !== ''
 
 function titled(number: number, title = ''): Titled {
   const collapsed = collapseWhitespace(title).slice(0, MAX_PULL_REQUEST_TITLE_CHARS)
