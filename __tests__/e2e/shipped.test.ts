@@ -1,12 +1,14 @@
 /**
- * What a change ships, end to end: the bundled action as a process, against the emulator and the
- * fake GitHub REST API. Each rule that finds the previous deploy, a rollback, a long range, every
- * fault of the API (never failing the step), GitHub Enterprise Server, and the token's secrecy.
+ * What a change ships, end to end: the bundled action as a process against the emulator and the
+ * fake GitHub API. The lookup's findings in the change, its outputs, log and summary; the push
+ * payload without a token; a failed later page; failures that never fail the step; the token's
+ * secrecy; and the toolkit's proxy rules as the bundle applies them.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { Emulator } from '../../emulator/emulator.ts'
 import { FakeGitHub, GitHubFaults, type GitHubCommit } from '../../emulator/github.ts'
-import { testCertificate } from '../../emulator/tls.ts'
+import { testCertificate, TEST_SERVICE_HOST } from '../../emulator/tls.ts'
+import { startConnectProxy } from '../support/connect-proxy.ts'
 import { actionAgainst, type ActionRun } from '../support/run-action.ts'
 
 const TOKEN = 'ghs_e2eToken0123456789abcdef'
@@ -28,6 +30,18 @@ function history(count: number): GitHubCommit[] {
   }))
 }
 
+/** The run before this one deployed commit 5; this one, in progress, deploys commit 9. */
+const RUNS = [
+  { id: 100, workflow_id: 77, head_branch: 'main', head_sha: sha(5) },
+  {
+    id: Number(RUN_ID),
+    workflow_id: 77,
+    head_branch: 'main',
+    head_sha: sha(9),
+    status: 'in_progress'
+  }
+]
+
 let emulator: Emulator
 let github: FakeGitHub
 let certPath: string
@@ -48,7 +62,7 @@ afterAll(async () => {
 beforeEach(() => {
   emulator.reset()
   github.reset()
-  github.repository = { fullName: REPOSITORY, commits: history(12), pulls: [] }
+  github.repository = { fullName: REPOSITORY, commits: history(12), runs: RUNS, pulls: [] }
 })
 
 /** Runs the change command at `version`, with the token, against the fake API. */
@@ -83,209 +97,109 @@ function printedBesidesMasking(run: ActionRun): string {
   return `${stdout}${run.stderr}${run.summary}${JSON.stringify(run.outputs)}`
 }
 
-function descriptionOf(run: ActionRun): string {
-  return String(emulator.changes.get(run.outputs['change-id'])?.description)
-}
+const warningsOf = (run: ActionRun): string[] =>
+  run.stdout.split('\n').filter(line => line.startsWith('::warning::'))
 
-describe('the previous deploy', () => {
-  it('is the payload’s before on a push with no token, with the payload’s commits and no API call', async () => {
-    const payload = {
-      ref: 'refs/heads/main',
-      before: sha(9),
-      after: sha(12),
-      compare: `https://github.com/${REPOSITORY}/compare/${sha(9).slice(0, 12)}...${sha(12).slice(0, 12)}`,
-      commits: [10, 11, 12].map(n => ({
-        id: sha(n),
-        message: n === 12 ? 'Fix cart (#42)' : `Change ${n}`,
-        author: { name: 'Alice', username: 'alice' }
-      })),
-      head_commit: { id: sha(12), message: 'Fix cart (#42)' }
-    }
-    const run = await deploy(sha(12), { 'github-token': '' }, 'push', payload)
-    expect(run.exitCode).toBe(0)
-    expect(github.requests).toHaveLength(0)
-    expect(run.outputs['previous-version']).toBe(sha(9))
-    expect(run.outputs['commit-count']).toBe('3')
-    // Built from the server's URL, never taken from the payload.
-    expect(run.outputs['compare-url']).toBe(
-      `https://github.com/${REPOSITORY}/compare/${sha(9)}...${sha(12)}`
-    )
-    expect(metadataOf(run)).toMatchObject({
-      previous_sha: sha(9),
-      commit_count: 3,
-      commits: [{ sha: sha(10) }, { sha: sha(11) }, { sha: sha(12), message: 'Fix cart (#42)' }],
-      pull_requests: [{ number: 42 }]
-    })
-    expect(descriptionOf(run)).toContain('3 commits since 0000000')
+it('records what the lookup found in the change, its outputs, its log line and its summary', async () => {
+  const run = await deploy(sha(9))
+  expect(run.exitCode).toBe(0)
+  expect(run.outputs).toMatchObject({
+    'previous-version': sha(5),
+    'commit-count': '4',
+    'compare-url': `https://github.com/${REPOSITORY}/compare/${sha(5)}...${sha(9)}`,
+    rollback: 'false'
   })
+  expect(metadataOf(run)).toMatchObject({
+    previous_sha: sha(5),
+    commit_count: 4,
+    commits: [
+      { sha: sha(6) },
+      { sha: sha(7) },
+      { sha: sha(8) },
+      { sha: sha(9), message: 'Change 9 (#9)' }
+    ],
+    pull_requests: [{ number: 6 }, { number: 9 }],
+    run_started_at: expect.any(String),
+    lead_time_seconds: { median: expect.any(Number), max: expect.any(Number) }
+  })
+  expect(String(emulator.changes.get(run.outputs['change-id'])?.description)).toMatch(
+    /4 commits since 0000000/
+  )
+  expect(run.stdout).toContain(
+    `What the change ships: previous deploy ${sha(5)} (from workflow-run), 4 commits`
+  )
+  expect(run.summary).toContain('Commits \\(4\\)')
+  expect(github.requests.length).toBeLessThanOrEqual(MAX_API_CALLS)
+})
 
-  it('is the newest earlier successful deployment to the environment on deployment_status', async () => {
-    github.repository.deployments = [
-      { id: 1, sha: sha(4), environment: 'production', statuses: ['in_progress', 'success'] },
-      { id: 2, sha: sha(6), environment: 'production', statuses: ['failure'] },
-      { id: 3, sha: sha(8), environment: 'staging', statuses: ['success'] },
-      { id: 4, sha: sha(10), environment: 'production', statuses: ['success'] }
-    ]
-    const payload = {
-      deployment: { id: 4, sha: sha(10), environment: 'production' },
-      deployment_status: { state: 'success', environment: 'production' }
-    }
-    const run = await deploy(sha(10), {}, 'deployment_status', payload)
-    expect(run.exitCode).toBe(0)
-    expect(run.outputs['previous-version']).toBe(sha(4))
-    expect(run.outputs['commit-count']).toBe('6')
-    expect(run.outputs['rollback']).toBe('false')
-    expect(github.requests.length).toBeLessThanOrEqual(MAX_API_CALLS)
-    expect(descriptionOf(run)).toMatch(/to production: 6 commits since 0000000/)
-  })
-
-  it('is the newest earlier successful run of the same workflow on the branch otherwise', async () => {
-    github.repository.runs = [
-      { id: 100, workflow_id: 77, head_branch: 'main', head_sha: sha(5) },
-      { id: 101, workflow_id: 77, head_branch: 'main', head_sha: sha(7), conclusion: 'failure' },
-      { id: 102, workflow_id: 77, head_branch: 'dev', head_sha: sha(8) },
-      {
-        id: Number(RUN_ID),
-        workflow_id: 77,
-        head_branch: 'main',
-        head_sha: sha(9),
-        status: 'in_progress'
-      }
-    ]
-    const run = await deploy(sha(9))
-    expect(run.exitCode).toBe(0)
-    expect(run.outputs['previous-version']).toBe(sha(5))
-    expect(run.outputs['commit-count']).toBe('4')
-    expect(metadataOf(run)).toMatchObject({ previous_sha: sha(5), commit_count: 4 })
-    expect(metadataOf(run)['run_started_at']).toEqual(expect.any(String))
-  })
-
-  it('is the previous published release’s tag on a release', async () => {
-    github.repository.refs = { 'v1.0.0': sha(3), 'v1.1.0': sha(8) }
-    github.repository.releases = [
-      { tag_name: 'v1.0.0', target_commitish: sha(3) },
-      { tag_name: 'v1.0.1-draft', target_commitish: sha(5), draft: true, published_at: null },
-      { tag_name: 'v1.1.0', target_commitish: sha(8) }
-    ]
-    const payload = { action: 'published', release: { tag_name: 'v1.1.0', name: 'v1.1.0' } }
-    const run = await deploy(sha(8), {}, 'release', payload)
-    expect(run.exitCode).toBe(0)
-    expect(run.outputs['previous-version']).toBe(sha(3))
-    expect(run.outputs['commit-count']).toBe('5')
-  })
-
-  it('is previous-version when given, a tag resolved to its SHA', async () => {
-    github.repository.refs = { 'v0.9': sha(2) }
-    const run = await deploy(sha(6), { 'previous-version': 'v0.9' })
-    expect(run.exitCode).toBe(0)
-    expect(run.outputs['previous-version']).toBe(sha(2))
-    expect(run.outputs['commit-count']).toBe('4')
-  })
+it('tells what a push brought from its payload when there is no token, with no API call', async () => {
+  const payload = {
+    before: sha(9),
+    after: sha(12),
+    commits: [10, 11, 12].map(n => ({
+      id: sha(n),
+      message: n === 12 ? 'Fix cart (#42)' : `Change ${n}`,
+      author: { name: 'Alice', username: 'alice' }
+    }))
+  }
+  const run = await deploy(sha(12), { 'github-token': '' }, 'push', payload)
+  expect(run.exitCode).toBe(0)
+  expect(github.requests).toHaveLength(0)
+  expect(run.outputs).toMatchObject({ 'previous-version': sha(9), 'commit-count': '3' })
+  expect(metadataOf(run)).toMatchObject({ previous_sha: sha(9), pull_requests: [{ number: 42 }] })
+  expect(warningsOf(run)).toEqual([expect.stringContaining('No github-token: ')])
 })
 
 it('says plainly when a deploy is a rollback', async () => {
   const run = await deploy(sha(3), { 'previous-version': sha(9), environment: 'production' })
-  expect(run.exitCode).toBe(0)
   expect(run.outputs['rollback']).toBe('true')
   expect(metadataOf(run)['rollback']).toBe(true)
-  expect(descriptionOf(run)).toMatch(
+  expect(String(emulator.changes.get(run.outputs['change-id'])?.description)).toMatch(
     /^Rollback octo-org\/octo-repo to 0000000 in production \(was 0000000\)/
   )
 })
 
-it('counts a 600-commit range exactly, caps its lists, and stays within the call budget', async () => {
-  github.repository.commits = history(601)
-  const run = await deploy(sha(601), { 'previous-version': sha(1) })
-  expect(run.exitCode).toBe(0)
-  expect(run.outputs['commit-count']).toBe('600')
-  const metadata = metadataOf(run)
-  expect(metadata['commit_count']).toBe(600)
-  expect(metadata['lead_time_seconds']).toEqual({
-    median: expect.any(Number),
-    max: expect.any(Number)
-  })
-  expect((metadata['commits'] as unknown[]).length).toBeLessThanOrEqual(50)
-  expect((metadata['pull_requests'] as unknown[]).length).toBeLessThanOrEqual(20)
-  expect(
-    String(emulator.changes.get(run.outputs['change-id'])?.custom_metadata).length
-  ).toBeLessThan(32 * 1024)
-  expect(github.requests.length).toBeLessThanOrEqual(MAX_API_CALLS)
-  expect(run.summary).toContain('Commits \\(the newest 50 of 600\\)')
-})
-
-it('keeps the count and the files of the first compare page when the last page fails', async () => {
+it('keeps the count of the first compare page when the last page fails, with one warning', async () => {
   github.repository.commits = history(601)
   github.inject('GET /repos/*/*/compare/*?page=3', GitHubFaults.badGateway, Infinity)
   const run = await deploy(sha(601), { 'previous-version': sha(1) })
   expect(run.exitCode).toBe(0)
-  expect(run.outputs['change-id']).toBeTruthy()
   expect(run.outputs['commit-count']).toBe('600')
   expect(metadataOf(run)['commit_count']).toBe(600)
-  const warnings = run.stdout.split('\n').filter(line => line.startsWith('::warning::'))
-  expect(warnings).toHaveLength(1)
-  expect(warnings[0]).toContain(`GET /repos/${REPOSITORY}/compare/`)
-  expect(warnings[0]).toContain('answered HTTP 502')
-  expect(warnings[0]).toContain('recorded with what was found')
+  expect(warningsOf(run)).toEqual([
+    expect.stringMatching(
+      /GET \/repos\/octo-org\/octo-repo\/compare\/.* answered HTTP 502.* recorded with what was found/
+    )
+  ])
   expect(github.requestsTo('GET /repos/*/*/compare/*')).toHaveLength(2)
 })
 
 describe('a lookup that fails never fails the step', () => {
   it.each([
-    ['401 bad credentials', GitHubFaults.badCredentials],
-    ['403 rate limit', GitHubFaults.rateLimited],
-    ['403 missing permission', GitHubFaults.forbidden],
-    ['404 (a force-pushed SHA)', GitHubFaults.notFound],
-    ['an HTML page', GitHubFaults.html],
+    [
+      'a refused token GitHub echoes back',
+      { status: 401, body: JSON.stringify({ message: `Bad credentials: ${TOKEN}` }) }
+    ],
     ['a reset', GitHubFaults.reset]
   ])(
-    'on %s: the change is recorded with one warning, exit 0 under fail-on-error true',
+    'on %s: one warning, the change recorded, exit 0 under fail-on-error true',
     async (_, fault) => {
       github.inject('GET /repos/*/*/compare/*', fault, Infinity)
       const run = await deploy(sha(9), { 'previous-version': sha(5) })
       expect(run.exitCode).toBe(0)
       expect(run.outputs['change-id']).toBeTruthy()
-      const warnings = run.stdout.split('\n').filter(line => line.startsWith('::warning::'))
-      expect(warnings).toHaveLength(1)
+      expect(warningsOf(run)).toHaveLength(1)
       expect(run.outputs['commit-count']).toBe('')
       expect(printedBesidesMasking(run)).not.toContain(TOKEN)
-    },
-    30_000
+    }
   )
-})
-
-it('works on GitHub Enterprise Server, whose API is below /api/v3', async () => {
-  const ghes = await FakeGitHub.start({
-    token: TOKEN,
-    prefix: '/api/v3',
-    repository: { fullName: REPOSITORY, commits: history(6) }
-  })
-  try {
-    const run = await deploy(
-      sha(6),
-      { 'previous-version': sha(2) },
-      'workflow_dispatch',
-      {},
-      {
-        GITHUB_API_URL: ghes.url,
-        GITHUB_SERVER_URL: 'https://ghes.example.com'
-      }
-    )
-    expect(run.exitCode).toBe(0)
-    expect(run.outputs['commit-count']).toBe('4')
-    expect(run.outputs['compare-url']).toMatch(
-      /^https:\/\/ghes\.example\.com\/octo-org\/octo-repo\/compare\//
-    )
-    expect(ghes.requests.every(request => request.path.startsWith('/api/v3/'))).toBe(true)
-  } finally {
-    await ghes.close()
-  }
 })
 
 it('sends the token only to the API, in its Authorization header, and never prints it', async () => {
   const run = await deploy(sha(9), { 'previous-version': sha(5), 'heartbeat-id': '' })
   expect(github.requests.length).toBeGreaterThan(0)
   for (const request of github.requests)
-    expect(request.headers.authorization).toMatch(new RegExp(`${TOKEN}$`))
+    expect(request.headers.authorization).toBe(`token ${TOKEN}`)
   for (const request of emulator.requestsTo('POST /v2/change')) {
     expect(JSON.stringify(request.headers)).not.toContain(TOKEN)
     expect(request.body).not.toContain(TOKEN)
@@ -309,6 +223,70 @@ it('shows on dry-run what the lookup found and the change it would send, and sen
   expect(run.stdout).toContain(
     `What the change ships: previous deploy ${sha(5)} (from input), 4 commits`
   )
-  expect(run.stdout).toMatch(/\[dry-run\] POST https:\/\/localhost:\d+\/v2\/change/)
   expect(run.stdout).toContain('"commit_count\\":4')
+})
+
+describe("the toolkit's proxy rules, in the bundle", () => {
+  /** GITHUB_API_URL at a name only the proxy can reach (it routes it to the fake). */
+  const apiUrl = (): string => `https://${TEST_SERVICE_HOST}:${github.port}`
+
+  it('tunnels through HTTPS_PROXY with its credentials, which never show', async () => {
+    const proxy = await startConnectProxy({
+      route: () => ({ host: '127.0.0.1', port: github.port })
+    })
+    try {
+      const HTTPS_PROXY = proxy.url.replace('http://', 'http://user:pr0xy-pass@')
+      const run = await deploy(
+        sha(9),
+        { 'previous-version': sha(5) },
+        'workflow_dispatch',
+        {},
+        { GITHUB_API_URL: apiUrl(), HTTPS_PROXY }
+      )
+      expect(warningsOf(run)).toEqual([])
+      expect(run.outputs['commit-count']).toBe('4')
+      expect(proxy.connects).toEqual([`${TEST_SERVICE_HOST}:${github.port}`])
+      expect(proxy.proxyAuthorizations).toEqual([
+        `Basic ${Buffer.from('user:pr0xy-pass').toString('base64')}`
+      ])
+      expect(printedBesidesMasking(run)).not.toContain('pr0xy-pass')
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('names the proxy by its host and port when it refuses the tunnel', async () => {
+    const proxy = await startConnectProxy({ refuseWith: 403 })
+    try {
+      const run = await deploy(
+        sha(9),
+        { 'previous-version': sha(5) },
+        'workflow_dispatch',
+        {},
+        { GITHUB_API_URL: apiUrl(), HTTPS_PROXY: proxy.url }
+      )
+      expect(warningsOf(run)).toEqual([
+        expect.stringContaining(
+          `the proxy 127.0.0.1:${proxy.port} answered HTTP 403 to the tunnel for GET /repos/`
+        )
+      ])
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('goes direct to a host in NO_PROXY', async () => {
+    const proxy = await startConnectProxy({
+      route: () => ({ host: '127.0.0.1', port: github.port })
+    })
+    try {
+      const env = { GITHUB_API_URL: apiUrl(), HTTPS_PROXY: proxy.url, NO_PROXY: TEST_SERVICE_HOST }
+      const run = await deploy(sha(9), { 'previous-version': sha(5) }, 'workflow_dispatch', {}, env)
+      // Direct, the name does not resolve: the failure proves the proxy was not used.
+      expect(warningsOf(run)).toEqual([expect.stringContaining('failed with ENOTFOUND')])
+      expect(proxy.connects).toEqual([])
+    } finally {
+      await proxy.close()
+    }
+  })
 })

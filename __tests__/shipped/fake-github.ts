@@ -13,6 +13,7 @@ import type { LookupQuery } from '../../src/shipped/types.ts'
 export const TOKEN = 'ghs_T0kenThatMustNeverShow1234567890ab'
 export const REPOSITORY = 'octo-org/octo-repo'
 export const RUN_ID = '5000'
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']
 
 /** A SHA that reads as its number: commit 7 is 0000…0007. */
 export const sha = (n: number): string => n.toString(16).padStart(40, '0')
@@ -29,19 +30,16 @@ export function history(count: number): GitHubCommit[] {
 
 /** The fake for a test file; each test starts from `repository()`, with no faults and no log. */
 export function useFakeGitHub(
-  repository: () => Omit<GitHubRepository, 'fullName'> = () => ({ commits: history(12) }),
-  prefix?: string
+  repository: () => Omit<GitHubRepository, 'fullName'> = () => ({ commits: history(12) })
 ): () => FakeGitHub {
   let github: FakeGitHub
+  const saved = PROXY_VARIABLES.map(name => process.env[name])
   beforeAll(async () => {
-    for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']) {
-      delete process.env[name]
-    }
+    for (const name of PROXY_VARIABLES) delete process.env[name]
     const cert = await trustTestCertificate()
     github = await FakeGitHub.start({
       repository: { fullName: REPOSITORY, ...repository() },
       token: TOKEN,
-      prefix,
       cert
     })
   })
@@ -49,7 +47,12 @@ export function useFakeGitHub(
     github.reset()
     github.repository = { fullName: REPOSITORY, ...repository() }
   })
-  afterAll(() => github.close())
+  afterAll(async () => {
+    await github.close()
+    PROXY_VARIABLES.forEach((name, i) => {
+      if (saved[i] !== undefined) process.env[name] = saved[i]
+    })
+  })
   return () => github
 }
 

@@ -4,15 +4,10 @@ import {
   callFailure,
   LookupError,
   lookupWarning,
-  noTokenWarning,
-  type Wording
+  noTokenWarning
 } from '../../src/shipped/warning.ts'
 
-const TOKEN = 'ghs_T0kenThatMustNeverShow1234567890ab'
-const wording: Wording = {
-  advice: { tokenInput: 'github-token' },
-  redact: text => text.split(TOKEN).join('***')
-}
+const wording = { advice: { tokenInput: 'github-token' } }
 
 /** An error shaped as Octokit's RequestError for an answered call. */
 function answered(status: number, message: string, headers: Record<string, string> = {}): Error {
@@ -79,15 +74,6 @@ describe("GitHub's answer", () => {
     )
     expect(failure.final).toBe(false)
   })
-
-  it('never quotes the token GitHub echoes, not even a part cut from a long message', () => {
-    const message = `${'x'.repeat(100)} token ${TOKEN} refused`
-    const failure = callFailure(answered(401, message), 'GET /x', wording)
-    expect(failure.message).toContain('answered HTTP 401 ("xxx')
-    for (let start = 0; start + 8 <= TOKEN.length; start++) {
-      expect(failure.message).not.toContain(TOKEN.slice(start, start + 8))
-    }
-  })
 })
 
 describe('the network and the proxy', () => {
@@ -105,8 +91,12 @@ describe('the network and the proxy', () => {
     ['403', "the proxy refuses the API's host: allow it, or add it to NO_PROXY"],
     ['502', 'the proxy could not reach the GitHub API']
   ])("names the proxy's refusal of the tunnel (%s) by its host and port", (status, advice) => {
-    // As Octokit words undici's error: the cause's message becomes its own.
-    const refused = new Error(`Proxy response (${status}) !== 200 when HTTP Tunneling`)
+    // As Octokit wraps undici's error.
+    const refused = new Error('Request was cancelled.', {
+      cause: new TypeError('fetch failed', {
+        cause: new Error(`Proxy response (${status}) !== 200 when HTTP Tunneling`)
+      })
+    })
     expect(
       callFailure(refused, 'GET /x', { ...wording, proxy: 'proxy.example:3128' }).message
     ).toBe(

@@ -1,16 +1,14 @@
 /**
- * The range since the previous deploy, from GET /repos/{owner}/{repo}/compare/{base}...{head}: its
- * commits, their exact count, the status (`behind` is a rollback) and the changed files. GitHub
- * lists commits oldest first, COMPARE_PAGE_SIZE a page; the first page also holds the count and
- * the files. Later pages are asked for by number, newest first, while calls are left, so that the
- * commits kept are the newest; no URL from a Link header is ever followed. A later page that fails
- * costs only its commits: what the first page said is kept.
+ * The range since the previous deploy, from GET /repos/{owner}/{repo}/compare/{base}...{head}: the
+ * commits (oldest first, COMPARE_PAGE_SIZE a page), their exact count, the status (`behind` is a
+ * rollback) and the files, on page 1. Later pages are asked for by number (never by a Link URL),
+ * newest first while calls are left; one that fails costs only its commits.
  */
 import { collapseWhitespace } from '../text.ts'
 import type { GitHub } from './github-client.ts'
 import type { PreviousDeploy } from './previous-deploy.ts'
 import type { LookupQuery, Shipped, ShippedCommit } from './types.ts'
-import { failureIn, type LookupError } from './warning.ts'
+import { failureIn, LookupError } from './warning.ts'
 
 /** GitHub's largest compare page. */
 export const COMPARE_PAGE_SIZE = 250
@@ -23,26 +21,22 @@ export const MAX_COMMIT_MESSAGE_CHARS = 200
 /** Only the start of a message is kept for finding its pull request (title and first body line). */
 const MAX_MESSAGE_READ_CHARS = 2000
 
-/** What a range of commits says, from the compare or a push payload; messages are for pull requests. */
+/** What a range of commits says (the compare's or a push's); the messages are for pull requests. */
 export type Range = Pick<Shipped, 'commitCount' | 'commits' | 'rollback' | 'changedFiles'> &
   Pick<Shipped, 'changedFilesComplete'> & { messages: string[] }
-
-/** A commit's fields as an answer or a push payload holds them, unchecked. */
-export interface CommitFields {
-  sha: unknown
-  message: unknown
-  /** The GitHub login first, then the name in the commit. */
-  authors: unknown[]
-  committedAt: unknown
-}
 
 /** A full commit SHA: 40 hex digits (SHA-1) or 64 (SHA-256 repositories). */
 export function isFullSha(text: unknown): text is string {
   return typeof text === 'string' && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(text)
 }
 
-/** Commits (oldest first) as a range keeps them, each message's start kept; no full SHA, no commit. */
-export function readCommits(items: CommitFields[]): Pick<Range, 'commits' | 'messages'> {
+/**
+ * Commits (oldest first) as a range keeps them, from an answer's or a push payload's fields,
+ * unchecked: the author is the first name given (the login, then the name in the commit).
+ */
+export function readCommits(
+  items: { sha: unknown; message: unknown; authors: unknown[]; committedAt: unknown }[]
+): Pick<Range, 'commits' | 'messages'> {
   const commits: ShippedCommit[] = []
   const messages: string[] = []
   for (const { sha, message, authors, committedAt } of items) {
@@ -76,26 +70,21 @@ export async function compareSince(
   const { compareCommitsWithBasehead } = github.octokit.rest.repos
   const read = (page: number) =>
     compareCommitsWithBasehead({ ...query.repo, basehead, per_page: COMPARE_PAGE_SIZE, page })
-  let first
-  try {
-    first = (await read(1)).data
-  } catch (error) {
-    return { previous, failure: failureIn(error) }
-  }
+      .then(answer => answer.data)
+      .catch(failureIn)
+  const first = await read(1)
+  if (first instanceof LookupError) return { previous, failure: first }
   // Oldest first: each later page read goes after page 1, before the pages read earlier.
   const pages = [first.commits]
   let failure: LookupError | undefined
-  for (let page = Math.ceil(first.total_commits / COMPARE_PAGE_SIZE); page > 1; page--) {
+  const { total_commits: total, files, status, base_commit } = first
+  for (let page = Math.ceil(total / COMPARE_PAGE_SIZE); page > 1 && !failure; page--) {
     const later = pages.flat().length - first.commits.length
     if (later >= MAX_COMMITS || github.callsLeft() < 1 || github.signal.aborted) break
-    try {
-      pages.splice(1, 0, (await read(page)).data.commits)
-    } catch (error) {
-      failure = failureIn(error)
-      break
-    }
+    const answer = await read(page)
+    if (answer instanceof LookupError) failure = answer
+    else pages.splice(1, 0, answer.commits)
   }
-  const { files, status, base_commit } = first
   const commits = pages.flat().map(({ sha, commit, author }) => ({
     sha,
     message: commit.message,
@@ -103,7 +92,7 @@ export async function compareSince(
     committedAt: commit.committer?.date
   }))
   const range: Range = {
-    commitCount: first.total_commits,
+    commitCount: total,
     ...readCommits(commits),
     rollback: status === 'behind',
     ...(files && {

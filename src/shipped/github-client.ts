@@ -4,12 +4,10 @@
  * adds: at most MAX_API_CALLS calls, one time budget whose signal every call carries, redirects
  * never followed, and each failure as one LookupError naming the call.
  */
-import type { getOctokit } from '@actions/github'
-import { Redactor } from '../redact.ts'
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import { hostPort } from '../service/request.ts'
-import { formatSeconds, truncateText } from '../text.ts'
-import type { LookupAdvice } from './types.ts'
+import { formatSeconds } from '../text.ts'
+import type { LookupOptions } from './types.ts'
 import { callFailure, LookupError } from './warning.ts'
 
 /** At most this many GitHub API calls per lookup, whatever the history: no paging through all of it. */
@@ -18,37 +16,22 @@ export const MAX_API_CALLS = 6
 export const LOOKUP_BUDGET_MS = 10_000
 /** The REST API version the calls are written for. */
 const GITHUB_API_VERSION = '2022-11-28'
-/** A call's name in a message is cut to this: a path built from a long input stays readable. */
-const MAX_CALL_NAME_CHARS = 200
 /** Octokit would print deprecation notices, outside text, straight to the workflow log. */
 const SILENT = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }
 
-export interface GitHub {
-  octokit: ReturnType<typeof getOctokit>
-  /** Aborted when the time budget runs out. */
-  signal: AbortSignal
-  calls: () => number
-  callsLeft: () => number
-  /** Stops the budget's timer and ends any call in flight. */
-  close: () => void
-}
+export type GitHub = Awaited<ReturnType<typeof openGitHub>>
 
 /** Throws a LookupError for an API URL the token must not go to. */
-export async function openGitHub(options: {
-  /** GITHUB_API_URL: https, possibly with a path prefix (GitHub Enterprise Server's /api/v3). */
-  apiUrl: string
-  token: string
-  advice: LookupAdvice
-  budgetMs?: number
-  maxCalls?: number
-}): Promise<GitHub> {
+export async function openGitHub(
+  options: Pick<LookupOptions, 'apiUrl' | 'token' | 'advice' | 'budgetMs'> & { maxCalls?: number }
+) {
   const { apiUrl, token, budgetMs = LOOKUP_BUDGET_MS, maxCalls = MAX_API_CALLS } = options
   const url = URL.parse(apiUrl)
-  if (!url) throw new LookupError('GITHUB_API_URL is not a URL')
-  if (url.protocol !== 'https:') {
-    throw new LookupError(
-      `GITHUB_API_URL uses ${url.protocol}, not https:, and the token is never sent unencrypted`
-    )
+  if (url?.protocol !== 'https:') {
+    const problem = url
+      ? `uses ${url.protocol}, not https:, and the token is never sent unencrypted`
+      : 'is not a URL'
+    throw new LookupError(`GITHUB_API_URL ${problem}`)
   }
   if (url.username || url.password) throw new LookupError('GITHUB_API_URL holds credentials')
   const { getOctokit } = await import('@actions/github')
@@ -57,18 +40,12 @@ export async function openGitHub(options: {
   const controller = new AbortController()
   const { signal } = controller
   const timer = setTimeout(() => controller.abort(), budgetMs)
-  const redactor = new Redactor()
-  redactor.add(token)
-  const wording = {
-    proxy: proxyName(getProxyUrl(url)),
-    advice: options.advice,
-    redact: (text: string) => redactor.redact(text)
-  }
+  const wording = { proxy: proxyName(getProxyUrl(url)), advice: options.advice }
   let calls = 0
 
   octokit.hook.wrap('request', async (request, endpoint) => {
     const path = octokit.request.endpoint.parse(endpoint).url.slice(baseUrl.length).split('?')[0]
-    const call = truncateText(`${endpoint.method} ${path}`, MAX_CALL_NAME_CHARS)
+    const call = `${endpoint.method} ${path}`
     const late = new LookupError(
       `the GitHub API did not answer ${call} within the lookup's time budget of ${formatSeconds(budgetMs)}`
     )
@@ -104,6 +81,7 @@ export async function openGitHub(options: {
 
   return {
     octokit,
+    /** Aborted when the time budget runs out. */
     signal,
     calls: () => calls,
     callsLeft: () => maxCalls - calls,

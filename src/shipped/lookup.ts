@@ -1,9 +1,8 @@
 /**
  * What a change ships: the previous deploy, then the range since (compare), then its commits, pull
  * requests and files, composed here and nowhere else. Never in the way: at most MAX_API_CALLS
- * calls, it returns when its time budget runs out, and failed calls are one warning line, with
- * whatever was found kept. Without a token, or when the API left the commits unknown, a push
- * event's payload says what it can.
+ * calls within a time budget, and failed calls are one warning, with whatever was found kept.
+ * Without a token, or when the API left the commits unknown, a push's payload says what it can.
  */
 import { compareSince, isFullSha, type Range } from './compare.ts'
 import { openGitHub } from './github-client.ts'
@@ -11,20 +10,19 @@ import { findPreviousDeploy, type PreviousDeploy } from './previous-deploy.ts'
 import { pullRequestsIn, readMissingTitles } from './pull-requests.ts'
 import { shippedFromPushPayload } from './push-payload.ts'
 import { emptyShipped, type LookupOptions, type LookupQuery, type Shipped } from './types.ts'
-import { failureIn, lookupWarning, noTokenWarning, type LookupError } from './warning.ts'
+import { failureIn, LookupError, lookupWarning, noTokenWarning } from './warning.ts'
 
 export { LOOKUP_BUDGET_MS, MAX_API_CALLS } from './github-client.ts'
 export type { LookupAdvice, LookupOptions } from './types.ts'
 
-/** What the stages found, each part a value one of them returned. */
+/** What the stages found: each part is a value one of them returned. */
 interface Found {
   previous?: PreviousDeploy
   range?: Range
-  /** Pull request titles read from the API. */
   titles?: Map<number, string>
   runStartedAt?: string
-  failures: LookupError[]
   apiCalls: number
+  failures: LookupError[]
 }
 
 const REPOSITORY = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/
@@ -40,78 +38,63 @@ export async function lookUpShipped(
       warning: `Could not look up what this change ships: the repository ("owner/repo") or the version is unknown.`
     }
   }
-  const query: LookupQuery = { ...options, version, repo: { owner, repo } }
-  const repositoryUrl = `${options.serverUrl.replace(/\/+$/, '')}/${options.repository}`
+  const link = `${options.serverUrl.replace(/\/+$/, '')}/${options.repository}`
+  const shippedOf = ({ previous, range, titles, runStartedAt, apiCalls }: Found): Shipped => {
+    const { messages = [], ...counted } = range ?? {}
+    const from = previous && encodeURIComponent(previous.sha ?? previous.ref)
+    return {
+      ...emptyShipped(),
+      ...(previous && {
+        source: previous.source,
+        compareUrl: `${link}/compare/${from}...${encodeURIComponent(version)}`
+      }),
+      ...(previous?.sha && { previousSha: previous.sha }),
+      ...counted,
+      ...pullRequestsIn(messages, link, titles),
+      ...(runStartedAt && { runStartedAt }),
+      apiCalls
+    }
+  }
   const push = shippedFromPushPayload(options.eventName, options.payload, version)
   const sha = push?.previousSha
-  const fromPush = sha && {
-    previous: { ref: sha, sha, source: 'push-payload' as const },
-    range: push
-  }
+  const pushed = sha && { ref: sha, sha, source: 'push-payload' as const }
   if (!options.token) {
     // A previous-version SHA still gives the previous deploy and the compare link.
     const input = options.previousVersion?.trim()
     const given = isFullSha(input) ? { ref: input, sha: input.toLowerCase() } : undefined
-    const found = fromPush || { previous: given && { ...given, source: 'input' as const } }
-    const shipped = shippedOf(query, repositoryUrl, { ...found, failures: [], apiCalls: 0 })
+    const previous = pushed || (given && { ...given, source: 'input' as const })
+    const shipped = shippedOf({ previous, range: push, apiCalls: 0, failures: [] })
     return { shipped, warning: noTokenWarning(!!push, options.advice) }
   }
-  const found = await lookUpWithApi(query, repositoryUrl)
+  const found = await lookUpWithApi({ ...options, version, repo: { owner, repo } }, link)
   // The push payload's account replaces a partial one when the API left the commits unknown.
-  const fromPushPayload =
-    !!fromPush && found.failures.length > 0 && found.range?.commitCount === undefined
-  const shipped = shippedOf(
-    query,
-    repositoryUrl,
-    fromPushPayload ? { ...found, ...fromPush } : found
-  )
+  const fromPushPayload = !!pushed && found.failures.length > 0 && !found.range
+  const shipped = shippedOf(fromPushPayload ? { ...found, previous: pushed, range: push } : found)
   const commitsKnown = shipped.commitCount !== undefined
   const warning = lookupWarning(found.failures, { commitsKnown, fromPushPayload })
   return warning ? { shipped, warning } : { shipped }
 }
 
-async function lookUpWithApi(query: LookupQuery, repositoryUrl: string): Promise<Found> {
-  let github
-  try {
-    github = await openGitHub(query)
-  } catch (error) {
-    return { failures: [failureIn(error)], apiCalls: 0 }
-  }
+async function lookUpWithApi(query: LookupQuery, link: string): Promise<Found> {
+  const github = await openGitHub(query).catch(failureIn)
+  if (github instanceof LookupError) return { apiCalls: 0, failures: [github] }
   try {
     const search = await findPreviousDeploy(github, query)
     const compared = search.previous && (await compareSince(github, query, search.previous))
-    const { range, failure } = compared ?? {}
+    const range = compared?.range
     // After a failed later page, titles would most likely fail too, and the warning says why.
-    const { pullRequests } = pullRequestsIn(range?.messages ?? [], repositoryUrl)
+    const { pullRequests } = pullRequestsIn(range?.messages ?? [], link)
     const read =
-      range && !failure ? await readMissingTitles(github, query, pullRequests) : undefined
-    const failures = [...search.failures, failure, read?.failure]
+      range && !compared.failure ? await readMissingTitles(github, query, pullRequests) : undefined
+    const failures = [...search.failures, compared?.failure, read?.failure]
     return {
       ...search,
       ...compared,
       titles: read?.titles,
-      failures: failures.filter(known => known !== undefined),
-      apiCalls: github.calls()
+      apiCalls: github.calls(),
+      failures: failures.filter(known => known !== undefined)
     }
   } finally {
     github.close()
-  }
-}
-
-function shippedOf(query: LookupQuery, repositoryUrl: string, found: Found): Shipped {
-  const { previous, range, runStartedAt } = found
-  const from = previous && encodeURIComponent(previous.sha ?? previous.ref)
-  const { messages = [], ...counted } = range ?? {}
-  return {
-    ...emptyShipped(),
-    ...(previous && {
-      source: previous.source,
-      compareUrl: `${repositoryUrl}/compare/${from}...${encodeURIComponent(query.version)}`
-    }),
-    ...(previous?.sha && { previousSha: previous.sha }),
-    ...counted,
-    ...pullRequestsIn(messages, repositoryUrl, found.titles),
-    ...(runStartedAt && { runStartedAt }),
-    apiCalls: found.apiCalls
   }
 }

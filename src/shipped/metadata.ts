@@ -1,9 +1,8 @@
 /**
- * The fields a lookup adds to the `github` object of custom_metadata, within
- * MAX_SHIPPED_METADATA_BYTES: the lists shrink (newest kept) until they fit, and the counts stay
- * exact.
+ * The fields a lookup adds to custom_metadata's `github` object, within MAX_SHIPPED_METADATA_BYTES:
+ * the lists shrink (newest kept) until they fit, the compare link last, and the counts stay exact.
  */
-import type { Shipped, ShippedCommit, ShippedPullRequest } from './types.ts'
+import type { Shipped } from './types.ts'
 
 /** custom_metadata stays small enough to read and store: the lists give way, never the counts. */
 export const MAX_SHIPPED_METADATA_BYTES = 32 * 1024
@@ -11,62 +10,41 @@ export const MAX_SHIPPED_METADATA_BYTES = 32 * 1024
 const MAX_AUTHOR_CHARS = 100
 
 export function shippedMetadata(shipped: Shipped): Record<string, unknown> {
-  const commits = shipped.commits.map(commitFields)
-  const pullRequests = shipped.pullRequests.map(pullRequestFields)
-  let commitsKept = commits.length
-  let pullRequestsKept = pullRequests.length
-  let withCompareUrl = true
-
+  let commits = shipped.commits.map(({ sha, message, author }) => ({
+    sha,
+    message,
+    ...(author && { author: Array.from(author).slice(0, MAX_AUTHOR_CHARS).join('') })
+  }))
+  let pullRequests = shipped.pullRequests.map(({ number, title, url }) => ({
+    number,
+    ...(title && { title }),
+    url
+  }))
+  let compareUrl = shipped.compareUrl
   for (;;) {
-    const fields = metadataFields(
-      shipped,
-      commits.slice(commits.length - commitsKept),
-      pullRequests.slice(pullRequests.length - pullRequestsKept),
-      withCompareUrl
-    )
+    const fields = {
+      ...(shipped.previousSha && { previous_sha: shipped.previousSha }),
+      ...(compareUrl && { compare_url: compareUrl }),
+      ...(shipped.commitCount !== undefined && { commit_count: shipped.commitCount }),
+      ...(commits.length > 0 && { commits }),
+      ...(pullRequests.length > 0 && { pull_requests: pullRequests }),
+      ...(shipped.pullRequestCount > pullRequests.length && {
+        pull_request_count: shipped.pullRequestCount
+      }),
+      ...(shipped.rollback && { rollback: true }),
+      ...(shipped.runStartedAt && { run_started_at: shipped.runStartedAt })
+    }
     if (Buffer.byteLength(JSON.stringify(fields)) <= MAX_SHIPPED_METADATA_BYTES) return fields
-    // The longer list gives way first; a compare link built from a huge previous-version, last.
-    if (commitsKept === 0 && pullRequestsKept === 0) {
-      if (!withCompareUrl) return fields
-      withCompareUrl = false
-    } else if (commitsKept >= pullRequestsKept) {
-      commitsKept = Math.floor(commitsKept / 2)
+    // The longer list gives way first, by half (the newest kept); a compare link built from a
+    // huge previous-version, last.
+    if (commits.length > 0 && commits.length >= pullRequests.length) {
+      commits = commits.slice(Math.ceil(commits.length / 2))
+    } else if (pullRequests.length > 0) {
+      pullRequests = pullRequests.slice(Math.ceil(pullRequests.length / 2))
+    } else if (compareUrl) {
+      compareUrl = undefined
     } else {
-      pullRequestsKept = Math.floor(pullRequestsKept / 2)
+      return fields
     }
   }
-}
-
-function metadataFields(
-  shipped: Shipped,
-  commits: Record<string, unknown>[],
-  pullRequests: Record<string, unknown>[],
-  withCompareUrl: boolean
-): Record<string, unknown> {
-  const fields: Record<string, unknown> = {}
-  if (shipped.previousSha) fields.previous_sha = shipped.previousSha
-  if (shipped.compareUrl && withCompareUrl) fields.compare_url = shipped.compareUrl
-  if (shipped.commitCount !== undefined) fields.commit_count = shipped.commitCount
-  if (commits.length > 0) fields.commits = commits
-  if (pullRequests.length > 0) fields.pull_requests = pullRequests
-  if (shipped.pullRequestCount > pullRequests.length) {
-    fields.pull_request_count = shipped.pullRequestCount
-  }
-  if (shipped.rollback) fields.rollback = true
-  if (shipped.runStartedAt) fields.run_started_at = shipped.runStartedAt
-  return fields
-}
-
-function commitFields(commit: ShippedCommit): Record<string, unknown> {
-  return {
-    sha: commit.sha,
-    message: commit.message,
-    ...(commit.author
-      ? { author: Array.from(commit.author).slice(0, MAX_AUTHOR_CHARS).join('') }
-      : {})
-  }
-}
-
-function pullRequestFields(pull: ShippedPullRequest): Record<string, unknown> {
-  return { number: pull.number, ...(pull.title ? { title: pull.title } : {}), url: pull.url }
 }

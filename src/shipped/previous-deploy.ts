@@ -1,17 +1,14 @@
 /**
- * The previous deploy, by the first rule that finds one:
- * 1. the previous-version input;
- * 2. with an environment, the newest earlier deployment to it whose latest status is a success;
- * 3. on release events, the previous published release;
- * 4. otherwise the newest earlier successful run of the same workflow on the same branch.
- * (The push payload, the last resort, needs no API call: push-payload.ts.)
- * A rule that is refused (403, 404) passes to the next; a failure that would refuse every call
- * (401, rate limit, time budget, network) ends the search.
+ * The previous deploy, by the first rule that finds one: the previous-version input; with an
+ * environment, the newest earlier deployment to it whose latest status is a success; on release
+ * events, the previous published release; else the newest earlier successful run of the same
+ * workflow on the same branch. (The push payload, the last resort, needs no call.) A refused rule
+ * (403, 404) passes to the next; a failure that would refuse every call ends the search.
  */
 import { isFullSha } from './compare.ts'
 import type { GitHub } from './github-client.ts'
 import type { LookupQuery, PreviousDeploySource } from './types.ts'
-import { failureIn, type LookupError } from './warning.ts'
+import { failureIn, LookupError } from './warning.ts'
 
 /** Deployments listed in one call; the ones of this version and this run's own are skipped. */
 export const MAX_DEPLOYMENTS_LISTED = 10
@@ -34,16 +31,9 @@ export interface PreviousDeploy {
   source: PreviousDeploySource
 }
 
-interface Found {
-  previous?: PreviousDeploy
-  runStartedAt?: string
-}
-
-/** The fields of a deployment or release event's payload that are read (untrusted shape). */
-type EventPayload = {
-  deployment?: { id?: unknown; created_at?: unknown } | null
-  release?: { id?: unknown; tag_name?: unknown; published_at?: unknown; created_at?: unknown }
-} | null
+type Found = { previous?: PreviousDeploy; runStartedAt?: string }
+/** A deployment or release event's payload, as far as it is read (untrusted shape). */
+type Event = { deployment?: Record<string, unknown>; release?: Record<string, unknown> } | null
 
 export async function findPreviousDeploy(
   github: GitHub,
@@ -60,17 +50,14 @@ export async function findPreviousDeploy(
     fromWorkflowRuns
   ]
   const failures: LookupError[] = []
-  let found: Found = {}
   for (const rule of rules) {
-    try {
-      found = await rule(github, query)
-      if (found.previous) break
-    } catch (error) {
-      failures.push(failureIn(error))
-      if (failures[failures.length - 1].final) break
-    }
+    const found = await rule(github, query).catch(failureIn)
+    if (found instanceof LookupError) {
+      failures.push(found)
+      if (found.final) break
+    } else if (found.previous || rule === fromWorkflowRuns) return { ...found, failures }
   }
-  return { ...found, failures }
+  return { failures }
 }
 
 /** Whether `calls` may be made without taking the compare's call. */
@@ -83,33 +70,28 @@ function notBefore(time: unknown, reference: unknown): boolean {
   return Date.parse(String(time)) >= Date.parse(String(reference))
 }
 
-function otherSha(sha: string, version: string): boolean {
-  return sha.toLowerCase() !== version.toLowerCase()
-}
-
 async function fromDeployments(github: GitHub, query: LookupQuery): Promise<Found> {
   if (!mayCall(github, 2)) return {}
   const { repos } = github.octokit.rest
   const { environment, repo } = query
-  const listed = await repos.listDeployments({
-    ...repo,
-    environment,
-    per_page: MAX_DEPLOYMENTS_LISTED
-  })
+  const version = query.version.toLowerCase()
+  const per_page = MAX_DEPLOYMENTS_LISTED
+  const { data: deployments } = await repos.listDeployments({ ...repo, environment, per_page })
   // This run's own deployment (a deployment event's, or the one GitHub made for the job, which
   // has this version) is not a previous one; neither is a redeploy of the same version.
-  const current = (query.payload as EventPayload)?.deployment
-  const candidates = listed.data.filter(
+  const current = (query.payload as Event)?.deployment
+  const candidates = deployments.filter(
     ({ id, sha, created_at }) =>
       id !== current?.id &&
-      otherSha(sha, query.version) &&
+      sha.toLowerCase() !== version &&
       !notBefore(created_at, current?.created_at)
   )
   for (const { id, sha } of candidates.slice(0, MAX_DEPLOYMENT_CANDIDATES)) {
     if (!mayCall(github, 1)) return {}
-    const statuses = await repos.listDeploymentStatuses({ ...repo, deployment_id: id, per_page: 1 })
-    if (SUCCEEDED_STATES.has(statuses.data[0]?.state ?? '')) {
-      return { previous: { ref: sha.toLowerCase(), sha: sha.toLowerCase(), source: 'deployment' } }
+    const { data } = await repos.listDeploymentStatuses({ ...repo, deployment_id: id, per_page: 1 })
+    if (SUCCEEDED_STATES.has(data[0]?.state ?? '')) {
+      const previous = sha.toLowerCase()
+      return { previous: { ref: previous, sha: previous, source: 'deployment' } }
     }
   }
   return {}
@@ -117,12 +99,10 @@ async function fromDeployments(github: GitHub, query: LookupQuery): Promise<Foun
 
 async function fromReleases(github: GitHub, query: LookupQuery): Promise<Found> {
   if (!mayCall(github, 1)) return {}
-  const listed = await github.octokit.rest.repos.listReleases({
-    ...query.repo,
-    per_page: MAX_RELEASES_LISTED
-  })
-  const current = (query.payload as EventPayload)?.release
-  const previous = listed.data.find(
+  const { repos } = github.octokit.rest
+  const { data } = await repos.listReleases({ ...query.repo, per_page: MAX_RELEASES_LISTED })
+  const current = (query.payload as Event)?.release
+  const previous = data.find(
     release =>
       !release.draft &&
       release.published_at !== null &&
@@ -140,18 +120,19 @@ async function fromWorkflowRuns(github: GitHub, query: LookupQuery): Promise<Fou
   const { data: run } = await actions.getWorkflowRun({ ...query.repo, run_id: Number(runId) })
   const started = run.run_started_at ? { runStartedAt: run.run_started_at } : {}
   if (!run.head_branch) return started
-  const listed = await actions.listWorkflowRuns({
+  const { workflow_id, head_branch: branch } = run
+  const { data } = await actions.listWorkflowRuns({
     ...query.repo,
-    workflow_id: run.workflow_id,
-    branch: run.head_branch,
+    workflow_id,
+    branch,
     status: 'success',
     per_page: MAX_RUNS_LISTED
   })
   // A re-run of this version is not a previous deploy of something else.
-  const previous = listed.data.workflow_runs.find(
+  const previous = data.workflow_runs.find(
     ({ id, head_sha, created_at }) =>
       String(id) !== runId &&
-      otherSha(head_sha, query.version) &&
+      head_sha.toLowerCase() !== query.version.toLowerCase() &&
       !notBefore(created_at, run.created_at)
   )
   const sha = previous?.head_sha.toLowerCase()

@@ -1,7 +1,6 @@
 /**
  * With no token, or when the API fails, a push event's payload still says what the push brought:
- * `before`, its `commits` (GitHub lists at most MAX_PUSH_PAYLOAD_COMMITS) and the files they
- * touched. No API call; the payload's shape is checked as it is read.
+ * `before`, its `commits` and the files they touched. Its shape is checked as it is read.
  */
 import { isFullSha, readCommits, type Range } from './compare.ts'
 

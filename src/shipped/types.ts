@@ -1,6 +1,6 @@
-/** What a change ships, as found by the lookup, and what the lookup is asked. Plain data. */
+/** What the lookup is asked, and what a change ships as it found it. Plain data. */
 
-/** How messages name the token input, in the caller's words: e.g. 'github-token'. */
+/** How messages name the token's input, in the caller's words: e.g. 'github-token'. */
 export interface LookupAdvice {
   tokenInput: string
 }
@@ -21,7 +21,6 @@ export interface LookupOptions {
   runId?: string
   /** The commit being deployed. */
   version: string
-  /** The previous-version input. */
   previousVersion?: string
   environment?: string
   /** Defaults to LOOKUP_BUDGET_MS. */
@@ -32,7 +31,6 @@ export interface LookupOptions {
 /** The options as the stages read them: the version trimmed, the repository as Octokit names it. */
 export type LookupQuery = LookupOptions & { repo: { owner: string; repo: string } }
 
-/** Which rule found the previous deploy. */
 export type PreviousDeploySource =
   'input' | 'deployment' | 'release' | 'workflow-run' | 'push-payload'
 
@@ -42,14 +40,13 @@ export interface ShippedCommit {
   message: string
   /** The author's GitHub login, or else the name in the commit. */
   author?: string
-  /** When it was committed (the committer's date), when known and a date: for lead time. */
+  /** When it was committed (the committer's date), when given as a date: for lead time. */
   committedAt?: string
 }
 
 /** A file changed since the previous deploy; a rename names both of its paths, and counts once. */
 export interface ChangedPath {
   path: string
-  /** The path before a rename. */
   previousPath?: string
 }
 
@@ -62,7 +59,7 @@ export interface ShippedPullRequest {
 }
 
 export interface Shipped {
-  /** The full SHA of the previous deploy. */
+  /** The full SHA of the previous deploy, and which rule found it. */
   previousSha?: string
   source?: PreviousDeploySource
   /** GitHub's compare view, built from the server URL. */
@@ -71,9 +68,8 @@ export interface Shipped {
   commitCount?: number
   /** Oldest first; the newest MAX_COMMITS of the range. */
   commits: ShippedCommit[]
-  /** Oldest first; the newest MAX_PULL_REQUESTS of those found. */
+  /** Oldest first; the newest MAX_PULL_REQUESTS of the pullRequestCount found in the commits read. */
   pullRequests: ShippedPullRequest[]
-  /** Pull requests found in the commits read (all of the range unless pages were skipped). */
   pullRequestCount: number
   /** The version deployed is older than the previous deploy (compare status `behind`). */
   rollback: boolean

@@ -1,15 +1,12 @@
 /**
- * The lookup's failures in one place: a call that failed (GitHub's answer in Octokit's
- * RequestError, a proxy, the network) as one sentence naming the call, what it answered and what
- * to do, and the one warning line of a lookup that fell short.
+ * The lookup's failures in one place: a failed call as one sentence (the call, the answer, what to
+ * do), and the one warning line of a lookup that fell short.
  */
-import { collapseWhitespace, plural, truncateText, withoutFinalStop } from '../text.ts'
+import { collapseWhitespace, plural, withoutFinalStop } from '../text.ts'
 import type { LookupAdvice } from './types.ts'
 
 /** The permissions a workflow must grant GITHUB_TOKEN for every rule of the lookup. */
 export const LOOKUP_PERMISSIONS = '`contents: read`, `actions: read`, `deployments: read`'
-/** GitHub's messages are short; anything longer is cut (after the token is removed). */
-const MAX_MESSAGE_EXCERPT_CHARS = 120
 
 /** A call that failed, in words. */
 export class LookupError extends Error {
@@ -27,45 +24,48 @@ export function failureIn(error: unknown): LookupError {
   throw error
 }
 
-/** How failures are worded: the proxy in use ("host:port"), the token's input, its redaction. */
-export interface Wording {
-  proxy?: string
-  advice: LookupAdvice
-  redact: (text: string) => string
-}
-
-/** Octokit's RequestError for `call` ("GET /repos/o/r/releases"), or any error under it, in words. */
-export function callFailure(error: unknown, call: string, wording: Wording): LookupError {
+/**
+ * Octokit's RequestError for `call` ("GET /repos/o/r/releases"), or any error under it, in words;
+ * `proxy` is the proxy in use ("host:port"). GitHub's message is quoted whole: the Report redacts
+ * the token from it, and cuts the line.
+ */
+export function callFailure(
+  error: unknown,
+  call: string,
+  { proxy, advice }: { proxy?: string; advice: LookupAdvice }
+): LookupError {
   const { status, response } = error as {
     status?: number
     response?: { data?: { message?: unknown }; headers: Record<string, string | undefined> }
   }
-  const { proxy } = wording
   if (status === undefined || !response) {
-    // undici's words when a proxy answers CONNECT with anything but 200.
-    const tunnel = /Proxy response \((\d{3})\)/.exec(String((error as Error).message))?.[1]
+    const causes: Error[] = []
+    for (let at = error; at instanceof Error && causes.length < 10; at = at.cause) causes.push(at)
+    // undici's words, deep in the causes, when a proxy answers CONNECT with anything but 200.
+    const tunnel = causes
+      .map(at => /Proxy response \((\d{3})\)/.exec(at.message)?.[1])
+      .find(Boolean)
     const through = proxy ? ` through the proxy ${proxy}` : ''
     return new LookupError(
       proxy && tunnel
         ? `the proxy ${proxy} answered HTTP ${tunnel} to the tunnel for ${call}: ${proxyAdvice(tunnel)}`
-        : `${call} failed with ${errorCode(error)}${through}: the GitHub API could not be reached`
+        : `${call} failed with ${errorCode(causes)}${through}: the GitHub API could not be reached`
     )
   }
   const said = response.data?.message
-  // The token is removed before the cut (in every encoded form too): a cut never leaves part of it.
-  const message = typeof said === 'string' ? collapseWhitespace(wording.redact(said)) : ''
-  const quoted = message ? ` ("${truncateText(message, MAX_MESSAGE_EXCERPT_CHARS)}")` : ''
+  const message = typeof said === 'string' ? collapseWhitespace(said) : ''
+  const quoted = message ? ` ("${message}")` : ''
   // GitHub signals a used-up rate limit by x-ratelimit-remaining: 0 (primary) or Retry-After (secondary).
   const { 'x-ratelimit-remaining': remaining, 'retry-after': retryAfter } = response.headers
   const rateLimited = status === 429 || (status === 403 && (remaining === '0' || !!retryAfter))
   // A reset beyond what a Date holds (or not a number) is not said rather than thrown on.
   const reset = new Date(Number(response.headers['x-ratelimit-reset']) * 1000)
   const until = reset.getTime() > 0 ? ` until ${reset.toISOString()}` : ''
-  const advice = rateLimited
+  const todo = rateLimited
     ? `the token's GitHub API rate limit is used up${until}; the next run will try again`
-    : answerAdvice(status, call, wording.advice)
+    : answerAdvice(status, call, advice)
   return new LookupError(
-    `${call} answered HTTP ${status}${quoted}: ${advice}`,
+    `${call} answered HTTP ${status}${quoted}: ${todo}`,
     rateLimited || status === 401
   )
 }
@@ -77,13 +77,9 @@ function answerAdvice(status: number, call: string, { tokenInput }: LookupAdvice
   }
   if (status !== 403 && status !== 404)
     return 'GitHub could not answer; the next run will try again'
-  const permission = /\/actions\//.test(call)
-    ? 'actions: read'
-    : /\/deployments(\/|$)/.test(call)
-      ? 'deployments: read'
-      : /\/pulls\//.test(call)
-        ? 'pull-requests: read'
-        : 'contents: read'
+  // The permission an endpoint needs, by its part of the repository's API.
+  const area = /^\S+ \/repos\/[^/]+\/[^/]+\/(actions|deployments|pulls)\b/.exec(call)?.[1]
+  const permission = area === 'pulls' ? 'pull-requests: read' : `${area ?? 'contents'}: read`
   const pulls = permission === 'pull-requests: read' ? ' and `pull-requests: read`' : ''
   return `the token may lack \`${permission}\`; grant the workflow \`permissions:\` ${LOOKUP_PERMISSIONS}${pulls}`
 }
@@ -95,15 +91,13 @@ function proxyAdvice(status: string): string {
 }
 
 /** The system's code ("ECONNRESET") when a cause has one, else the innermost code or name. */
-function errorCode(error: unknown): string {
-  const codes: string[] = []
-  let name = 'an error'
-  for (let at = error, depth = 0; at instanceof Error && depth < 10; at = at.cause, depth++) {
-    const code = (at as { code?: unknown }).code
-    if (typeof code === 'string') codes.push(code)
-    name = at.name
-  }
-  return codes.find(code => /^E[A-Z]+$/.test(code)) ?? codes.at(-1) ?? name
+function errorCode(causes: Error[]): string {
+  const codes = causes
+    .map(at => (at as { code?: unknown }).code)
+    .filter(code => typeof code === 'string')
+  return (
+    codes.find(code => /^E[A-Z]+$/.test(code)) ?? codes.at(-1) ?? causes.at(-1)?.name ?? 'an error'
+  )
 }
 
 /** One line, or undefined when nothing failed. */
