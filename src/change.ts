@@ -117,7 +117,7 @@ export function buildChangeRequest(
       fields.customMetadata,
       defaultMetadata(basis, includeGithubMetadata)
     ),
-    created_at: fields.createdAt ?? (deploy && Math.floor(deploy.startedAt / 1000))
+    created_at: fields.createdAt ?? (deploy?.startedAt && Math.floor(deploy.startedAt / 1000))
   })
 }
 

@@ -33,25 +33,28 @@ export interface DeployRecord {
   outcome: DeployOutcome
   /** The runner's own word for it (job.status). */
   status: string
-  /** Milliseconds since the epoch: when the step before the deploy ran. */
-  startedAt: number
+  /** Milliseconds since the epoch: when the step before the deploy ran; unknown when its state was unusable. */
+  startedAt?: number
   /** Milliseconds since the epoch: when the job's steps had ended. */
   finishedAt: number
 }
 
 /** Whole seconds between start and finish, never negative (a clock may step back). */
-export function durationSeconds(deploy: DeployRecord): number {
-  return Math.max(0, Math.round((deploy.finishedAt - deploy.startedAt) / 1000))
+export function durationSeconds({ startedAt, finishedAt }: DeployRecord): number | undefined {
+  return startedAt === undefined
+    ? undefined
+    : Math.max(0, Math.round((finishedAt - startedAt) / 1000))
 }
 
 /** The `deploy` key of custom_metadata. */
 export function deployMetadata(deploy: DeployRecord): Record<string, unknown> {
+  const { startedAt, finishedAt } = deploy
   return {
     outcome: deploy.outcome,
     status: deploy.status,
-    started_at: new Date(deploy.startedAt).toISOString(),
-    finished_at: new Date(deploy.finishedAt).toISOString(),
-    duration_seconds: durationSeconds(deploy)
+    ...(startedAt !== undefined && { started_at: new Date(startedAt).toISOString() }),
+    finished_at: new Date(finishedAt).toISOString(),
+    ...(startedAt !== undefined && { duration_seconds: durationSeconds(deploy) })
   }
 }
 

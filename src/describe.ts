@@ -50,10 +50,12 @@ export function describeChange(parts: DescriptionParts): string {
   const { deploy, service } = parts
   const words = oneLine(parts.event ?? '') || genericHead(parts)
   const head = service ? `${oneLine(service.name)}: ${words}` : words
+  const seconds = deploy && durationSeconds(deploy)
+  const after = seconds === undefined ? '' : ` after ${formatDuration(seconds)}`
   const outcome =
     deploy === undefined || deploy.outcome === 'success'
       ? ''
-      : ` ${OUTCOME_WORDING[deploy.outcome]} after ${formatDuration(durationSeconds(deploy))}`
+      : ` ${OUTCOME_WORDING[deploy.outcome]}${after}`
   const lead = `${truncateText(head, MAX_DESCRIPTION_CHARS - outcome.length)}${outcome}`
   const detail = parts.shipped && shippedDetail(parts.shipped, service?.matchingFiles)
   const room = MAX_DESCRIPTION_CHARS - Array.from(lead).length - 2

@@ -12,12 +12,18 @@ import {
   readSettings,
   type Settings
 } from './action/settings.ts'
-import { IS_POST_STATE, type JobEndState } from './action/post-state.ts'
+import {
+  checkedStart,
+  IS_POST_STATE,
+  JOB_END_STATE,
+  jobEndStateText,
+  type JobEndState
+} from './action/post-state.ts'
 import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandContext, CommandHandler } from './commands/command.ts'
 import { prepareJobEnd } from './commands/job-end.ts'
 import { getChange, hello } from './commands/read.ts'
-import { errorMessage } from './errors.ts'
+import { errorMessage, InputError } from './errors.ts'
 import { Redactor } from './redact.ts'
 import { Report } from './report.ts'
 import { ServiceClient, type CallHints } from './service/client.ts'
@@ -107,13 +113,13 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     }
     try {
       if (phase.phase === 'post') {
+        const start = checkedStart(phase.jobEnd, startedAt)
+        if (start.problem) {
+          report.warning(`The deploy is recorded without its start or duration: ${start.problem}.`)
+        }
         await COMMAND_HANDLERS[settings.command]({
           ...commandContext,
-          deploy: {
-            ...settings.jobStatus,
-            startedAt: phase.jobEnd.startedAt,
-            finishedAt: startedAt
-          }
+          deploy: { ...settings.jobStatus, startedAt: start.startedAt, finishedAt: startedAt }
         })
       } else if (settings.recordAt === 'job-end') {
         await prepareJobEnd(
@@ -129,6 +135,21 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     }
   } catch (caught) {
     error = caught
+  }
+  if (phase.phase === 'post' && error instanceof InputError) {
+    // At the job's end an invalid input leaves the deploy unrecorded: say so, with the cause.
+    error = new InputError(error.input, `The deploy was not recorded: ${error.message}`)
+  }
+  if (error !== undefined && phase.phase === 'main' && reporting.recordAt === 'job-end') {
+    // Tracking never decides whether the deploy runs: unless fail-on-error is true, the post step
+    // still runs after it, and records, or fails the job there with the same cause.
+    try {
+      report.deferFailure(error, policy)
+      runner.saveState(JOB_END_STATE, jobEndStateText(startedAt))
+      error = undefined
+    } catch (fatal) {
+      error = fatal
+    }
   }
   try {
     await report.finish({ error, policy, jobSummary })

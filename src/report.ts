@@ -135,10 +135,30 @@ export class Report {
     }
   }
 
-  /** Under the failure policy: rethrows what must fail the step, else warns, saying what happens instead. */
-  failOrWarn(error: unknown, policy: FailOnError, instead: string): void {
-    if (shouldFail(failureKind(error), policy)) throw error
-    this.warning(`${endSentence(errorMessage(error))} ${instead}`)
+  /**
+   * A job-end main step's failure, under the policy: `true` fails the step before the deploy.
+   * Otherwise tracking never decides whether the deploy runs: an outage warns, and under `auto`
+   * anything the user must fix is an error annotation now and fails the job at its end, when the
+   * post step meets it again; under `false` it warns that the deploy will not be recorded.
+   */
+  deferFailure(error: unknown, policy: FailOnError): void {
+    if (policy === 'true') throw error
+    const message = endSentence(errorMessage(error))
+    if (failureKind(error) === 'outage') {
+      this.warning(
+        `${message} The deploy goes on: the post step will still try to record when the job ends.`
+      )
+    } else if (policy === 'auto') {
+      this.runner.error(
+        this.safe(
+          `${message} The deploy goes on, and the job will fail when it ends (fail-on-error: auto).`
+        )
+      )
+    } else {
+      this.warning(
+        `${message} The deploy goes on, and it will not be recorded (fail-on-error: false).`
+      )
+    }
   }
 
   info(line: Line): void {

@@ -369,8 +369,17 @@ describe('readSettings', () => {
 
 describe('fail-on-error and job-summary', () => {
   it('are read on their own, so that an invalid other input is reported under them', () => {
-    const get = getInputFrom({ [Inputs.FailOnError]: 'false', [Inputs.JobSummary]: 'False' })
-    expect(readReportingSettings(get)).toEqual({ failOnError: 'false', jobSummary: false })
+    const get = getInputFrom({
+      [Inputs.FailOnError]: 'false',
+      [Inputs.JobSummary]: 'False',
+      [Inputs.RecordAt]: 'job-end',
+      [Inputs.Command]: 'nonsense'
+    })
+    expect(readReportingSettings(get)).toEqual({
+      failOnError: 'false',
+      jobSummary: false,
+      recordAt: 'job-end'
+    })
   })
 
   it('read as auto and true when invalid, keeping the error for readSettings to throw', () => {
@@ -385,8 +394,9 @@ describe('fail-on-error and job-summary', () => {
 
   it('are not parsed again when readSettings is given them', () => {
     const get = getInputFrom({ [Inputs.FailOnError]: 'true' })
-    const settings = readSettings(get, { reporting: { failOnError: 'false', jobSummary: false } })
-    expect(settings).toMatchObject({ failOnError: 'false', jobSummary: false })
+    const reporting = { failOnError: 'false', jobSummary: false, recordAt: 'job-end' } as const
+    const settings = readSettings(get, { reporting })
+    expect(settings).toMatchObject(reporting)
   })
 })
 

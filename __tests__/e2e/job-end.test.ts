@@ -110,13 +110,37 @@ describe('heartbeats at the job’s end', () => {
 })
 
 describe('failures', () => {
-  it('a rejected key fails the main step, and the post step does nothing', async () => {
+  it('a rejected key under auto lets the deploy run, and fails the job at its end', async () => {
     const { main, post } = await job({ 'api-key': 'not-the-key' }, 'success')
+    expect(main.exitCode).toBe(0)
+    expect(main.stdout).toMatch(
+      /::error::.*GET \/v2\/hello.*The deploy goes on, and the job will fail when it ends/
+    )
+    expect(post.exitCode).toBe(1)
+    expect(post.stdout).toMatch(/::error::.*POST \/v2\/change.*401/)
+    expect(emulator.changes.size).toBe(0)
+  })
+
+  it('a rejected key under true fails the main step, and the post step does nothing', async () => {
+    const { main, post } = await job(
+      { 'api-key': 'not-the-key', 'fail-on-error': 'true' },
+      'success'
+    )
     expect(main.exitCode).toBe(1)
     expect(main.state['jobEnd']).toBeUndefined()
     expect(post.exitCode).toBe(0)
     expect(post.stdout).toBe('')
-    expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
+  })
+
+  it('a rejected key under false warns that the deploy will not be recorded, at both steps', async () => {
+    const { main, post } = await job(
+      { 'api-key': 'not-the-key', 'fail-on-error': 'false' },
+      'success'
+    )
+    expect(main.exitCode).toBe(0)
+    expect(main.stdout).toMatch(/::warning::.*it will not be recorded \(fail-on-error: false\)/)
+    expect(post.exitCode).toBe(0)
+    expect(post.stdout).toMatch(/::warning::.*401/)
   })
 
   it('an outage at the main step warns, and the post step still records', async () => {
@@ -136,21 +160,81 @@ describe('failures', () => {
     expect(post.outputs['error']).toMatch(/POST \/v2\/change/)
   })
 
-  it('bad input fails the main step, naming the input, and the post step is silent', async () => {
+  it('bad input under auto lets the deploy run, and fails the job at its end naming the input', async () => {
     const { main, post } = await job({ 'timeout-seconds': 'soon' }, 'success')
-    expect(main.exitCode).toBe(1)
-    expect(main.stdout).toContain('timeout-seconds')
+    expect(main.exitCode).toBe(0)
+    expect(main.stdout).toMatch(/::error::.*timeout-seconds.*the job will fail when it ends/)
+    expect(post.exitCode).toBe(1)
+    expect(post.stdout).toMatch(/::error::The deploy was not recorded: .*timeout-seconds/)
     expect(emulator.requests).toHaveLength(0)
+  })
+
+  it('bad input under false says at the main step that the deploy will not be recorded, and once why at the post step', async () => {
+    const { main, post } = await job(
+      { 'timeout-seconds': 'soon', 'fail-on-error': 'false' },
+      'success'
+    )
+    expect(main.exitCode).toBe(0)
+    expect(main.stdout).toMatch(/::warning::.*timeout-seconds.*it will not be recorded/)
     expect(post.exitCode).toBe(0)
+    const warnings = post.stdout.split('\n').filter(line => line.startsWith('::warning::'))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/The deploy was not recorded: .*timeout-seconds/)
+  })
+
+  it('bad input under true fails the main step, and the post step is silent', async () => {
+    const { main, post } = await job(
+      { 'timeout-seconds': 'soon', 'fail-on-error': 'true' },
+      'success'
+    )
+    expect(main.exitCode).toBe(1)
     expect(post.stdout).toBe('')
   })
 
   it('job-end with a command other than change or heartbeat is an input error', async () => {
-    const main = await action({ ...JOB_END, command: 'hello' })
+    const main = await action({ ...JOB_END, command: 'hello', 'fail-on-error': 'true' })
     expect(main.exitCode).toBe(1)
     expect(main.stdout).toContain('record-at')
     expect(emulator.requests).toHaveLength(0)
   })
+})
+
+describe('a saved start the post step cannot use', () => {
+  it.each([
+    ['unreadable', 'not json', 'cannot be read'],
+    ['the largest date', '{"startedAt":8640000000000000}', "is after the post step's"],
+    [
+      'in year 3000',
+      `{"startedAt":${Date.parse('3000-01-01T00:00:00Z')}}`,
+      "is after the post step's"
+    ],
+    ['1 ms after the epoch', '{"startedAt":1}', 'is more than 6 days old']
+  ])(
+    '%s: the change is still recorded with its outcome, without a start, and one warning',
+    async (_, saved, problem) => {
+      const post = await action(
+        { ...JOB_END, 'job-status': 'failure' },
+        { state: { isPost: 'true', jobEnd: saved } }
+      )
+      expect(post.exitCode).toBe(0)
+      const warnings = post.stdout.split('\n').filter(line => line.startsWith('::warning::'))
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `recorded without its start or duration: .*${problem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`
+          )
+        )
+      ])
+      const [change] = changesRecorded()
+      expect(change['created_at']).toBeGreaterThan(Date.now() / 1000 - 60)
+      expect(deployOf(change)).toEqual({
+        outcome: 'failure',
+        status: 'failure',
+        finished_at: expect.any(String)
+      })
+      expect(String(change['description'])).toMatch(/ failed$/)
+    }
+  )
 })
 
 describe('cancellation while the post step records', () => {

@@ -9,6 +9,7 @@ export class FakeRunner implements Runner {
   readonly lines: string[] = []
   readonly notices: string[] = []
   readonly warnings: string[] = []
+  readonly errors: string[] = []
   readonly failures: string[] = []
   readonly states: Record<string, string> = {}
   summary = ''
@@ -39,6 +40,9 @@ export class FakeRunner implements Runner {
   warning(message: string): void {
     this.warnings.push(message)
   }
+  error(message: string): void {
+    this.errors.push(message)
+  }
   setFailed(message: string): void {
     this.failures.push(message)
   }
@@ -55,6 +59,7 @@ export class FakeRunner implements Runner {
       ...this.lines,
       ...this.notices,
       ...this.warnings,
+      ...this.errors,
       ...this.failures,
       ...Object.values(this.outputs),
       this.summary

@@ -1,38 +1,58 @@
 /**
- * What the main step leaves the post step (core.saveState reaches it as STATE_<name>): never an
- * input, only the start time. It imports nothing, so that a post step with nothing to do knows
- * it before it loads the toolkit.
+ * What the main step leaves for the post step, through the runner's saved state (core.saveState
+ * in the main step reaches the post step as STATE_<name>). This module imports nothing, so that
+ * the post step can decide it has nothing to do before it loads the toolkit or the service client.
+ * State is not secret storage: it holds no input, only the start time.
  */
 
 /** Saved first by every main step, so that the post step knows it is one (as actions/checkout does). */
 export const IS_POST_STATE = 'isPost'
-/** Saved by a `record-at: job-end` main step once its inputs and key check passed. */
+/** Saved by a `record-at: job-end` main step that lets the deploy go on. */
 export const JOB_END_STATE = 'jobEnd'
+/** A saved start older than this is not this job's: self-hosted jobs run at most 5 days. */
+export const MAX_JOB_START_AGE_MS = 6 * 24 * 60 * 60 * 1000
 
-/** What a job-end main step saves: when it ran, in milliseconds since the epoch. */
+/** What the post step knows of the main step: its start, or why it cannot be used. */
 export interface JobEndState {
-  startedAt: number
+  /** Milliseconds since the epoch. */
+  startedAt?: number
+  /** Why the saved start is not used, mid-sentence. */
+  problem?: string
 }
 
+type Env = Record<string, string | undefined>
+
 /** Whether this process is the post step: the main step saved IS_POST_STATE. */
-export function isPostStep(env: Record<string, string | undefined>): boolean {
+export function isPostStep(env: Env): boolean {
   return env[`STATE_${IS_POST_STATE}`] === 'true'
 }
 
-/** The job-end state saved by the main step, or undefined when it saved none (or a broken one). */
-export function readJobEndState(env: Record<string, string | undefined>): JobEndState | undefined {
+/** The job-end state saved by the main step; undefined when it saved none (nothing to do). */
+export function readJobEndState(env: Env): JobEndState | undefined {
   const saved = env[`STATE_${JOB_END_STATE}`]
   if (!saved) return undefined
+  let startedAt: unknown
   try {
-    const { startedAt } = (JSON.parse(saved) ?? {}) as { startedAt?: unknown }
-    return Number.isSafeInteger(startedAt) && (startedAt as number) > 0
-      ? { startedAt: startedAt as number }
-      : undefined
+    startedAt = (JSON.parse(saved) as { startedAt?: unknown } | null)?.startedAt
   } catch {
-    return undefined
+    startedAt = undefined
   }
+  return typeof startedAt === 'number' && Number.isSafeInteger(startedAt)
+    ? { startedAt }
+    : { problem: 'the start the main step saved cannot be read' }
 }
 
-export function jobEndStateText(state: JobEndState): string {
-  return JSON.stringify({ startedAt: state.startedAt })
+/** The saved start, unless it cannot be this job's: after `now`, or more than 6 days before. */
+export function checkedStart(state: JobEndState, now: number): JobEndState {
+  const { startedAt } = state
+  if (startedAt === undefined) return state
+  if (startedAt > now) return { problem: "the start the main step saved is after the post step's" }
+  if (now - startedAt > MAX_JOB_START_AGE_MS) {
+    return { problem: 'the start the main step saved is more than 6 days old, older than any job' }
+  }
+  return state
+}
+
+export function jobEndStateText(startedAt: number): string {
+  return JSON.stringify({ startedAt })
 }

@@ -19,6 +19,8 @@ export interface Runner {
   info(message: string): void
   notice(message: string): void
   warning(message: string): void
+  /** An error annotation that does not fail the step. */
+  error(message: string): void
   /** An error annotation, and a failing exit code. */
   setFailed(message: string): void
   /** Appends markdown to the job summary, when the runner offers one. */
@@ -49,6 +51,7 @@ export const githubRunner: Runner = {
   info: message => core.info(message),
   notice: message => core.notice(message),
   warning: message => core.warning(message),
+  error: message => core.error(message),
   setFailed: message => core.setFailed(message),
   saveState: (name, value) => core.saveState(name, value),
   appendSummary: async markdown => {

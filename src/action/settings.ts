@@ -40,6 +40,8 @@ import {
 export interface ReportingSettings {
   failOnError: FailOnError
   jobSummary: boolean
+  /** With `job-end`, a main step's failure waits for the job's end under `auto`. */
+  recordAt: RecordAt
   /** Why fail-on-error or job-summary is invalid: readSettings throws it. */
   error?: InputError
 }
@@ -94,17 +96,17 @@ export function readSecrets(getInput: GetInput): string[] {
  */
 export function readReportingSettings(getInput: GetInput): ReportingSettings {
   // The parsers throw nothing but InputError.
-  const reporting: ReportingSettings = { failOnError: 'auto', jobSummary: true }
-  try {
-    reporting.failOnError = parseFailOnError(getInput(Inputs.FailOnError))
-  } catch (error) {
-    reporting.error = error as InputError
+  const reporting: ReportingSettings = { failOnError: 'auto', jobSummary: true, recordAt: 'now' }
+  const read = (parse: () => void): void => {
+    try {
+      parse()
+    } catch (error) {
+      reporting.error ??= error as InputError
+    }
   }
-  try {
-    reporting.jobSummary = parseBoolean(Inputs.JobSummary, getInput(Inputs.JobSummary))
-  } catch (error) {
-    reporting.error ??= error as InputError
-  }
+  read(() => (reporting.failOnError = parseFailOnError(getInput(Inputs.FailOnError))))
+  read(() => (reporting.jobSummary = parseBoolean(Inputs.JobSummary, getInput(Inputs.JobSummary))))
+  read(() => (reporting.recordAt = parseRecordAt(getInput(Inputs.RecordAt))))
   return reporting
 }
 
@@ -168,7 +170,6 @@ export function readSettings(
     includeCommits: flag(Inputs.IncludeCommits),
     previousVersion: parseRef(Inputs.PreviousVersion, getInput(Inputs.PreviousVersion)),
     services: parseServices(getInput(Inputs.Services)),
-    recordAt: parseRecordAt(getInput(Inputs.RecordAt)),
     jobStatus: parseJobStatus(getInput(Inputs.JobStatus))
   }
   checkCommandRequirements(settings)

@@ -34,10 +34,11 @@ export async function recordChange(context: CommandContext): Promise<void> {
     // What shipped and how the deploy ended are worth reading even when recording failed.
     summarizeShipped(report, shipped)
     if (deploy !== undefined) {
+      const seconds = durationSeconds(deploy)
       report.table('Deploy', [
         ['Outcome', deploy.outcome],
-        ['Started at', new Date(deploy.startedAt).toISOString()],
-        ['Duration', formatDuration(durationSeconds(deploy))]
+        ['Started at', deploy.startedAt && new Date(deploy.startedAt).toISOString()],
+        ['Duration', seconds === undefined ? undefined : formatDuration(seconds)]
       ])
     }
   }

@@ -8,8 +8,8 @@ import { JOB_END_STATE, jobEndStateText } from '../action/post-state.ts'
 import type { CommandContext } from './command.ts'
 
 /**
- * The key is checked (under the failure policy a rejected key fails before the deploy; an outage
- * only warns), then the start is saved for the post step. Nothing is recorded and no output is set.
+ * The key is checked, then the start is saved for the post step. Nothing is recorded and no
+ * output is set. A failure here is the caller's to defer (see Report.deferFailure).
  */
 export async function prepareJobEnd(
   context: CommandContext,
@@ -17,16 +17,8 @@ export async function prepareJobEnd(
   startedAt: number
 ): Promise<void> {
   const { settings, client, report } = context
-  try {
-    await client.hello()
-  } catch (error) {
-    report.failOrWarn(
-      error,
-      settings.failOnError,
-      'The deploy goes on: the post step will still try to record when the job ends.'
-    )
-  }
-  saveState(JOB_END_STATE, jobEndStateText({ startedAt }))
+  await client.hello()
+  saveState(JOB_END_STATE, jobEndStateText(startedAt))
   const what =
     settings.command === 'heartbeat'
       ? 'The heartbeat will be sent when the job ends, if it succeeds'
