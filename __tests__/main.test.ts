@@ -6,7 +6,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ACTION_NAME, ACTION_VERSION } from '../src/action/names.ts'
-import { run } from '../src/main.ts'
+import {
+  KEY_CHECK_BUDGET_MS,
+  POST_STEP_SERVICE_BUDGET_MS,
+  run,
+  serviceBudget
+} from '../src/main.ts'
 import { Emulator } from '../emulator/emulator.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 import { runnerContext } from './support/run-action.ts'
@@ -187,5 +192,38 @@ describe('when reporting itself fails', () => {
     await run(r, PUSH_ENV)
     expect(r.failures[0]).toContain('timeout-seconds')
     expect(r.summary).toBe('')
+  })
+})
+
+describe('what one step may spend on the service', () => {
+  it('is the outage budget, raised by a larger timeout-seconds, when recording at once', () => {
+    expect(serviceBudget({ recordAt: 'now', timeoutSeconds: 30 }, 'main')).toEqual({
+      timeoutMs: 30_000,
+      outageBudgetMs: 60_000
+    })
+    expect(serviceBudget({ recordAt: 'now', timeoutSeconds: 300 }, 'main')).toEqual({
+      timeoutMs: 300_000,
+      outageBudgetMs: 300_000
+    })
+  })
+
+  it('keeps a job-end key check within 10 s, whatever timeout-seconds says', () => {
+    expect(KEY_CHECK_BUDGET_MS).toBe(10_000)
+    expect(serviceBudget({ recordAt: 'job-end', timeoutSeconds: 300 }, 'main')).toEqual({
+      timeoutMs: 10_000,
+      outageBudgetMs: 10_000
+    })
+  })
+
+  it('keeps a post step’s calls within 150 s, so that it ends within 3 minutes', () => {
+    expect(POST_STEP_SERVICE_BUDGET_MS).toBe(150_000)
+    expect(serviceBudget({ recordAt: 'job-end', timeoutSeconds: 300 }, 'post')).toEqual({
+      timeoutMs: 150_000,
+      outageBudgetMs: 150_000
+    })
+    expect(serviceBudget({ recordAt: 'job-end', timeoutSeconds: 10 }, 'post')).toEqual({
+      timeoutMs: 10_000,
+      outageBudgetMs: 60_000
+    })
   })
 })

@@ -56,9 +56,23 @@ const CALL_HINTS: CallHints = {
   }
 }
 
-/** After SIGTERM or SIGINT the process exits within this, whatever reporting still does. */
+/** After SIGTERM, or a SIGINT with no change to record, the process exits within this. */
 const CANCEL_EXIT_MS = 800
+/**
+ * After SIGINT, a run with a change to record sends it with what it knows within this, then
+ * exits: before the runner's SIGTERM, 7.5 s after its SIGINT.
+ */
+export const CANCEL_GRACE_MS = 5_000
 const SIGNAL_EXIT_CODES = { SIGTERM: 143, SIGINT: 130 } as const
+type Signal = keyof typeof SIGNAL_EXIT_CODES
+/** A job-end main step's key check, retries included: the most a tracking outage delays a deploy. */
+export const KEY_CHECK_BUDGET_MS = 10_000
+/**
+ * A job-end post step's calls to the service, retries included, whatever timeout-seconds and
+ * max-attempts say: with the lookup's 10 s it ends within 3 minutes (after a cancel, the runner
+ * gives all remaining steps and post steps together about 4 min 45 s).
+ */
+export const POST_STEP_SERVICE_BUDGET_MS = 150_000
 
 export async function run(runner: Runner = githubRunner, env: Env = process.env): Promise<void> {
   // First, so that the post step knows it is one whatever happens here.
@@ -92,9 +106,23 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
   const reporting = readReportingSettings(getInput)
   const { failOnError: policy, jobSummary } = reporting
   let client: ServiceClient | undefined
-  const stopWatching = watchForCancellation(signal =>
-    report.cancel(signal, client?.callsInFlight() ?? [], jobSummary)
-  )
+  // SIGINT in a run with a change to record stops the lookup and lets the change be sent.
+  const cancelled = new AbortController()
+  let recordsChange = false
+  let exiting = false
+  const exitCancelled = (signal: Signal): void => {
+    if (exiting) return
+    exiting = true
+    const exit = (): never => process.exit(SIGNAL_EXIT_CODES[signal])
+    setTimeout(exit, CANCEL_EXIT_MS).unref()
+    report.cancel(signal, client?.callsInFlight() ?? [], jobSummary).finally(exit)
+  }
+  const stopWatching = watchForCancellation(signal => {
+    if (signal === 'SIGTERM' || !recordsChange || cancelled.signal.aborted)
+      return exitCancelled(signal)
+    cancelled.abort()
+    setTimeout(() => exitCancelled(signal), CANCEL_GRACE_MS).unref()
+  })
 
   let error: unknown
   try {
@@ -102,14 +130,18 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     report = new Report(runner, redactor, settings.dryRun)
     const { context, warning } = readRunContext(env)
     if (warning) report.warning(warning)
-    const transport = settings.dryRun ? undefined : transportFor(settings, redactor, report)
+    const budget = serviceBudget(settings, phase.phase)
+    const transport = settings.dryRun ? undefined : transportFor(settings, budget, redactor, report)
     if (transport) client = new ServiceClient(transport, CALL_HINTS)
+    recordsChange =
+      settings.command === 'change' && (phase.phase === 'post' || settings.recordAt === 'now')
     const commandContext: CommandContext = {
       settings,
       run: context,
       client: client ?? new DryRunClient(settings.baseUrl, (r, url) => report.printRequest(r, url)),
       report,
-      clock: Date.now
+      clock: Date.now,
+      cancelled: cancelled.signal
     }
     try {
       if (phase.phase === 'post') {
@@ -161,40 +193,58 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
   } finally {
     stopWatching()
   }
+  // Cancelled while the change was recorded: it was sent with what was known; now say so.
+  if (cancelled.signal.aborted) exitCancelled('SIGINT')
+}
+
+/**
+ * What one step may spend on the service: a job-end main step's key check at most
+ * KEY_CHECK_BUDGET_MS, a post step's calls at most POST_STEP_SERVICE_BUDGET_MS, and otherwise the
+ * outage budget, which a larger timeout-seconds raises so that its first attempt is not cut short.
+ */
+export function serviceBudget(
+  settings: Pick<Settings, 'recordAt' | 'timeoutSeconds'>,
+  phase: Phase['phase']
+): { timeoutMs: number; outageBudgetMs: number } {
+  const timeoutMs = settings.timeoutSeconds * 1000
+  const cap =
+    phase === 'post'
+      ? POST_STEP_SERVICE_BUDGET_MS
+      : settings.recordAt === 'job-end'
+        ? KEY_CHECK_BUDGET_MS
+        : Infinity
+  const outageBudgetMs = Math.min(Math.max(OUTAGE_BUDGET_MS, timeoutMs), cap)
+  return { timeoutMs: Math.min(timeoutMs, outageBudgetMs), outageBudgetMs }
 }
 
 /** The transport to the service, in this action's words. */
-function transportFor(settings: Settings, redactor: Redactor, report: Report): Transport {
+function transportFor(
+  settings: Settings,
+  { timeoutMs, outageBudgetMs }: ReturnType<typeof serviceBudget>,
+  redactor: Redactor,
+  report: Report
+): Transport {
   return new Transport({
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
-    timeoutMs: settings.timeoutSeconds * 1000,
+    timeoutMs,
     maxAttempts: settings.maxAttempts,
     userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
     redactor,
     advice: FAILURE_ADVICE,
-    // A timeout-seconds above the budget would otherwise be cut short on its first attempt.
-    retry: {
-      outageBudgetMs: Math.max(OUTAGE_BUDGET_MS, settings.timeoutSeconds * 1000)
-    },
+    retry: { outageBudgetMs },
     log: message => report.info(message)
   })
 }
 
 /**
- * Until the run ends, SIGTERM or SIGINT (a cancelled job) is reported and the process exits
- * promptly instead of dying silently mid-request. A signal that arrives while the run computes
- * (matching globs, say) is delivered once the event loop runs again, and is still reported.
- * Returns what removes the listeners.
+ * Until the run ends, SIGTERM and SIGINT (a cancelled job) go to `onSignal` instead of killing
+ * the process mid-request. A signal that arrives while the run computes (matching globs, say) is
+ * delivered once the event loop runs again. Returns what removes the listeners.
  */
-function watchForCancellation(cancel: (signal: string) => Promise<void>): () => void {
-  const onSignal = (signal: keyof typeof SIGNAL_EXIT_CODES): void => {
-    const code = SIGNAL_EXIT_CODES[signal]
-    setTimeout(() => process.exit(code), CANCEL_EXIT_MS).unref()
-    cancel(signal).finally(() => process.exit(code))
-  }
-  const signals = Object.keys(SIGNAL_EXIT_CODES) as Array<keyof typeof SIGNAL_EXIT_CODES>
-  for (const signal of signals) process.once(signal, onSignal)
+function watchForCancellation(onSignal: (signal: Signal) => void): () => void {
+  const signals = Object.keys(SIGNAL_EXIT_CODES) as Signal[]
+  for (const signal of signals) process.on(signal, onSignal)
   return () => {
     for (const signal of signals) process.off(signal, onSignal)
   }
