@@ -266,6 +266,52 @@ describe('cancellation while the post step records', () => {
   })
 })
 
+describe('a cancel (SIGINT, as the runner sends first)', () => {
+  async function interrupted(
+    inputs: Record<string, string>,
+    state: Record<string, string> | undefined,
+    route: string
+  ) {
+    emulator.inject(route, { hang: true }, Infinity)
+    let signalledAt = 0
+    const run = await action(inputs, {
+      ...(state && { state }),
+      onSpawn: child => {
+        const started = performance.now()
+        const poll = setInterval(() => {
+          if (emulator.requestsTo(route).length > 0) {
+            clearInterval(poll)
+            signalledAt = performance.now() - started
+            child.kill('SIGINT')
+          }
+        }, 10)
+      }
+    })
+    return { run, signalledAt }
+  }
+
+  it('during the post step lets the change in flight finish, within the runner’s 7.5 s, then exits 130 naming it', async () => {
+    const main = await action({ ...JOB_END })
+    const { run, signalledAt } = await interrupted(
+      { ...JOB_END, 'job-status': 'failure', 'timeout-seconds': '60' },
+      main.state,
+      'POST /v2/change'
+    )
+    expect(run.exitCode).toBe(130)
+    expect(run.exitAtMs - signalledAt).toBeLessThan(7500)
+    expect(run.outputs['error']).toMatch(
+      /cancelled \(SIGINT\).*A change \(POST \/v2\/change\) was in flight/
+    )
+  })
+
+  it('during the key check exits at once, naming the key check in flight', async () => {
+    const { run, signalledAt } = await interrupted({ ...JOB_END }, undefined, 'GET /v2/hello')
+    expect(run.exitCode).toBe(130)
+    expect(run.exitAtMs - signalledAt).toBeLessThan(2000)
+    expect(run.outputs['error']).toMatch(/cancelled \(SIGINT\).*GET \/v2\/hello was in flight/)
+  })
+})
+
 describe('record-at: now', () => {
   it('leaves the post step nothing to do: no request, no line, no summary', async () => {
     const main = await action({})

@@ -295,3 +295,48 @@ describe("the toolkit's proxy rules, in the bundle", () => {
     }
   })
 })
+
+describe('a cancel while the lookup runs', () => {
+  /** Runs the deploy, sending `signal` once the lookup is under way. */
+  async function cancelled(signal: NodeJS.Signals, inputs: Record<string, string> = {}) {
+    github.inject('GET /repos/*/*/compare/*', GitHubFaults.hang, Infinity)
+    let signalledAt = 0
+    const run = await action(
+      { 'github-token': TOKEN, 'include-commits': 'true', ...inputs },
+      {
+        eventName: 'workflow_dispatch',
+        payload: {},
+        env: { GITHUB_SHA: sha(9), GITHUB_API_URL: github.url, GITHUB_RUN_ID: RUN_ID },
+        onSpawn: child => {
+          const started = performance.now()
+          const poll = setInterval(() => {
+            if (github.requests.some(r => r.path.includes('/compare/'))) {
+              clearInterval(poll)
+              signalledAt = performance.now() - started
+              child.kill(signal)
+            }
+          }, 10)
+        }
+      }
+    )
+    return { run, signalledAt }
+  }
+
+  it('on SIGINT stops the lookup at once, records the change with what it knows, then exits 130', async () => {
+    const { run, signalledAt } = await cancelled('SIGINT')
+    expect(signalledAt).toBeGreaterThan(0)
+    expect(run.exitCode).toBe(130)
+    // Well before the runner's SIGTERM, 7.5 s after its SIGINT.
+    expect(run.exitAtMs - signalledAt).toBeLessThan(7500)
+    expect(emulator.changes.size).toBe(1)
+    expect(run.outputs['change-id']).toMatch(/\S/)
+    expect(run.stdout).toMatch(/::warning::The run was cancelled \(SIGINT\)/)
+  })
+
+  it('on SIGTERM exits within 2 s, naming what was in flight', async () => {
+    const { run, signalledAt } = await cancelled('SIGTERM')
+    expect(run.exitCode).toBe(143)
+    expect(run.exitAtMs - signalledAt).toBeLessThan(2000)
+    expect(run.outputs['error']).toMatch(/cancelled \(SIGTERM\)/)
+  })
+})
