@@ -340,3 +340,89 @@ describe('a cancel while the lookup runs', () => {
     expect(run.outputs['error']).toMatch(/cancelled \(SIGTERM\)/)
   })
 })
+
+describe("the event's own words, with what shipped added", () => {
+  const since5 = { 'previous-version': sha(5) }
+  const descriptionOf = (run: ActionRun): string =>
+    String(emulator.changes.get(run.outputs['change-id'])?.description)
+  const deployOf = (run: ActionRun): unknown =>
+    (
+      JSON.parse(String(emulator.changes.get(run.outputs['change-id'])?.custom_metadata)) as {
+        deploy?: unknown
+      }
+    ).deploy
+
+  it('keeps a failed deployment’s state, in plain words, and its outcome', async () => {
+    const run = await deploy(sha(9), since5, 'deployment_status', {
+      deployment: { sha: sha(9), environment: 'production' },
+      deployment_status: { state: 'error', environment: 'production' }
+    })
+    expect(descriptionOf(run)).toMatch(
+      /^Deploy 0000000 of octo-org\/octo-repo to production errored: 4 commits since 0000000/
+    )
+    expect(deployOf(run)).toEqual({ outcome: 'failure', status: 'error' })
+    expect(metadataOf(run)).not.toHaveProperty('lead_time_seconds')
+  })
+
+  it('keeps a release’s tag', async () => {
+    const run = await deploy(sha(9), since5, 'release', { release: { tag_name: 'v1.2.3' } })
+    expect(descriptionOf(run)).toMatch(
+      /^Release v1\.2\.3 of octo-org\/octo-repo: 4 commits since 0000000/
+    )
+  })
+
+  it('keeps a pushed tag’s name', async () => {
+    const run = await deploy(
+      sha(9),
+      since5,
+      'push',
+      { ref: 'refs/tags/v2.0.0' },
+      {
+        GITHUB_REF: 'refs/tags/v2.0.0',
+        GITHUB_REF_NAME: 'v2.0.0',
+        GITHUB_REF_TYPE: 'tag'
+      }
+    )
+    expect(descriptionOf(run)).toMatch(
+      /^Deploy tag v2\.0\.0 at 0000000 of octo-org\/octo-repo: 4 commits/
+    )
+  })
+
+  it('keeps a failed workflow run’s conclusion, and its outcome', async () => {
+    const run = await deploy(sha(1), since5, 'workflow_run', {
+      workflow_run: { head_sha: sha(9), name: 'CI', head_branch: 'main', conclusion: 'timed_out' }
+    })
+    expect(descriptionOf(run)).toMatch(
+      /^Workflow "CI" run at 0000000 on main of .* timed out: 4 commits/
+    )
+    expect(deployOf(run)).toEqual({ outcome: 'failure', status: 'timed_out' })
+  })
+
+  it('records a merged pull request at the commit that landed, and says it merged', async () => {
+    const run = await deploy(sha(1), since5, 'pull_request', {
+      action: 'closed',
+      pull_request: {
+        number: 42,
+        title: 'Fix cart',
+        merged: true,
+        merge_commit_sha: sha(9),
+        head: { sha: sha(11) }
+      }
+    })
+    expect(emulator.changes.get(run.outputs['change-id'])?.version).toBe(sha(9))
+    expect(descriptionOf(run)).toMatch(/^Pull request #42 "Fix cart" merged at 0000000 of /)
+  })
+
+  it('records nothing for a push that deleted its branch, and says so once', async () => {
+    const run = await deploy('0'.repeat(40), {}, 'push', {
+      ref: 'refs/heads/old',
+      deleted: true,
+      before: sha(5),
+      after: '0'.repeat(40)
+    })
+    expect(run.exitCode).toBe(0)
+    expect(emulator.changes.size).toBe(0)
+    expect(run.stdout.match(/::notice::/g)).toHaveLength(1)
+    expect(run.stdout).toContain('No change recorded: this push deleted a branch or tag')
+  })
+})
