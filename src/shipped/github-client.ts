@@ -10,8 +10,12 @@ import { formatSeconds } from '../text.ts'
 import type { LookupOptions } from './types.ts'
 import { callFailure, LookupError } from './warning.ts'
 
-/** At most this many GitHub API calls per lookup, whatever the history: no paging through all of it. */
-export const MAX_API_CALLS = 6
+/**
+ * At most this many GitHub API calls per lookup, whatever the history. The previous deploy takes 2
+ * on the usual path (at most 6), the compare pages the rest, 250 commits each (a range of up to
+ * 2,500 commits is read whole), and titles what is left, at most 3.
+ */
+export const MAX_API_CALLS = 12
 /** The whole lookup's time: the change is sent when it runs out, so a slow API never holds a deploy. */
 export const LOOKUP_BUDGET_MS = 10_000
 /** The REST API version the calls are written for. */

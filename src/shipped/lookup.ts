@@ -40,7 +40,6 @@ export async function lookUpShipped(
   }
   const link = `${options.serverUrl.replace(/\/+$/, '')}/${options.repository}`
   const shippedOf = ({ previous, range, titles, runStartedAt, apiCalls }: Found): Shipped => {
-    const { messages = [], ...counted } = range ?? {}
     const from = previous && encodeURIComponent(previous.sha ?? previous.ref)
     return {
       ...emptyShipped(),
@@ -49,8 +48,8 @@ export async function lookUpShipped(
         compareUrl: `${link}/compare/${from}...${encodeURIComponent(version)}`
       }),
       ...(previous?.sha && { previousSha: previous.sha }),
-      ...counted,
-      ...pullRequestsIn(messages, link, titles),
+      ...range,
+      ...pullRequestsIn(range?.messages ?? [], link, titles),
       ...(runStartedAt && { runStartedAt }),
       apiCalls
     }
