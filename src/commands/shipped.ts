@@ -60,7 +60,8 @@ export function logShipped(report: Report, shipped: Shipped | undefined): void {
       ? `previous deploy ${shipped.previousSha} (from ${shipped.source ?? 'unknown'})`
       : 'no previous deploy',
     shipped.commitCount !== undefined && plural(shipped.commitCount, 'commit'),
-    shipped.pullRequestCount > 0 && plural(shipped.pullRequestCount, 'pull request'),
+    shipped.pullRequestCount > 0 &&
+      `${shipped.pullRequestsComplete ? '' : 'at least '}${plural(shipped.pullRequestCount, 'pull request')}`,
     shipped.rollback && 'a rollback',
     shipped.compareUrl,
     plural(shipped.apiCalls, 'GitHub API call')
@@ -74,9 +75,10 @@ export function summarizeShipped(report: Report, shipped: Shipped | undefined): 
   const byNumber = new Map(shipped.pullRequests.map(pr => [pr.number, pr]))
   const commits = shipped.commits.slice(-MAX_SUMMARY_COMMITS)
   const count = shipped.commitCount ?? shipped.commits.length
+  const of = shipped.pullRequestsComplete ? 'of' : 'read of'
   const title =
     count > commits.length
-      ? `Commits (the newest ${commits.length} of ${count})`
+      ? `Commits (the newest ${commits.length} ${of} ${count})`
       : `Commits (${commits.length})`
   report.list(
     title,
