@@ -1,7 +1,8 @@
 /**
  * The lookup as a whole: the stages composed into what a change ships, exact counts over every
  * compare page, the push payload without a token or when the API fails, one warning that keeps
- * whatever was found, the call bound, the time budget, and GitHub Enterprise Server's /api/v3.
+ * whatever was found, the call bound, the time budget, a cancelled run, and GitHub Enterprise
+ * Server's /api/v3.
  */
 import { describe, expect, it } from '@jest/globals'
 import { FakeGitHub, GitHubFaults, type GitHubCommit } from '../../emulator/github.ts'
@@ -138,6 +139,28 @@ describe('with a token', () => {
     )
     expect(shipped).toMatchObject({ commitCount: 300, apiCalls: 2 })
     expect(warning).toMatch(/answered HTTP 502 .*recorded with what was found\.$/)
+  })
+
+  it('stops at once when the run is cancelled, with what it found before', async () => {
+    fake().repository.commits = history(601)
+    fake().inject('GET /repos/*/*/compare/*?page=3', GitHubFaults.hang)
+    const cancel = new AbortController()
+    setTimeout(() => cancel.abort(), 50)
+    const { shipped, warning } = await lookUpShipped(
+      lookupOptions(fake(), {
+        version: sha(601),
+        previousVersion: sha(1),
+        budgetMs: 60_000,
+        signal: cancel.signal
+      })
+    )
+    // Page 1 was read and page 3 was in flight; nothing was asked after the cancel.
+    expect(fake().requests).toHaveLength(2)
+    expect(shipped).toMatchObject({ commitCount: 600, pullRequestsComplete: false, apiCalls: 2 })
+    expect(shipped.commits).toHaveLength(COMPARE_PAGE_SIZE)
+    expect(warning).toBe(
+      `Could not look up everything this change ships: the run was cancelled before GET /repos/${REPOSITORY}/compare/${sha(1)}...${sha(601)} was answered. The change is recorded with what was found.`
+    )
   })
 
   it('returns when its time budget runs out, with what it found before', async () => {

@@ -20,7 +20,7 @@ const MAX_SUMMARY_COMMITS = 50
  * change is recorded without that part.
  */
 export async function findShipped(
-  { settings, run, report }: CommandContext,
+  { settings, run, report, signal }: CommandContext,
   subject: { version?: string; environment?: string }
 ): Promise<Shipped | undefined> {
   if (!settings.includeCommits) return undefined
@@ -38,7 +38,8 @@ export async function findShipped(
     version,
     previousVersion: settings.previousVersion,
     environment: subject.environment,
-    advice: { tokenInput: Inputs.GithubToken }
+    advice: { tokenInput: Inputs.GithubToken },
+    signal
   })
   if (warning) report.warning(warning)
   return shipped

@@ -25,6 +25,8 @@ export interface LookupOptions {
   environment?: string
   /** Defaults to LOOKUP_BUDGET_MS. */
   budgetMs?: number
+  /** Aborted when the run is cancelled: the lookup stops at once, with what it found. */
+  signal?: AbortSignal
   advice: LookupAdvice
 }
 
