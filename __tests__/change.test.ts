@@ -204,8 +204,10 @@ describe('buildChangeRequest: one outcome, and a lead time only for what shipped
   const commits = [{ sha: 'a'.repeat(40), message: 'x', committedAt: '2026-11-23T09:00:00Z' }]
   const shipped = {
     commits,
+    messages: [],
     pullRequests: [],
     pullRequestCount: 0,
+    pullRequestsComplete: true,
     rollback: false,
     changedFilesComplete: false,
     apiCalls: 0

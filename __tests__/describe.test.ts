@@ -3,17 +3,9 @@ import { describe, expect, it } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import type { DeployRecord } from '../src/deploy.ts'
 import { describeChange, MAX_DESCRIPTION_CHARS } from '../src/describe.ts'
-import type { Shipped } from '../src/shipped/types.ts'
+import { emptyShipped, type Shipped } from '../src/shipped/types.ts'
 
 const sha = (seed: string): string => createHash('sha1').update(seed).digest('hex')
-const emptyShipped = (): Shipped => ({
-  commits: [],
-  pullRequests: [],
-  pullRequestCount: 0,
-  rollback: false,
-  changedFilesComplete: false,
-  apiCalls: 0
-})
 const STARTED = Date.parse('2026-11-23T10:00:00Z')
 const ended = (outcome: DeployRecord['outcome'], seconds: number): DeployRecord => ({
   outcome,
@@ -25,8 +17,10 @@ const ended = (outcome: DeployRecord['outcome'], seconds: number): DeployRecord 
 const VERSION = '6113728' + sha('v').slice(7)
 const PREVIOUS = '9f2c1d0' + sha('p').slice(7)
 
+/** A range read whole, unless said otherwise. */
 function shipped(overrides: Partial<Shipped>): Shipped {
-  return { ...emptyShipped(), previousSha: PREVIOUS, source: 'deployment', ...overrides }
+  const known = { previousSha: PREVIOUS, source: 'deployment' as const, pullRequestsComplete: true }
+  return { ...emptyShipped(), ...known, ...overrides }
 }
 
 const pulls = [
@@ -50,6 +44,26 @@ describe('describeChange with what shipped', () => {
     expect(text).toBe(
       'Deploy acme/shop 6113728 to production: 3 commits since 9f2c1d0 (#41 Add login, #42 Fix cart, #43, +1 more)'
     )
+  })
+
+  it('states no count it does not know when commits were left unread', () => {
+    const partial = { commitCount: 3000, pullRequests: pulls, pullRequestsComplete: false }
+    expect(
+      describeChange({ ...base, shipped: shipped({ ...partial, pullRequestCount: 40 }) })
+    ).toBe(
+      'Deploy acme/shop 6113728 to production: 3000 commits since 9f2c1d0 (#41 Add login, #42 Fix cart, #43, +more)'
+    )
+    // All that was found fits: there may be more, and nothing says there are none.
+    expect(
+      describeChange({ ...base, shipped: shipped({ ...partial, pullRequestCount: 3 }) })
+    ).toMatch(/3000 commits since 9f2c1d0 \(#41 Add login, #42 Fix cart, #43\)$/)
+    // No title fits: the bare count of a read range, and nothing when it is not known.
+    const event = 'e'.repeat(150)
+    const none = { commitCount: 3000, pullRequestCount: 7, pullRequests: pulls }
+    expect(describeChange({ event, shipped: shipped(none) })).toMatch(/ \(7 pull requests\)$/)
+    expect(
+      describeChange({ event, shipped: shipped({ ...none, pullRequestsComplete: false }) })
+    ).toBe(`${event}: 3000 commits since 9f2c1d0`)
   })
 
   it("uses the head commit's first line for one commit", () => {

@@ -104,7 +104,10 @@ function shippedDetail(shipped: Shipped, matchingFiles: number | undefined): str
   return previous ? `${matching}commits${since}` : undefined
 }
 
-/** " (#41 Add login, #42 Fix cart, +1 more)", as many as fit; '' when there are none. */
+/**
+ * " (#41 Add login, #42 Fix cart, +1 more)", as many as fit; '' when there are none. When commits
+ * were left unread the count is unknown: "+more" when more were found than fit, and no bare count.
+ */
 function pullRequestList(shipped: Shipped, used: number): string {
   if (shipped.rollback || shipped.pullRequestCount === 0 || shipped.pullRequests.length === 0) {
     return ''
@@ -117,17 +120,19 @@ function pullRequestList(shipped: Shipped, used: number): string {
       ? ` ${truncateText(oneLine(pull.title), MAX_DESCRIBED_TITLE_CHARS)}`
       : ''
     const candidate = [...items, `#${pull.number}${title}`]
-    if (used + listText(candidate, shipped.pullRequestCount).length > MAX_DESCRIPTION_CHARS) break
+    if (used + listText(candidate, shipped).length > MAX_DESCRIPTION_CHARS) break
     items.push(`#${pull.number}${title}`)
   }
   if (items.length === 0) {
     const onlyCount = ` (${plural(shipped.pullRequestCount, 'pull request')})`
-    return used + onlyCount.length <= MAX_DESCRIPTION_CHARS ? onlyCount : ''
+    const fits = used + onlyCount.length <= MAX_DESCRIPTION_CHARS
+    return fits && shipped.pullRequestsComplete ? onlyCount : ''
   }
-  return listText(items, shipped.pullRequestCount)
+  return listText(items, shipped)
 }
 
-function listText(items: string[], total: number): string {
-  const more = total - items.length
-  return ` (${[...items, ...(more > 0 ? [`+${more} more`] : [])].join(', ')})`
+function listText(items: string[], shipped: Shipped): string {
+  const more = shipped.pullRequestCount - items.length
+  const rest = shipped.pullRequestsComplete ? `+${more} more` : '+more'
+  return ` (${[...items, ...(more > 0 ? [rest] : [])].join(', ')})`
 }

@@ -1,8 +1,8 @@
 /**
  * What a change ships, end to end: the bundled action as a process against the emulator and the
- * fake GitHub API. The lookup's findings in the change, its outputs, log and summary; the push
- * payload without a token; a failed later page; failures that never fail the step; the token's
- * secrecy; and the toolkit's proxy rules as the bundle applies them.
+ * fake GitHub API. The lookup's findings in the change, its outputs, log and summary; exact counts
+ * over every compare page; the push payload without a token; a failed later page; failures that
+ * never fail the step; the token's secrecy; and the toolkit's proxy rules as the bundle applies them.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { Emulator } from '../../emulator/emulator.ts'
@@ -15,7 +15,7 @@ const TOKEN = 'ghs_e2eToken0123456789abcdef'
 const REPOSITORY = 'octo-org/octo-repo'
 const RUN_ID = '9876543210'
 /** The stated bound on GitHub API calls per run. */
-const MAX_API_CALLS = 6
+const MAX_API_CALLS = 12
 
 /** A SHA that reads as its number: commit 7 is 0000…0007. */
 const sha = (n: number): string => n.toString(16).padStart(40, '0')
@@ -164,13 +164,35 @@ it('says plainly when a deploy is a rollback', async () => {
   )
 })
 
+it('counts a 600-commit range exactly, reading every compare page', async () => {
+  github.repository.commits = history(601)
+  const run = await deploy(sha(601), { 'previous-version': sha(1) })
+  expect(run.exitCode).toBe(0)
+  expect(warningsOf(run)).toEqual([])
+  // Every third commit of 2 to 601 is a pull request's squash merge: 3, 6, …, 600.
+  expect(metadataOf(run)).toMatchObject({ commit_count: 600, pull_request_count: 200 })
+  expect(metadataOf(run)).not.toHaveProperty('pull_requests_complete')
+  expect((metadataOf(run)['commits'] as unknown[]).length).toBe(50)
+  expect(metadataOf(run)['lead_time_seconds']).toMatchObject({ commits: 600 })
+  expect(String(emulator.changes.get(run.outputs['change-id'])?.description)).toMatch(
+    /600 commits since 0000000 \(#\d+ Change \d+, .*\+\d+ more\)$/
+  )
+  expect(run.stdout).toContain('600 commits, 200 pull requests')
+  expect(run.summary).toContain('Commits \\(the newest 50 of 600\\)')
+  expect(github.requestsTo('GET /repos/*/*/compare/*')).toHaveLength(3)
+  expect(github.requests.length).toBeLessThanOrEqual(MAX_API_CALLS)
+})
+
 it('keeps the count of the first compare page when the last page fails, with one warning', async () => {
   github.repository.commits = history(601)
   github.inject('GET /repos/*/*/compare/*?page=3', GitHubFaults.badGateway, Infinity)
   const run = await deploy(sha(601), { 'previous-version': sha(1) })
   expect(run.exitCode).toBe(0)
   expect(run.outputs['commit-count']).toBe('600')
-  expect(metadataOf(run)['commit_count']).toBe(600)
+  expect(metadataOf(run)).toMatchObject({ commit_count: 600, pull_requests_complete: false })
+  expect(run.stdout).toContain('600 commits, at least 83 pull requests')
+  // The newest commits read are those of page 1, not the newest of the range.
+  expect(run.summary).toContain('Commits \\(the newest 50 read of 600\\)')
   expect(warningsOf(run)).toEqual([
     expect.stringMatching(
       /GET \/repos\/octo-org\/octo-repo\/compare\/.* answered HTTP 502.* recorded with what was found/

@@ -1,11 +1,11 @@
 /**
  * The range since the previous deploy: one reading of a commit, and the compare read by page
- * number (the exact count, the newest commits, the files, a rollback), where a later page that
- * fails keeps what the first page said.
+ * number (the exact count, every commit, the files, a rollback), newest pages first when calls run
+ * short, where a later page that fails keeps what the first page said.
  */
 import { describe, expect, it } from '@jest/globals'
 import { GitHubFaults } from '../../emulator/github.ts'
-import { compareSince, MAX_COMMITS, readCommits } from '../../src/shipped/compare.ts'
+import { compareSince, readCommits } from '../../src/shipped/compare.ts'
 import type { PreviousDeploy } from '../../src/shipped/previous-deploy.ts'
 import { history, queryFor, sha, useFakeGitHub, withGitHub } from './fake-github.ts'
 
@@ -55,48 +55,50 @@ describe('readCommits', () => {
     expect(read.messages).toEqual([`  Add   login (#41)\r\n\r\nbody`, 'x'.repeat(300), ''])
   })
 
-  it(`keeps the newest ${MAX_COMMITS} commits, and every message for the pull requests`, () => {
-    const items = shas(1, 60).map(sha => ({ sha, message: sha, authors: [], committedAt: '' }))
+  it('keeps every commit, and its message up to 2,000 characters', () => {
+    const items = shas(1, 600).map(sha => ({
+      sha,
+      message: `Fix ${sha}\n\n${'x'.repeat(3000)}`,
+      authors: [],
+      committedAt: ''
+    }))
     const read = readCommits(items)
-    expect(read.commits.map(commit => commit.sha)).toEqual(shas(11, 60))
-    expect(read.messages).toHaveLength(60)
+    expect(read.commits.map(commit => commit.sha)).toEqual(shas(1, 600))
+    expect(read.messages.map(message => message.length)).toEqual(Array(600).fill(2000))
   })
 })
 
 describe('the compare', () => {
-  it('counts 600 commits exactly, and reads the last page by number for the newest ones', async () => {
+  it('reads every page of 600 commits by number, the newest first', async () => {
     const { range, calls } = await compare(601, from(1))
     expect(range?.commitCount).toBe(600)
-    expect(range?.commits.map(commit => commit.sha)).toEqual(shas(552, 601))
-    // Page 3 holds the newest 100: page 2 is not needed.
-    expect(pagesAsked()).toEqual(['1', '3'])
+    expect(range?.commits.map(commit => commit.sha)).toEqual(shas(2, 601))
+    expect(range?.messages).toHaveLength(600)
+    expect(range?.pullRequestsComplete).toBe(true)
+    expect(pagesAsked()).toEqual(['1', '3', '2'])
     expect(fake().requests.every(request => /[?&]per_page=250(&|$)/.test(request.path))).toBe(true)
-    expect(calls).toBe(2)
+    expect(calls).toBe(3)
     expect(range?.changedFiles).toHaveLength(300)
     expect(range?.changedFilesComplete).toBe(false)
   })
 
-  it('reads the pages before the last, newest first, while it has too few commits', async () => {
-    const { range } = await compare(511, from(1))
-    expect(pagesAsked()).toEqual(['1', '3', '2'])
-    expect(range?.commits.map(commit => commit.sha)).toEqual(shas(462, 511))
-    // Every page read gives its messages: all 510 commits were read.
-    expect(range?.messages).toHaveLength(510)
-  })
-
-  it('reads no later page when no call is left', async () => {
-    const { range, failure } = await compare(601, from(1), { maxCalls: 1 })
-    expect(pagesAsked()).toEqual(['1'])
+  it('reads the newest pages while calls are left, and says commits were left unread', async () => {
+    const { range, failure } = await compare(601, from(1), { maxCalls: 2 })
+    expect(pagesAsked()).toEqual(['1', '3'])
     expect(range?.commitCount).toBe(600)
+    expect(range?.commits.map(commit => commit.sha)).toEqual([...shas(2, 251), ...shas(502, 601)])
+    expect(range?.pullRequestsComplete).toBe(false)
     expect(failure).toBeUndefined()
   })
 
   it('keeps the count, the files and the commits of page 1 when a later page fails', async () => {
     fake().inject('GET /repos/*/*/compare/*?page=3', GitHubFaults.badGateway, Infinity)
     const { range, failure } = await compare(601, from(1))
+    expect(pagesAsked()).toEqual(['1', '3'])
     expect(range?.commitCount).toBe(600)
     expect(range?.changedFiles).toHaveLength(300)
-    expect(range?.commits.map(commit => commit.sha)).toEqual(shas(202, 251))
+    expect(range?.commits.map(commit => commit.sha)).toEqual(shas(2, 251))
+    expect(range?.pullRequestsComplete).toBe(false)
     expect(failure?.message).toMatch(
       /^GET \/repos\/octo-org\/octo-repo\/compare\/\S+ answered HTTP 502/
     )
@@ -131,7 +133,7 @@ describe('the compare', () => {
 
   it('makes no call when the previous deploy is this very commit', async () => {
     const { range, calls } = await compare(7, { ...from(7), ref: sha(7).toUpperCase() })
-    expect(range).toMatchObject({ commitCount: 0, changedFiles: [], changedFilesComplete: true })
+    expect(range).toMatchObject({ commitCount: 0, changedFiles: [], pullRequestsComplete: true })
     expect(calls).toBe(0)
   })
 

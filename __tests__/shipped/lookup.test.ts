@@ -1,12 +1,16 @@
 /**
- * The lookup as a whole: the stages composed into what a change ships, the push payload without
- * a token or when the API fails, one warning that keeps whatever was found, the call bound, the
- * time budget, and GitHub Enterprise Server's /api/v3.
+ * The lookup as a whole: the stages composed into what a change ships, exact counts over every
+ * compare page, the push payload without a token or when the API fails, one warning that keeps
+ * whatever was found, the call bound, the time budget, a cancelled run, and GitHub Enterprise
+ * Server's /api/v3.
  */
 import { describe, expect, it } from '@jest/globals'
-import { FakeGitHub, GitHubFaults } from '../../emulator/github.ts'
+import { FakeGitHub, GitHubFaults, type GitHubCommit } from '../../emulator/github.ts'
 import { testCertificate } from '../../emulator/tls.ts'
+import { leadTime } from '../../src/lead-time.ts'
+import { COMPARE_PAGE_SIZE } from '../../src/shipped/compare.ts'
 import { lookUpShipped, MAX_API_CALLS } from '../../src/shipped/lookup.ts'
+import { shippedMetadata } from '../../src/shipped/metadata.ts'
 import {
   history,
   lookupOptions,
@@ -38,6 +42,10 @@ const repository = () => ({
   pulls: [{ number: 42, title: 'Fix the cart' }]
 })
 const fake = useFakeGitHub(repository)
+
+/** Commits 1 to `count`, each a squash merge of its own pull request #n. */
+const squashMerges = (count: number): GitHubCommit[] =>
+  history(count).map((commit, i) => ({ ...commit, message: `Change ${i + 1} (#${i + 1})` }))
 const SERVER = `https://github.com/${REPOSITORY}`
 
 const pushPayload = {
@@ -83,6 +91,12 @@ describe('with a token', () => {
           { number: 42, title: 'Fix the cart', url: `${SERVER}/pull/42` }
         ],
         pullRequestCount: 2,
+        pullRequestsComplete: true,
+        messages: [
+          'Change 10 (#110)\n\nbody',
+          'Merge pull request #42 from acme/cart',
+          'Commit 12'
+        ],
         rollback: false,
         changedFiles: [{ path: 'src/f10.ts' }, { path: 'src/f11.ts' }, { path: 'src/f12.ts' }],
         changedFilesComplete: true,
@@ -127,6 +141,28 @@ describe('with a token', () => {
     expect(warning).toMatch(/answered HTTP 502 .*recorded with what was found\.$/)
   })
 
+  it('stops at once when the run is cancelled, with what it found before', async () => {
+    fake().repository.commits = history(601)
+    fake().inject('GET /repos/*/*/compare/*?page=3', GitHubFaults.hang)
+    const cancel = new AbortController()
+    setTimeout(() => cancel.abort(), 50)
+    const { shipped, warning } = await lookUpShipped(
+      lookupOptions(fake(), {
+        version: sha(601),
+        previousVersion: sha(1),
+        budgetMs: 60_000,
+        signal: cancel.signal
+      })
+    )
+    // Page 1 was read and page 3 was in flight; nothing was asked after the cancel.
+    expect(fake().requests).toHaveLength(2)
+    expect(shipped).toMatchObject({ commitCount: 600, pullRequestsComplete: false, apiCalls: 2 })
+    expect(shipped.commits).toHaveLength(COMPARE_PAGE_SIZE)
+    expect(warning).toBe(
+      `Could not look up everything this change ships: the run was cancelled before GET /repos/${REPOSITORY}/compare/${sha(1)}...${sha(601)} was answered. The change is recorded with what was found.`
+    )
+  })
+
   it('returns when its time budget runs out, with what it found before', async () => {
     fake().inject('GET /repos/*/*/compare/*', GitHubFaults.hang)
     const { shipped, warning } = await lookUpShipped(
@@ -136,18 +172,51 @@ describe('with a token', () => {
     expect(warning).toContain("within the lookup's time budget of 0.2 s")
   })
 
-  it(`never makes more than ${MAX_API_CALLS} calls`, async () => {
-    // Three calls for deployments that never succeeded, two for the runs, one compare: no call
-    // is left for the merge commit's title.
-    fake().repository.deployments = [1, 2].map(id => ({
-      id,
-      sha: sha(id),
-      environment: 'production'
-    }))
-    const { shipped } = await lookUpShipped(lookupOptions(fake(), { environment: 'production' }))
+  it('counts the pull requests of 1,000 commits exactly, over every compare page', async () => {
+    fake().repository.commits = squashMerges(1001)
+    const { shipped, warning } = await lookUpShipped(
+      lookupOptions(fake(), { version: sha(1001), previousVersion: sha(1) })
+    )
+    expect(warning).toBeUndefined()
+    expect(fake().requestsTo('GET /repos/*/*/compare/*')).toHaveLength(4)
+    expect(shipped).toMatchObject({ commitCount: 1000, pullRequestCount: 1000 })
+    expect(shipped.pullRequestsComplete).toBe(true)
+    expect(shipped.commits).toHaveLength(1000)
+    expect(shipped.messages).toHaveLength(1000)
+    expect(shippedMetadata(shipped)).toMatchObject({ commit_count: 1000, pull_request_count: 1000 })
+    expect(shippedMetadata(shipped)).not.toHaveProperty('pull_requests_complete')
+  })
+
+  it(`makes at most ${MAX_API_CALLS} calls, and says so when a longer range is left unread`, async () => {
+    const length = MAX_API_CALLS * COMPARE_PAGE_SIZE + 500
+    fake().repository.commits = squashMerges(length + 1)
+    const { shipped, warning } = await lookUpShipped(
+      lookupOptions(fake(), { version: sha(length + 1), previousVersion: sha(1) })
+    )
+    expect(warning).toBeUndefined()
     expect(fake().requests).toHaveLength(MAX_API_CALLS)
-    expect(shipped).toMatchObject({ source: 'workflow-run', apiCalls: MAX_API_CALLS })
-    expect(shipped.pullRequests.find(pull => pull.number === 42)?.title).toBeUndefined()
+    const read = MAX_API_CALLS * COMPARE_PAGE_SIZE
+    expect(shipped).toMatchObject({ commitCount: length, pullRequestCount: read })
+    expect(shipped.pullRequestsComplete).toBe(false)
+  })
+
+  it('covers every commit read in the lead time', async () => {
+    // 300 commits, 10 minutes apart; the change is recorded 10 minutes after the newest.
+    const start = Date.parse('2026-03-01T00:00:00Z')
+    const at = (n: number) => start + n * 600_000
+    fake().repository.commits = history(301).map((commit, i) => ({
+      ...commit,
+      date: new Date(at(i)).toISOString()
+    }))
+    const { shipped } = await lookUpShipped(
+      lookupOptions(fake(), { version: sha(301), previousVersion: sha(1) })
+    )
+    expect(leadTime(shipped.commits, at(301))).toEqual({
+      median: 90_300,
+      max: 180_000,
+      commits: 300,
+      dropped: 0
+    })
   })
 
   it('falls back to the push payload when the API refuses the token', async () => {

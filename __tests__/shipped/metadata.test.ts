@@ -1,14 +1,22 @@
 /** The fields a lookup adds to the change's custom_metadata, within their size bound. */
 import { describe, expect, it } from '@jest/globals'
-import { MAX_SHIPPED_METADATA_BYTES, shippedMetadata } from '../../src/shipped/metadata.ts'
+import {
+  MAX_COMMITS,
+  MAX_SHIPPED_METADATA_BYTES,
+  shippedMetadata
+} from '../../src/shipped/metadata.ts'
 import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
 import { sha } from './fake-github.ts'
 
 const PREVIOUS = sha(9)
 
+/** A range read whole, unless said otherwise. */
 function shipped(overrides: Partial<Shipped>): Shipped {
-  return { ...emptyShipped(), previousSha: PREVIOUS, source: 'deployment', ...overrides }
+  const known = { previousSha: PREVIOUS, source: 'deployment' as const, pullRequestsComplete: true }
+  return { ...emptyShipped(), ...known, ...overrides }
 }
+
+const commit = (n: number) => ({ sha: sha(n), message: `Commit ${n}`, committedAt: '' })
 
 const pulls = [{ number: 41, title: 'Add login', url: 'https://github.com/acme/shop/pull/41' }]
 
@@ -36,6 +44,33 @@ describe('shippedMetadata', () => {
       run_started_at: '2026-03-01T10:00:05Z'
     })
     expect(shippedMetadata(shipped({ rollback: true }))).toMatchObject({ rollback: true })
+  })
+
+  it(`lists the newest ${MAX_COMMITS} of every commit read`, () => {
+    const commits = Array.from({ length: 300 }, (_, i) => commit(i + 1))
+    const fields = shippedMetadata(shipped({ commitCount: 300, commits }))
+    expect(fields.commits).toEqual(
+      commits.slice(-MAX_COMMITS).map(({ sha, message }) => ({ sha, message }))
+    )
+    expect(fields.commit_count).toBe(300)
+  })
+
+  it('says the pull request count is not exact when commits were left unread', () => {
+    const partial = {
+      commitCount: 3000,
+      commits: [commit(1)],
+      pullRequests: pulls,
+      pullRequestCount: 40
+    }
+    expect(shippedMetadata(shipped({ ...partial, pullRequestsComplete: false }))).toMatchObject({
+      pull_request_count: 40,
+      pull_requests_complete: false
+    })
+    expect(shippedMetadata(shipped(partial))).not.toHaveProperty('pull_requests_complete')
+    // Nothing was read: nothing is claimed, complete or not.
+    expect(shippedMetadata(shipped({ pullRequestsComplete: false }))).not.toHaveProperty(
+      'pull_requests_complete'
+    )
   })
 
   it(`stays under ${MAX_SHIPPED_METADATA_BYTES} bytes, keeping the newest entries and exact counts`, () => {

@@ -43,7 +43,8 @@ describe('shippedFromPushPayload', () => {
       messages: ['Add login (#41)\n\nmore', 'Commit 11'],
       rollback: false,
       changedFiles: [{ path: 'a.ts' }, { path: 'b.ts' }, { path: 'c.ts' }],
-      changedFilesComplete: true
+      changedFilesComplete: true,
+      pullRequestsComplete: true
     })
   })
 
@@ -59,12 +60,14 @@ describe('shippedFromPushPayload', () => {
     ])
   })
 
-  it('leaves the count and the files unknown when the payload may have been cut', () => {
+  it('leaves the counts and the files unknown when the payload may have been cut, and keeps every commit', () => {
     const commits = Array.from({ length: MAX_PUSH_PAYLOAD_COMMITS }, (_, i) => commit(i + 1))
     const shipped = shippedFromPushPayload('push', push(commits), VERSION)
     expect(shipped?.commitCount).toBeUndefined()
     expect(shipped?.changedFilesComplete).toBe(false)
-    expect(shipped?.commits).toHaveLength(50)
+    expect(shipped?.pullRequestsComplete).toBe(false)
+    expect(shipped?.commits).toHaveLength(MAX_PUSH_PAYLOAD_COMMITS)
+    expect(shipped?.messages).toHaveLength(MAX_PUSH_PAYLOAD_COMMITS)
   })
 
   it.each([

@@ -17,6 +17,8 @@ export interface CommandContext {
   cancelled?: AbortSignal
   /** In the post step of `record-at: job-end`: how the deploy ended, and when it started. */
   deploy?: DeployRecord
+  /** Aborted when the run is cancelled: the lookup stops, and the change is sent with what it knows. */
+  signal?: AbortSignal
 }
 
 export type CommandHandler = (context: CommandContext) => Promise<void>

@@ -20,7 +20,7 @@ const MAX_SUMMARY_COMMITS = 50
  * change is recorded without that part.
  */
 export async function findShipped(
-  { settings, run, report }: CommandContext,
+  { settings, run, report, signal }: CommandContext,
   subject: { version?: string; environment?: string }
 ): Promise<Shipped | undefined> {
   if (!settings.includeCommits) return undefined
@@ -38,7 +38,8 @@ export async function findShipped(
     version,
     previousVersion: settings.previousVersion,
     environment: subject.environment,
-    advice: { tokenInput: Inputs.GithubToken }
+    advice: { tokenInput: Inputs.GithubToken },
+    signal
   })
   if (warning) report.warning(warning)
   return shipped
@@ -60,7 +61,8 @@ export function logShipped(report: Report, shipped: Shipped | undefined): void {
       ? `previous deploy ${shipped.previousSha} (from ${shipped.source ?? 'unknown'})`
       : 'no previous deploy',
     shipped.commitCount !== undefined && plural(shipped.commitCount, 'commit'),
-    shipped.pullRequestCount > 0 && plural(shipped.pullRequestCount, 'pull request'),
+    shipped.pullRequestCount > 0 &&
+      `${shipped.pullRequestsComplete ? '' : 'at least '}${plural(shipped.pullRequestCount, 'pull request')}`,
     shipped.rollback && 'a rollback',
     shipped.compareUrl,
     plural(shipped.apiCalls, 'GitHub API call')
@@ -74,9 +76,10 @@ export function summarizeShipped(report: Report, shipped: Shipped | undefined): 
   const byNumber = new Map(shipped.pullRequests.map(pr => [pr.number, pr]))
   const commits = shipped.commits.slice(-MAX_SUMMARY_COMMITS)
   const count = shipped.commitCount ?? shipped.commits.length
+  const of = shipped.pullRequestsComplete ? 'of' : 'read of'
   const title =
     count > commits.length
-      ? `Commits (the newest ${commits.length} of ${count})`
+      ? `Commits (the newest ${commits.length} ${of} ${count})`
       : `Commits (${commits.length})`
   report.list(
     title,

@@ -2,7 +2,7 @@
  * The range since the previous deploy, from GET /repos/{owner}/{repo}/compare/{base}...{head}: the
  * commits (oldest first, COMPARE_PAGE_SIZE a page), their exact count, the status (`behind` is a
  * rollback) and the files, on page 1. Later pages are asked for by number (never by a Link URL),
- * newest first while calls are left; one that fails costs only its commits.
+ * newest first while calls are left; one that fails costs only its commits and those before it.
  */
 import { collapseWhitespace } from '../text.ts'
 import type { GitHub } from './github-client.ts'
@@ -14,16 +14,14 @@ import { failureIn, LookupError } from './warning.ts'
 export const COMPARE_PAGE_SIZE = 250
 /** GitHub cuts a compare's file list at this many files. */
 export const MAX_COMPARE_FILES = 300
-/** Commits listed; the count is always given in full. Keeps custom_metadata small. */
-export const MAX_COMMITS = 50
 /** A commit's first line longer than this is cut: enough for any real title. */
 export const MAX_COMMIT_MESSAGE_CHARS = 200
-/** Only the start of a message is kept for finding its pull request (title and first body line). */
+/** Only the start of a message is kept: its title, and the body's references and trailers. */
 const MAX_MESSAGE_READ_CHARS = 2000
 
-/** What a range of commits says (the compare's or a push's); the messages are for pull requests. */
-export type Range = Pick<Shipped, 'commitCount' | 'commits' | 'rollback' | 'changedFiles'> &
-  Pick<Shipped, 'changedFilesComplete'> & { messages: string[] }
+/** What a range of commits says (the compare's or a push's). */
+export type Range = Pick<Shipped, 'commitCount' | 'commits' | 'messages' | 'rollback'> &
+  Pick<Shipped, 'changedFiles' | 'changedFilesComplete' | 'pullRequestsComplete'>
 
 /** A full commit SHA: 40 hex digits (SHA-1) or 64 (SHA-256 repositories). */
 export function isFullSha(text: unknown): text is string {
@@ -53,7 +51,7 @@ export function readCommits(
     })
     messages.push(text)
   }
-  return { commits: commits.slice(-MAX_COMMITS), messages }
+  return { commits, messages }
 }
 
 /** The range, and the previous deploy with the full SHA the compare resolved its tag or branch to. */
@@ -64,7 +62,7 @@ export async function compareSince(
 ): Promise<{ previous: PreviousDeploy; range?: Range; failure?: LookupError }> {
   if (previous.sha === query.version.toLowerCase()) {
     const none = { commitCount: 0, commits: [], messages: [], rollback: false, changedFiles: [] }
-    return { previous, range: { ...none, changedFilesComplete: true } }
+    return { previous, range: { ...none, changedFilesComplete: true, pullRequestsComplete: true } }
   }
   const basehead = `${previous.ref}...${query.version}`
   const { compareCommitsWithBasehead } = github.octokit.rest.repos
@@ -78,10 +76,9 @@ export async function compareSince(
   const pages = [first.commits]
   let failure: LookupError | undefined
   const { total_commits: total, files, status, base_commit } = first
-  for (let page = Math.ceil(total / COMPARE_PAGE_SIZE); page > 1 && !failure; page--) {
-    const later = pages.flat().length - first.commits.length
-    if (later >= MAX_COMMITS || github.callsLeft() < 1 || github.signal.aborted) break
-    const answer = await read(page)
+  let page = Math.ceil(total / COMPARE_PAGE_SIZE)
+  while (page > 1 && !failure && github.callsLeft() > 0) {
+    const answer = await read(page--)
     if (answer instanceof LookupError) failure = answer
     else pages.splice(1, 0, answer.commits)
   }
@@ -100,7 +97,8 @@ export async function compareSince(
         before && before !== path ? { path, previousPath: before } : { path }
       )
     }),
-    changedFilesComplete: files !== undefined && files.length < MAX_COMPARE_FILES
+    changedFilesComplete: files !== undefined && files.length < MAX_COMPARE_FILES,
+    pullRequestsComplete: commits.length >= total
   }
   return { previous: { ...previous, sha: base_commit.sha.toLowerCase() }, range, failure }
 }

@@ -1,8 +1,9 @@
 /**
  * The lookup's GitHub API: @actions/github's Octokit as getOctokit gives it (loaded only when a
  * lookup calls, with the toolkit's own proxy rules), and one request hook for what the lookup
- * adds: at most MAX_API_CALLS calls, one time budget whose signal every call carries, redirects
- * never followed, and each failure as one LookupError naming the call.
+ * adds: at most MAX_API_CALLS calls, one signal every call carries (the time budget's, and the
+ * caller's for a cancelled run), redirects never followed, and each failure as one LookupError
+ * naming the call.
  */
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import { hostPort } from '../service/request.ts'
@@ -10,8 +11,12 @@ import { formatSeconds } from '../text.ts'
 import type { LookupOptions } from './types.ts'
 import { callFailure, LookupError } from './warning.ts'
 
-/** At most this many GitHub API calls per lookup, whatever the history: no paging through all of it. */
-export const MAX_API_CALLS = 6
+/**
+ * At most this many GitHub API calls per lookup, whatever the history. The previous deploy takes 2
+ * on the usual path (at most 6), the compare pages the rest, 250 commits each (a range of up to
+ * 2,500 commits is read whole), and titles what is left, at most 3.
+ */
+export const MAX_API_CALLS = 12
 /** The whole lookup's time: the change is sent when it runs out, so a slow API never holds a deploy. */
 export const LOOKUP_BUDGET_MS = 10_000
 /** The REST API version the calls are written for. */
@@ -23,7 +28,9 @@ export type GitHub = Awaited<ReturnType<typeof openGitHub>>
 
 /** Throws a LookupError for an API URL the token must not go to. */
 export async function openGitHub(
-  options: Pick<LookupOptions, 'apiUrl' | 'token' | 'advice' | 'budgetMs'> & { maxCalls?: number }
+  options: Pick<LookupOptions, 'apiUrl' | 'token' | 'advice' | 'budgetMs' | 'signal'> & {
+    maxCalls?: number
+  }
 ) {
   const { apiUrl, token, budgetMs = LOOKUP_BUDGET_MS, maxCalls = MAX_API_CALLS } = options
   const url = URL.parse(apiUrl)
@@ -38,7 +45,8 @@ export async function openGitHub(
   const baseUrl = apiUrl.replace(/\/+$/, '')
   const octokit = getOctokit(token, { baseUrl, userAgent: 'change-tracking-action', log: SILENT })
   const controller = new AbortController()
-  const { signal } = controller
+  const cancelled = options.signal
+  const signal = cancelled ? AbortSignal.any([controller.signal, cancelled]) : controller.signal
   const timer = setTimeout(() => controller.abort(), budgetMs)
   const wording = { proxy: proxyName(getProxyUrl(url)), advice: options.advice }
   let calls = 0
@@ -46,10 +54,13 @@ export async function openGitHub(
   octokit.hook.wrap('request', async (request, endpoint) => {
     const path = octokit.request.endpoint.parse(endpoint).url.slice(baseUrl.length).split('?')[0]
     const call = `${endpoint.method} ${path}`
-    const late = new LookupError(
-      `the GitHub API did not answer ${call} within the lookup's time budget of ${formatSeconds(budgetMs)}`
-    )
-    if (signal.aborted) throw late
+    const late = () =>
+      new LookupError(
+        cancelled?.aborted
+          ? `the run was cancelled before ${call} was answered`
+          : `the GitHub API did not answer ${call} within the lookup's time budget of ${formatSeconds(budgetMs)}`
+      )
+    if (signal.aborted) throw late()
     if (calls >= maxCalls)
       throw new LookupError(`${call} was not made: the lookup's call limit was reached`)
     calls++
@@ -61,10 +72,10 @@ export async function openGitHub(
     try {
       response = await request(endpoint)
     } catch (error) {
-      throw signal.aborted ? late : callFailure(error, call, wording)
+      throw signal.aborted ? late() : callFailure(error, call, wording)
     }
     const { status, data, headers } = response
-    if (signal.aborted) throw late
+    if (signal.aborted) throw late()
     if (status >= 300) {
       throw new LookupError(
         `${call} answered a redirect (HTTP ${status}), which is never followed so that the token stays with the API: check GITHUB_API_URL`
@@ -81,7 +92,7 @@ export async function openGitHub(
 
   return {
     octokit,
-    /** Aborted when the time budget runs out. */
+    /** Aborted when the time budget runs out or the run is cancelled. */
     signal,
     calls: () => calls,
     callsLeft: () => maxCalls - calls,

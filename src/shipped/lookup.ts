@@ -1,7 +1,8 @@
 /**
  * What a change ships: the previous deploy, then the range since (compare), then its commits, pull
  * requests and files, composed here and nowhere else. Never in the way: at most MAX_API_CALLS
- * calls within a time budget, and failed calls are one warning, with whatever was found kept.
+ * calls within a time budget, stopped at once when the run is cancelled, and failed calls are one
+ * warning, with whatever was found kept.
  * Without a token, or when the API left the commits unknown, a push's payload says what it can.
  */
 import { compareSince, isFullSha, type Range } from './compare.ts'
@@ -40,7 +41,6 @@ export async function lookUpShipped(
   }
   const link = `${options.serverUrl.replace(/\/+$/, '')}/${options.repository}`
   const shippedOf = ({ previous, range, titles, runStartedAt, apiCalls }: Found): Shipped => {
-    const { messages = [], ...counted } = range ?? {}
     const from = previous && encodeURIComponent(previous.sha ?? previous.ref)
     return {
       ...emptyShipped(),
@@ -49,8 +49,8 @@ export async function lookUpShipped(
         compareUrl: `${link}/compare/${from}...${encodeURIComponent(version)}`
       }),
       ...(previous?.sha && { previousSha: previous.sha }),
-      ...counted,
-      ...pullRequestsIn(messages, link, titles),
+      ...range,
+      ...pullRequestsIn(range?.messages ?? [], link, titles),
       ...(runStartedAt && { runStartedAt }),
       apiCalls
     }

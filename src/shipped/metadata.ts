@@ -1,16 +1,19 @@
 /**
  * The fields a lookup adds to custom_metadata's `github` object, within MAX_SHIPPED_METADATA_BYTES:
- * the lists shrink (newest kept) until they fit, the compare link last, and the counts stay exact.
+ * the lists shrink (newest kept) until they fit, the compare link last, and the counts stay exact
+ * (or say that they are not: `pull_requests_complete: false` when commits were left unread).
  */
 import type { Shipped } from './types.ts'
 
 /** custom_metadata stays small enough to read and store: the lists give way, never the counts. */
 export const MAX_SHIPPED_METADATA_BYTES = 32 * 1024
+/** Commits listed, the newest; `commit_count` is always given in full. */
+export const MAX_COMMITS = 50
 /** An author longer than this is cut (GitHub logins are at most 39 characters). */
 const MAX_AUTHOR_CHARS = 100
 
 export function shippedMetadata(shipped: Shipped): Record<string, unknown> {
-  let commits = shipped.commits.map(({ sha, message, author }) => ({
+  let commits = shipped.commits.slice(-MAX_COMMITS).map(({ sha, message, author }) => ({
     sha,
     message,
     ...(author && { author: Array.from(author).slice(0, MAX_AUTHOR_CHARS).join('') })
@@ -31,6 +34,8 @@ export function shippedMetadata(shipped: Shipped): Record<string, unknown> {
       ...(shipped.pullRequestCount > pullRequests.length && {
         pull_request_count: shipped.pullRequestCount
       }),
+      ...(!shipped.pullRequestsComplete &&
+        shipped.commits.length > 0 && { pull_requests_complete: false }),
       ...(shipped.rollback && { rollback: true }),
       ...(shipped.runStartedAt && { run_started_at: shipped.runStartedAt })
     }

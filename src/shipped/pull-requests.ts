@@ -67,7 +67,7 @@ export async function readMissingTitles(
   const titles = new Map<number, string>()
   const untitled = pullRequests.filter(pull => !pull.title).slice(0, MAX_PULL_REQUEST_TITLES)
   for (const { number } of untitled) {
-    if (github.callsLeft() < 1 || github.signal.aborted) break
+    if (github.callsLeft() < 1) break
     const { pulls } = github.octokit.rest
     const answer = await pulls.get({ ...query.repo, pull_number: number }).catch(failureIn)
     // A title is a nicety: one refusal says enough, and the others would be refused too.

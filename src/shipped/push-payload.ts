@@ -51,6 +51,7 @@ export function shippedFromPushPayload(
     ...readCommits(commits),
     rollback: false,
     ...(everyCommitListsFiles && { changedFiles: [...files].map(path => ({ path })) }),
-    changedFilesComplete: complete && everyCommitListsFiles
+    changedFilesComplete: complete && everyCommitListsFiles,
+    pullRequestsComplete: complete
   }
 }

@@ -25,6 +25,8 @@ export interface LookupOptions {
   environment?: string
   /** Defaults to LOOKUP_BUDGET_MS. */
   budgetMs?: number
+  /** Aborted when the run is cancelled: the lookup stops at once, with what it found. */
+  signal?: AbortSignal
   advice: LookupAdvice
 }
 
@@ -64,13 +66,17 @@ export interface Shipped {
   source?: PreviousDeploySource
   /** GitHub's compare view, built from the server URL. */
   compareUrl?: string
-  /** Commits since the previous deploy; exact even when `commits` is capped. Unknown when absent. */
+  /** Commits since the previous deploy; exact even when some were left unread. Unknown when absent. */
   commitCount?: number
-  /** Oldest first; the newest MAX_COMMITS of the range. */
+  /** Every commit read, oldest first: the whole range when pullRequestsComplete. */
   commits: ShippedCommit[]
+  /** Each commit's message as read, its first 2,000 characters (for references in its body). */
+  messages: string[]
   /** Oldest first; the newest MAX_PULL_REQUESTS of the pullRequestCount found in the commits read. */
   pullRequests: ShippedPullRequest[]
   pullRequestCount: number
+  /** Every commit of the range was read, so pullRequestCount is exact. */
+  pullRequestsComplete: boolean
   /** The version deployed is older than the previous deploy (compare status `behind`). */
   rollback: boolean
   /** Files changed between the previous deploy and the version, each once. */
@@ -86,8 +92,10 @@ export interface Shipped {
 export function emptyShipped(): Shipped {
   return {
     commits: [],
+    messages: [],
     pullRequests: [],
     pullRequestCount: 0,
+    pullRequestsComplete: false,
     rollback: false,
     changedFilesComplete: false,
     apiCalls: 0
