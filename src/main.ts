@@ -141,7 +141,7 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
       client: client ?? new DryRunClient(settings.baseUrl, (r, url) => report.printRequest(r, url)),
       report,
       clock: Date.now,
-      cancelled: cancelled.signal
+      signal: cancelled.signal
     }
     try {
       if (phase.phase === 'post') {

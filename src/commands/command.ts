@@ -13,8 +13,6 @@ export interface CommandContext {
   report: Report
   /** Milliseconds since the epoch, now: when the change is recorded, for its lead time. */
   clock: () => number
-  /** Aborted when the run is cancelled: what can wait (the lookup) stops, the change is sent. */
-  cancelled?: AbortSignal
   /** In the post step of `record-at: job-end`: how the deploy ended, and when it started. */
   deploy?: DeployRecord
   /** Aborted when the run is cancelled: the lookup stops, and the change is sent with what it knows. */
