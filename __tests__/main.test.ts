@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ACTION_NAME, ACTION_VERSION } from '../src/action/names.ts'
+import { ACTION_NAME, ACTION_VERSION } from '../src/package.ts'
 import {
   KEY_CHECK_BUDGET_MS,
   POST_STEP_SERVICE_BUDGET_MS,

@@ -8,7 +8,7 @@
  *   api: Deploy 6113728 on main of acme/shop: 4 matching files changed in 3 commits since 9f2c1d0
  *   Deploy d2c8cd8 on main of acme/shop failed after 4 min 12 s: 2 commits since 9f2c1d0
  */
-import { ACTION_NAME } from './action/names.ts'
+import { ACTION_NAME } from './package.ts'
 import { durationSeconds, formatDuration, type DeployRecord } from './deploy.ts'
 import type { Shipped } from './shipped/types.ts'
 import { collapseWhitespace, plural, truncateText } from './text.ts'

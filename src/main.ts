@@ -3,7 +3,8 @@
  * service (or a dry run of it), report. With `record-at: job-end` the main step only checks and
  * saves its start, and the post step records.
  */
-import { ACTION_NAME, ACTION_VERSION, Inputs, type Command } from './action/names.ts'
+import { Inputs, type Command } from './action/names.ts'
+import { ACTION_NAME, ACTION_VERSION } from './package.ts'
 import { readRunContext, type Env } from './action/run-context.ts'
 import { githubRunner, type Runner } from './action/runner.ts'
 import {

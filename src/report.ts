@@ -375,3 +375,12 @@ function safeUrl(url: string): string | undefined {
     character => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
   )
 }
+
+/** A field of a change as the summary shows it: created_at also as a date. */
+export function formatField(field: string, value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (field === 'created_at' && typeof value === 'number' && Number.isFinite(value)) {
+    return `${new Date(value * 1000).toISOString()} (${value})`
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value)
+}

@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { GitHubFaults } from '../../emulator/github.ts'
 import { compareSince, readCommits } from '../../src/shipped/compare.ts'
-import type { PreviousDeploy } from '../../src/shipped/previous-deploy.ts'
+import type { PreviousDeploy } from '../../src/shipped/types.ts'
 import { history, queryFor, sha, useFakeGitHub, withGitHub } from './fake-github.ts'
 
 const fake = useFakeGitHub(() => ({ commits: history(601), refs: { 'v1.0.0': sha(2) } }))

@@ -1,5 +1,3 @@
-import pkg from '../../package.json' with { type: 'json' }
-
 /** Names of the action's inputs, as in action.yml. Nothing else spells them. */
 export const Inputs = {
   ApiKey: 'api-key',
@@ -72,7 +70,3 @@ export type FailOnError = (typeof FAIL_ON_ERROR_MODES)[number]
 /** The ranges of the numeric inputs, bounds included. */
 export const TIMEOUT_SECONDS_RANGE = [1, 300] as const
 export const MAX_ATTEMPTS_RANGE = [1, 10] as const
-
-/** The action's name and version, as package.json gives them (the User-Agent names both). */
-export const ACTION_NAME = pkg.name
-export const ACTION_VERSION = pkg.version

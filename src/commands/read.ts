@@ -1,5 +1,5 @@
 import { Outputs } from '../action/names.ts'
-import { answer, type SummaryRow } from '../report.ts'
+import { answer, formatField, type SummaryRow } from '../report.ts'
 import { ENDPOINT_CALLS } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
 
@@ -31,13 +31,4 @@ export async function hello({ settings, client, report }: CommandContext): Promi
     ['Service', host],
     ['Result', answer(`The API key is valid (${ENDPOINT_CALLS.hello} answered ${ok}).`)]
   ])
-}
-
-/** A field of a change as the summary shows it: created_at also as a date. */
-export function formatField(field: string, value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined
-  if (field === 'created_at' && typeof value === 'number' && Number.isFinite(value)) {
-    return `${new Date(value * 1000).toISOString()} (${value})`
-  }
-  return typeof value === 'string' ? value : JSON.stringify(value)
 }

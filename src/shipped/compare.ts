@@ -6,8 +6,7 @@
  */
 import { collapseWhitespace } from '../text.ts'
 import type { GitHub } from './github-client.ts'
-import type { PreviousDeploy } from './previous-deploy.ts'
-import type { LookupQuery, Shipped, ShippedCommit } from './types.ts'
+import type { LookupQuery, PreviousDeploy, Shipped, ShippedCommit } from './types.ts'
 import { failureIn, LookupError } from './warning.ts'
 
 /** GitHub's largest compare page. */

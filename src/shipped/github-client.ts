@@ -7,6 +7,7 @@
  */
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import { hostPort } from '../service/request.ts'
+import { ACTION_NAME, ACTION_VERSION } from '../package.ts'
 import { formatSeconds } from '../text.ts'
 import type { LookupOptions } from './types.ts'
 import { callFailure, LookupError } from './warning.ts'
@@ -43,7 +44,11 @@ export async function openGitHub(
   if (url.username || url.password) throw new LookupError('GITHUB_API_URL holds credentials')
   const { getOctokit } = await import('@actions/github')
   const baseUrl = apiUrl.replace(/\/+$/, '')
-  const octokit = getOctokit(token, { baseUrl, userAgent: 'change-tracking-action', log: SILENT })
+  const octokit = getOctokit(token, {
+    baseUrl,
+    userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
+    log: SILENT
+  })
   const controller = new AbortController()
   const cancelled = options.signal
   const signal = cancelled ? AbortSignal.any([controller.signal, cancelled]) : controller.signal

@@ -7,10 +7,16 @@
  */
 import { compareSince, isFullSha, type Range } from './compare.ts'
 import { openGitHub } from './github-client.ts'
-import { findPreviousDeploy, type PreviousDeploy } from './previous-deploy.ts'
+import { findPreviousDeploy } from './previous-deploy.ts'
 import { pullRequestsIn, readMissingTitles } from './pull-requests.ts'
 import { shippedFromPushPayload } from './push-payload.ts'
-import { emptyShipped, type LookupOptions, type LookupQuery, type Shipped } from './types.ts'
+import {
+  emptyShipped,
+  type LookupOptions,
+  type LookupQuery,
+  type PreviousDeploy,
+  type Shipped
+} from './types.ts'
 import { failureIn, LookupError, lookupWarning, noTokenWarning } from './warning.ts'
 
 export { LOOKUP_BUDGET_MS, MAX_API_CALLS } from './github-client.ts'

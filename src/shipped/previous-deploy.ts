@@ -7,7 +7,7 @@
  */
 import { isFullSha } from './compare.ts'
 import type { GitHub } from './github-client.ts'
-import type { LookupQuery, PreviousDeploySource } from './types.ts'
+import type { LookupQuery, PreviousDeploy, PreviousDeploySource } from './types.ts'
 import { failureIn, LookupError } from './warning.ts'
 
 /** Deployments listed in one call; the ones of this version and this run's own are skipped. */
@@ -22,14 +22,6 @@ export const MAX_RUNS_LISTED = 10
 const CALLS_KEPT_FOR_COMPARE = 1
 /** A succeeded deployment's states: GitHub marks it inactive once a newer one succeeds. */
 const SUCCEEDED_STATES = new Set(['success', 'inactive'])
-
-export interface PreviousDeploy {
-  /** What to compare from: a full SHA, or a tag or branch the compare resolves. */
-  ref: string
-  /** The full SHA, when known before the compare. */
-  sha?: string
-  source: PreviousDeploySource
-}
 
 type Found = { previous?: PreviousDeploy; runStartedAt?: string }
 /** A deployment or release event's payload, as far as it is read (untrusted shape). */

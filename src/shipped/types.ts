@@ -101,3 +101,12 @@ export function emptyShipped(): Shipped {
     apiCalls: 0
   }
 }
+
+/** The previous deploy, as a rule found it. */
+export interface PreviousDeploy {
+  /** What to compare from: a full SHA, or a tag or branch the compare resolves. */
+  ref: string
+  /** The full SHA, when known before the compare. */
+  sha?: string
+  source: PreviousDeploySource
+}
