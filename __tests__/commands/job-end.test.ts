@@ -1,0 +1,74 @@
+/**
+ * `record-at: job-end`'s main step, in process against the emulator: the key check, the state it
+ * saves for the post step, and what it says; a failure is deferred by the run (see main.ts).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { tmpdir } from 'node:os'
+import { Emulator } from '../../emulator/emulator.ts'
+import { trustTestCertificate } from '../../emulator/tls.ts'
+import { run } from '../../src/main.ts'
+import { FakeRunner } from '../support/fake-runner.ts'
+import { runnerContext } from '../support/run-action.ts'
+
+let emulator: Emulator
+
+beforeAll(async () => {
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
+    delete process.env[name]
+  await trustTestCertificate()
+  emulator = await Emulator.start()
+})
+afterAll(async () => {
+  await emulator.close()
+})
+beforeEach(() => emulator.reset())
+
+async function mainStep(inputs: Record<string, string> = {}): Promise<FakeRunner> {
+  const runner = new FakeRunner({
+    'api-key': emulator.apiKey,
+    'base-url': emulator.url,
+    'max-attempts': '1',
+    'record-at': 'job-end',
+    ...inputs
+  })
+  await run(runner, runnerContext(tmpdir()))
+  return runner
+}
+
+describe('the main step of a job-end run', () => {
+  it('checks the key, saves its start and records nothing', async () => {
+    const before = Date.now()
+    const runner = await mainStep()
+    expect(emulator.requests.map(r => `${r.method} ${r.rawPath}`)).toEqual(['GET /v2/hello'])
+    const { startedAt } = JSON.parse(runner.states['jobEnd']) as { startedAt: number }
+    expect(startedAt).toBeGreaterThanOrEqual(before)
+    expect(Object.keys(JSON.parse(runner.states['jobEnd']) as object)).toEqual(['startedAt'])
+    expect(runner.lines).toContain(
+      'The change will be recorded when the job ends, with how the deploy ended (record-at: job-end).'
+    )
+    expect(runner.outputs['change-id']).toBeUndefined()
+    expect(runner.failures).toEqual([])
+  })
+
+  it('says what a heartbeat run will do', async () => {
+    const runner = await mainStep({ command: 'heartbeat', 'heartbeat-id': 'nightly' })
+    expect(runner.lines).toContain(
+      'The heartbeat will be sent when the job ends, if it succeeds (record-at: job-end).'
+    )
+  })
+
+  it('under auto, a rejected key is an error annotation, the state is still saved, and the step does not fail', async () => {
+    const runner = await mainStep({ 'api-key': 'not-the-key' })
+    expect(runner.failures).toEqual([])
+    expect(runner.errors).toEqual([expect.stringMatching(/the job will fail when it ends/)])
+    expect(runner.states['jobEnd']).toBeDefined()
+  })
+
+  it('in a dry run, sends nothing and says what the post step will print', async () => {
+    const runner = await mainStep({ 'dry-run': 'true' })
+    expect(emulator.requests).toHaveLength(0)
+    expect(runner.lines).toContain(
+      'Dry run: the post step will print the request it would send, and send nothing.'
+    )
+  })
+})
