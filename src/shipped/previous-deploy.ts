@@ -7,7 +7,7 @@
  */
 import { isFullSha } from './compare.ts'
 import type { GitHub } from './github-client.ts'
-import type { LookupQuery, PreviousDeploy, PreviousDeploySource } from './types.ts'
+import type { LookupQuery, PreviousDeploy } from './types.ts'
 import { failureIn, LookupError } from './warning.ts'
 
 /** Deployments listed in one call; the ones of this version and this run's own are skipped. */
