@@ -1,7 +1,7 @@
 /**
  * The service's interface: one method per endpoint, typed requests and responses, and the checks
  * that each answer is the documented one. HTTPS, retries, timeouts and error wording belong to
- * the transport underneath. A dry run uses DryRunClient instead, with the same interface.
+ * the transport underneath. A dry run exchanges the same requests for placeholders (DryRunClient).
  */
 import { isJsonObject, parseJsonSafely } from '../json.ts'
 import { hasUnsafeCharacter, plural } from '../text.ts'
@@ -17,6 +17,8 @@ export const MAX_EVENT_IDS_PER_REQUEST = 1000
  * as outputs; the interface names no bound, and real ids (UUIDs, hashes) are far shorter.
  */
 export const MAX_ID_CHARS = 1024
+/** The id a dry run answers for a change, a heartbeat's signal and each event. */
+export const DRY_RUN_ID = 'dry-run'
 
 /** The body of POST /v2/change, as the service interface defines it. */
 export interface ChangeRequest {
@@ -63,7 +65,7 @@ export interface CallInFlight {
   records: boolean
 }
 
-/** What the commands call: the service, or a dry run that prints each request (DryRunClient). */
+/** What the commands call: the service (ServiceClient), or a dry run (DryRunClient). */
 export interface ChangeService {
   createChange(change: ChangeRequest): Promise<string>
   getChange(changeId: string): Promise<ChangeRecord>
@@ -73,36 +75,66 @@ export interface ChangeService {
   hello(): Promise<'OK'>
 }
 
-/** The request for each endpoint, built without sending anything. */
-export const serviceRequests = {
-  createChange: (change: ChangeRequest): ServiceRequest => ({
-    method: 'POST',
-    path: 'v2/change',
-    body: JSON.stringify(change),
-    contentType: 'application/json'
-  }),
-  getChange: (changeId: string): ServiceRequest => ({
-    method: 'GET',
-    path: `v2/change/${encodeURIComponent(changeId)}`
-  }),
-  sendEvents: (ndjson: string | Uint8Array): ServiceRequest => ({
-    method: 'POST',
-    path: 'v2/stream',
-    body: ndjson,
-    contentType: 'application/x-ndjson'
-  }),
-  getEventResults: (eventIds: readonly string[]): ServiceRequest => ({
-    method: 'GET',
-    path: 'v2/event_results',
+/** An answer's body as read: the documented value, or what the documented answer is. */
+export type Read<T> = { value: T } | { expected: string }
+
+/**
+ * Each endpoint's request, built once. A subclass exchanges it for the answer, read by `read`,
+ * or, in a dry run, for `placeholder`.
+ */
+export abstract class ServiceEndpoints implements ChangeService {
+  protected abstract exchange<T>(
+    endpoint: Endpoint,
+    request: ServiceRequest,
+    read: (body: string) => Read<T>,
+    placeholder: T
+  ): Promise<T>
+
+  async createChange(change: ChangeRequest): Promise<string> {
+    const body = JSON.stringify(change)
+    const request: ServiceRequest = {
+      method: 'POST',
+      path: 'v2/change',
+      body,
+      contentType: 'application/json'
+    }
+    return this.exchange('createChange', request, readId, DRY_RUN_ID)
+  }
+
+  async getChange(changeId: string): Promise<ChangeRecord> {
+    const path = `v2/change/${encodeURIComponent(changeId)}`
+    return this.exchange('getChange', { method: 'GET', path }, readObject, { id: changeId })
+  }
+
+  /** An NDJSON body of `count` events: their ids, in order, one per event. */
+  async sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[]> {
+    const request: ServiceRequest = {
+      method: 'POST',
+      path: 'v2/stream',
+      body: ndjson,
+      contentType: 'application/x-ndjson'
+    }
+    const placeholder = new Array<string>(count).fill(DRY_RUN_ID)
+    return this.exchange('sendEvents', request, body => readIds(body, count), placeholder)
+  }
+
+  /** At most MAX_EVENT_IDS_PER_REQUEST ids: the parsed body, as is. */
+  async getEventResults(eventIds: readonly string[]): Promise<unknown> {
     // Each id is encoded, so a comma inside an id becomes %2C; the separators stay literal.
-    query: `ids=${eventIds.map(id => encodeURIComponent(id)).join(',')}`
-  }),
-  sendHeartbeat: (heartbeatId: string): ServiceRequest => ({
-    method: 'POST',
-    path: `v1/heartbeat/${encodeURIComponent(heartbeatId)}`
-  }),
-  hello: (): ServiceRequest => ({ method: 'GET', path: 'v2/hello' })
-} satisfies Record<Endpoint, (...args: never[]) => ServiceRequest>
+    const query = `ids=${eventIds.map(id => encodeURIComponent(id)).join(',')}`
+    const request: ServiceRequest = { method: 'GET', path: 'v2/event_results', query }
+    return this.exchange('getEventResults', request, readAnyJson, [])
+  }
+
+  async sendHeartbeat(heartbeatId: string): Promise<string> {
+    const path = `v1/heartbeat/${encodeURIComponent(heartbeatId)}`
+    return this.exchange('sendHeartbeat', { method: 'POST', path }, readId, DRY_RUN_ID)
+  }
+
+  async hello(): Promise<'OK'> {
+    return this.exchange('hello', { method: 'GET', path: 'v2/hello' }, readOk, 'OK')
+  }
+}
 
 /**
  * The caller's advice per endpoint and status, added to the failure's message: e.g.
@@ -110,45 +142,16 @@ export const serviceRequests = {
  */
 export type CallHints = Partial<Record<Endpoint, StatusHints>>
 
-export class ServiceClient implements ChangeService {
+export class ServiceClient extends ServiceEndpoints {
   private readonly transport: Transport
   private readonly hints: CallHints
   /** One entry per call under way. */
   private readonly underWay: Endpoint[] = []
 
   constructor(transport: Transport, hints: CallHints = {}) {
+    super()
     this.transport = transport
     this.hints = hints
-  }
-
-  /** POST /v2/change: the id of the new change. */
-  async createChange(change: ChangeRequest): Promise<string> {
-    return this.call('createChange', serviceRequests.createChange(change), readId)
-  }
-
-  /** GET /v2/change/<id>: the change object. */
-  async getChange(changeId: string): Promise<ChangeRecord> {
-    return this.call('getChange', serviceRequests.getChange(changeId), readObject)
-  }
-
-  /** POST /v2/stream with an NDJSON body of `count` events: their ids, in order, one per event. */
-  async sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[]> {
-    return this.call('sendEvents', serviceRequests.sendEvents(ndjson), body => readIds(body, count))
-  }
-
-  /** GET /v2/event_results for at most MAX_EVENT_IDS_PER_REQUEST ids: the parsed body, as is. */
-  async getEventResults(eventIds: readonly string[]): Promise<unknown> {
-    return this.call('getEventResults', serviceRequests.getEventResults(eventIds), readAnyJson)
-  }
-
-  /** POST /v1/heartbeat/<id>: the id of the received signal. */
-  async sendHeartbeat(heartbeatId: string): Promise<string> {
-    return this.call('sendHeartbeat', serviceRequests.sendHeartbeat(heartbeatId), readId)
-  }
-
-  /** GET /v2/hello: resolves when the service answers "OK" (plain text or a JSON string). */
-  async hello(): Promise<'OK'> {
-    return this.call('hello', serviceRequests.hello(), readOk)
   }
 
   /** The calls under way, each named once, for a cancelled run to report. */
@@ -156,20 +159,17 @@ export class ServiceClient implements ChangeService {
     return [...new Set(this.underWay)].map(endpoint => {
       const records = RECORDS[endpoint]
       const call = ENDPOINT_CALLS[endpoint]
-      return records
-        ? { label: `${records} (${call})`, records: true }
-        : { label: call, records: false }
+      return { label: records ? `${records} (${call})` : call, records: records !== undefined }
     })
   }
 
   /** Sends one request and reads its answer; an answer of the wrong shape names the call. */
-  private async call<T>(
+  protected async exchange<T>(
     endpoint: Endpoint,
     built: ServiceRequest,
     read: (body: string) => Read<T>
   ): Promise<T> {
-    const hints = this.hints[endpoint]
-    const request = hints ? { ...built, hints } : built
+    const request = { ...built, hints: this.hints[endpoint] }
     this.underWay.push(endpoint)
     try {
       const response = await this.transport.send(request)
@@ -181,8 +181,6 @@ export class ServiceClient implements ChangeService {
     }
   }
 }
-
-type Read<T> = { value: T } | { expected: string }
 
 const ID_SHAPE = `a single-line printable string of 1 to ${MAX_ID_CHARS} characters`
 
@@ -210,16 +208,14 @@ function readObject(body: string): Read<ChangeRecord> {
 /** The one check of the event ids: as many as events were sent, each fit to print. */
 function readIds(body: string, count: number): Read<string[]> {
   const parsed = parseJsonSafely(body)
-  const ok = Array.isArray(parsed) && parsed.length === count && parsed.every(isPrintableId)
-  return ok
-    ? { value: parsed as string[] }
+  return Array.isArray(parsed) && parsed.length === count && parsed.every(isPrintableId)
+    ? { value: parsed }
     : { expected: `a JSON array of ${plural(count, 'event id')}, each ${ID_SHAPE}` }
 }
 
 /** The results' shape is not documented: any JSON is kept; an empty body is null; text stays text. */
 function readAnyJson(body: string): Read<unknown> {
-  if (body.trim() === '') return { value: null }
-  const parsed = parseJsonSafely(body)
+  const parsed = body.trim() === '' ? null : parseJsonSafely(body)
   return { value: parsed === undefined ? body : parsed }
 }
 
