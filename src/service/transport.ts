@@ -1,8 +1,8 @@
 /**
- * The HTTPS transport under the service client: TLS, the proxy, a deadline for each attempt as a
- * whole, the response size cap, retries within the run's outage budget, and the sockets. It is
- * node:https itself, so that redirects are never followed, one deadline covers a whole attempt
- * (proxy tunnel, upload and the full body), and every socket of a failed attempt ends with it.
+ * The HTTPS transport under the service client: TLS, the proxy, deadlines, the answer size cap,
+ * retries within the run's outage budget, and the sockets. It is node:https itself, so that
+ * redirects are never followed, one deadline covers a whole attempt (proxy tunnel, upload and the
+ * full body), and every socket of a failed attempt ends with it.
  */
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import type { ClientRequestArgs } from 'node:http'
@@ -55,11 +55,9 @@ export interface TransportOptions {
 }
 
 /**
- * Sends requests to the service with retries. All requests share one outage budget: failed
- * attempts that may be retried, and the waits between them, are charged to it; an attempt's
- * deadline is cut to what remains, and a retry is made only while at least minRetryAttemptMs
- * would remain for it. Once it is spent, a later request is refused at once, unsent, as an
- * outage. Healthy answers are never charged, however many or slow.
+ * Sends requests with retries. All requests share one outage budget: retryable failed attempts
+ * and the waits between them are charged to it, and deadlines cut to what remains; once it is
+ * spent, a later request is refused unsent. Healthy answers are never charged.
  */
 export class Transport {
   private readonly options: TransportOptions
@@ -92,17 +90,14 @@ export class Transport {
     const { minRetryAttemptMs } = this.policy
     const url = requestUrl(this.options.baseUrl, request)
     const scene = this.scene(request)
-    // No secret is ever sent, not even one pasted into a commit message the change quotes. A
-    // byte body is viewed, not copied: event batches are up to 1 MB each.
     const { body } = request
-    const bytes =
-      body === undefined
-        ? undefined
-        : redactor.redactBytes(
-            typeof body === 'string'
-              ? Buffer.from(body, 'utf8')
-              : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-          )
+    // A byte body is viewed, not copied: event batches are up to 1 MB each.
+    const raw =
+      typeof body === 'string'
+        ? Buffer.from(body)
+        : body && Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+    // No secret is ever sent, not even one pasted into a commit message the change quotes.
+    const bytes = raw && redactor.redactBytes(raw)
 
     // What a retry would need is what a later request needs too: less is as good as spent.
     if (this.budgetLeftMs() < minRetryAttemptMs) {
@@ -170,10 +165,9 @@ export class Transport {
   }
 
   /**
-   * One attempt, bounded as a whole by deadlineMs: any complete HTTP answer within the size cap
-   * (as a 'status'), or why there was none. A failed attempt destroys every socket it opened or
-   * used as it ends, a pending proxy tunnel included; after a complete answer, its socket waits
-   * in the agent for the next request (idle sockets are unref'd, so they never hold the process).
+   * One attempt within deadlineMs: a complete HTTP answer within the size cap, or why there was
+   * none. A failed attempt destroys every socket it opened or used, a pending proxy tunnel
+   * included; after an answer, its socket waits in the agent (unref'd) for the next request.
    */
   private attempt(
     url: URL,
@@ -209,32 +203,27 @@ export class Transport {
       if (request.contentType) headers['Content-Type'] = request.contentType
       // Some servers and load balancers answer 411 to a POST without a length.
       if (request.method === 'POST') headers['Content-Length'] = body?.byteLength ?? 0
-      try {
-        const options = { method: request.method, headers, agent: this.agent }
-        const req = https.request(url, { ...options, [ATTEMPT_SOCKETS]: sockets } as https.RequestOptions)
-        // A kept-alive socket from an earlier request is this attempt's too.
-        req.on('socket', socket => sockets.add(socket))
-        req.on('error', fail)
-        req.on('response', res => {
-          res.on('error', fail)
-          res.on('data', (chunk: Buffer) => {
-            received += chunk.byteLength
-            if (received > maxResponseBytes)
-              settle({ type: 'too-large', capBytes: maxResponseBytes })
-            else chunks.push(chunk)
-          })
-          res.on('end', () => {
-            const body = Buffer.concat(chunks).toString('utf8')
-            settle({
-              type: 'status',
-              response: { status: res.statusCode ?? 0, headers: res.headers, body }
-            })
+      const options = { method: request.method, headers, agent: this.agent }
+      const req = https.request(url, Object.assign(options, { [ATTEMPT_SOCKETS]: sockets }))
+      // A kept-alive socket from an earlier request is this attempt's too.
+      req.on('socket', socket => sockets.add(socket))
+      req.on('error', fail)
+      req.on('response', res => {
+        res.on('error', fail)
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.byteLength
+          if (received > maxResponseBytes) settle({ type: 'too-large', capBytes: maxResponseBytes })
+          else chunks.push(chunk)
+        })
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8')
+          settle({
+            type: 'status',
+            response: { status: res.statusCode ?? 0, headers: res.headers, body }
           })
         })
-        req.end(body)
-      } catch (error) {
-        fail(error)
-      }
+      })
+      req.end(body)
     })
   }
 }
@@ -243,10 +232,9 @@ export class Transport {
 const ATTEMPT_SOCKETS = Symbol('attempt sockets')
 
 /**
- * The transport's agent: Node's own proxy tunnel when a proxy is in use (proxyEnv holds only the
- * proxy chosen above, so Node applies no rules of its own), keep-alive, and each socket it opens
- * told to the attempt that asked for it. Node hands a request its socket only once a tunnel is
- * up, so destroying the request alone would leave a CONNECT the proxy never answers open.
+ * Node's own proxy tunnel (proxyEnv holds only the proxy chosen above, so Node applies no rules of
+ * its own), keep-alive, and each socket it opens told to its attempt: Node hands a request its
+ * socket only once a tunnel is up, so destroying the request would leave a pending CONNECT open.
  */
 class TrackingAgent extends https.Agent {
   constructor(proxy: string | undefined) {
