@@ -11,8 +11,7 @@ import {
   isRetryable,
   networkFailure,
   nodeMessage,
-  serviceMessage,
-  unexpectedResponse
+  serviceMessage
 } from '../../src/service/failures.ts'
 import type { ServiceRequest } from '../../src/service/request.ts'
 
@@ -65,12 +64,21 @@ describe('service messages and excerpts', () => {
     expect(long.endsWith('…')).toBe(true)
   })
 
-  it('unexpectedResponse names the call, the status, what was expected and what came', () => {
-    const error = unexpectedResponse(
-      { request: createChange, advice: ACTION_ADVICE, redactor },
-      { status: 200, headers: {}, body: `<html><body>Welcome ${API_KEY}</body></html>` },
-      '{"id": "<string>"}'
-    )
+  it('a 2XX of the wrong shape names the call, the status, what was expected and what came', () => {
+    const scene = {
+      request: createChange,
+      baseUrl: new URL('https://service.example/'),
+      advice: ACTION_ADVICE,
+      redactor,
+      budgetMs: 60_000
+    }
+    const response = {
+      status: 200,
+      headers: {},
+      body: `<html><body>Welcome ${API_KEY}</body></html>`
+    }
+    const expected = '{"id": "<string>"}'
+    const error = failureError(scene, { type: 'unexpected', response, expected }, 1, false)
     expect(error).toBeInstanceOf(ServiceError)
     expect(error.kind).toBe('protocol')
     expect(error.status).toBe(200)

@@ -12,10 +12,7 @@ import type { Transport } from './transport.ts'
 export const MAX_EVENTS_PER_REQUEST = 1000
 export const MAX_REQUEST_BYTES = 1_000_000
 export const MAX_EVENT_IDS_PER_REQUEST = 1000
-/**
- * The longest id (change, signal, event) taken from the service. Ids are printed and passed on
- * as outputs; the interface names no bound, and real ids (UUIDs, hashes) are far shorter.
- */
+/** The longest id taken from the service (the interface names none): ids are printed and passed on. */
 export const MAX_ID_CHARS = 1024
 /** The id a dry run answers for a change, a heartbeat's signal and each event. */
 export const DRY_RUN_ID = 'dry-run'
@@ -76,7 +73,7 @@ export interface ChangeService {
 }
 
 /** An answer's body as read: the documented value, or what the documented answer is. */
-export type Read<T> = { value: T } | { expected: string }
+type Read<T> = { value: T } | { expected: string }
 
 /**
  * Each endpoint's request, built once. A subclass exchanges it for the answer, read by `read`,

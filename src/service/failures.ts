@@ -26,10 +26,12 @@ export type Failure =
   /** The proxy did not open a tunnel; `status` is its answer to CONNECT, when it gave one. */
   | { type: 'proxy'; status?: number }
   | { type: 'too-large'; capBytes: number }
+  /** A 2XX whose body is not the documented answer. */
+  | { type: 'unexpected'; response: ServiceResponse; expected: string }
   /** Not sent: the run's outage budget was spent by earlier requests. */
   | { type: 'budget-spent' }
 
-/** What the user can do, in the caller's words: clauses in lower case ('check the base-url input'). */
+/** What the user can do, in the caller's words: lower-case clauses ('check the base-url input'). */
 export interface FailureAdvice {
   raiseTimeout: string
   checkAddress: string
@@ -130,7 +132,7 @@ export function failureError(
   const stopped = budgetStopped
     ? ` Retries stopped there: another would overrun this run's outage budget of ${budget}.`
     : ''
-  const status = failure.type === 'status' ? failure.response.status : undefined
+  const status = 'response' in failure ? failure.response.status : undefined
   const make = (kind: ServiceError['kind']) => (message: string) =>
     new ServiceError(scene.redactor.redact(message), { call, kind, status })
   const [outage, protocol, configuration, rejected] = (
@@ -150,6 +152,10 @@ export function failureError(
         `${call} got no complete answer within ${within}${after}.${stopped} The service is unavailable or too slow: try again later, or ${advice.raiseTimeout}.`
       )
     }
+    case 'unexpected':
+      return protocol(
+        `${call} answered HTTP ${statusText(failure.response.status)}, but not with the documented answer (expected ${failure.expected}); it sent: ${bodyExcerpt(scene.redactor.redact(failure.response.body))}. ${checkAddress}: it must point at the service's root.`
+      )
     case 'too-large':
       return protocol(
         `${call} answered with more than ${byteSize(failure.capBytes)} (the response size cap), so the answer was not used. ${checkAddress}: it must point at the service's root.`
@@ -251,24 +257,6 @@ function rejectionAdvice(status: number, advice: FailureAdvice): string {
   }
   if (status === 413) return 'The request is too large for the service: send less at once.'
   return 'The service refused the request.'
-}
-
-/** The error for a 2XX whose body is not the documented answer. */
-export function unexpectedResponse(
-  scene: Pick<FailureScene, 'request' | 'advice' | 'redactor'>,
-  response: ServiceResponse,
-  expected: string
-): ServiceError {
-  const call = callName(scene.request)
-  const message =
-    `${call} answered HTTP ${statusText(response.status)}, but not with the documented answer ` +
-    `(expected ${expected}); it sent: ${bodyExcerpt(scene.redactor.redact(response.body))}. ` +
-    `${capitalized(scene.advice.checkAddress)}: it must point at the service's root.`
-  return new ServiceError(scene.redactor.redact(message), {
-    call,
-    kind: 'protocol',
-    status: response.status
-  })
 }
 
 /**

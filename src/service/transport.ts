@@ -16,7 +16,6 @@ import {
   failureSummary,
   isRetryable,
   networkFailure,
-  unexpectedResponse,
   type Failure,
   type FailureAdvice,
   type FailureScene
@@ -138,7 +137,7 @@ export class Transport {
     response: ServiceResponse,
     expected: string
   ): ServiceError {
-    return unexpectedResponse(this.scene(request), response, expected)
+    return failureError(this.scene(request), { type: 'unexpected', response, expected }, 1, false)
   }
 
   /** Ends every attempt under way and its sockets (on cancellation). Sends nothing afterwards. */
