@@ -355,13 +355,13 @@ describe('deadlines and limits', () => {
   })
 
   it('refuses a response over the size cap as an error naming the call and the cap, never cut data', async () => {
-    fail('GET /v2/hello', { status: 200, bodyBytes: 200 * 1024 })
-    const error = await sendError(makeTransport({ maxResponseBytes: 128 * 1024 }), hello)
+    fail('GET /v2/hello', { status: 200, bodyBytes: 1024 * 1024 + 1 })
+    const error = await sendError(makeTransport({ maxResponseBytes: 1024 * 1024 }), hello)
 
     expect(emulator.requests).toHaveLength(1)
     expect(error.kind).toBe('protocol')
     expect(error.message).toBe(
-      'GET /v2/hello answered with more than 128 KiB (the response size cap), so the answer was not used. ' +
+      'GET /v2/hello answered with more than 1 MiB (the response size cap), so the answer was not used. ' +
         "Check the base-url input: it must point at the service's root."
     )
   })

@@ -12,7 +12,7 @@ import type { Transport } from './transport.ts'
 export const MAX_EVENTS_PER_REQUEST = 1000
 export const MAX_REQUEST_BYTES = 1_000_000
 export const MAX_EVENT_IDS_PER_REQUEST = 1000
-/** The longest id taken from the service (the interface names none): ids are printed and passed on. */
+/** The longest id taken from the service (the interface names none): ids are printed, passed on. */
 export const MAX_ID_CHARS = 1024
 /** The id a dry run answers for a change, a heartbeat's signal and each event. */
 export const DRY_RUN_ID = 'dry-run'
@@ -83,7 +83,7 @@ export abstract class ServiceEndpoints implements ChangeService {
   protected abstract exchange<T>(
     endpoint: Endpoint,
     request: ServiceRequest,
-    read: (body: string) => Read<T>,
+    read: (json: unknown, body: string) => Read<T>,
     placeholder: T
   ): Promise<T>
 
@@ -112,7 +112,7 @@ export abstract class ServiceEndpoints implements ChangeService {
       contentType: 'application/x-ndjson'
     }
     const placeholder = new Array<string>(count).fill(DRY_RUN_ID)
-    return this.exchange('sendEvents', request, body => readIds(body, count), placeholder)
+    return this.exchange('sendEvents', request, json => readIds(json, count), placeholder)
   }
 
   /** At most MAX_EVENT_IDS_PER_REQUEST ids: the parsed body, as is. */
@@ -164,15 +164,15 @@ export class ServiceClient extends ServiceEndpoints {
   protected async exchange<T>(
     endpoint: Endpoint,
     built: ServiceRequest,
-    read: (body: string) => Read<T>
+    read: (json: unknown, body: string) => Read<T>
   ): Promise<T> {
     const request = { ...built, hints: this.hints[endpoint] }
     this.underWay.push(endpoint)
     try {
       const response = await this.transport.send(request)
-      const result = read(response.body)
+      const result = read(parseJsonSafely(response.body), response.body)
       if ('value' in result) return result.value
-      throw this.transport.unexpectedAnswer(request, response, result.expected)
+      throw this.transport.failureError(request, { type: 'unexpected', response, ...result })
     } finally {
       this.underWay.splice(this.underWay.indexOf(endpoint), 1)
     }
@@ -191,34 +191,30 @@ function isPrintableId(value: unknown): value is string {
   )
 }
 
-function readId(body: string): Read<string> {
-  const parsed = parseJsonSafely(body)
-  const id = isJsonObject(parsed) ? parsed['id'] : undefined
+function readId(json: unknown): Read<string> {
+  const id = isJsonObject(json) ? json['id'] : undefined
   return isPrintableId(id) ? { value: id } : { expected: `{"id": ${ID_SHAPE}}` }
 }
 
-function readObject(body: string): Read<ChangeRecord> {
-  const parsed = parseJsonSafely(body)
-  return isJsonObject(parsed) ? { value: parsed } : { expected: 'a JSON object (the change)' }
+function readObject(json: unknown): Read<ChangeRecord> {
+  return isJsonObject(json) ? { value: json } : { expected: 'a JSON object (the change)' }
 }
 
 /** The one check of the event ids: as many as events were sent, each fit to print. */
-function readIds(body: string, count: number): Read<string[]> {
-  const parsed = parseJsonSafely(body)
-  return Array.isArray(parsed) && parsed.length === count && parsed.every(isPrintableId)
-    ? { value: parsed }
+function readIds(json: unknown, count: number): Read<string[]> {
+  return Array.isArray(json) && json.length === count && json.every(isPrintableId)
+    ? { value: json }
     : { expected: `a JSON array of ${plural(count, 'event id')}, each ${ID_SHAPE}` }
 }
 
 /** The results' shape is not documented: any JSON is kept; an empty body is null; text stays text. */
-function readAnyJson(body: string): Read<unknown> {
-  const parsed = body.trim() === '' ? null : parseJsonSafely(body)
-  return { value: parsed === undefined ? body : parsed }
+function readAnyJson(json: unknown, body: string): Read<unknown> {
+  if (body.trim() === '') return { value: null }
+  return { value: json === undefined ? body : json }
 }
 
-function readOk(body: string): Read<'OK'> {
-  const text = body.trim()
-  return text === 'OK' || parseJsonSafely(text) === 'OK'
+function readOk(json: unknown, body: string): Read<'OK'> {
+  return json === 'OK' || body.trim() === 'OK'
     ? { value: 'OK' }
     : { expected: '"OK" (as plain text or a JSON string)' }
 }

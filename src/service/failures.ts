@@ -41,13 +41,12 @@ export interface FailureAdvice {
 /** Where a request went, for the words of its failure. */
 export interface FailureScene {
   request: ServiceRequest
-  /** The service root. */
   baseUrl: URL
   /** "host:port" of the proxy in use; undefined when connecting directly. */
   proxy?: string
   advice: FailureAdvice
   redactor: Redactor
-  /** The run's outage budget, for messages about it. */
+  /** The run's outage budget. */
   budgetMs: number
 }
 
@@ -158,7 +157,7 @@ export function failureError(
       )
     case 'too-large':
       return protocol(
-        `${call} answered with more than ${byteSize(failure.capBytes)} (the response size cap), so the answer was not used. ${checkAddress}: it must point at the service's root.`
+        `${call} answered with more than ${failure.capBytes / 2 ** 20} MiB (the response size cap), so the answer was not used. ${checkAddress}: it must point at the service's root.`
       )
     case 'proxy': {
       if (!isProxyRefusal(failure.status)) {
@@ -320,12 +319,6 @@ function addressName(url: URL): string {
 function statusText(status: number): string {
   const reason = STATUS_CODES[status]
   return reason ? `${status} ${reason}` : `${status}`
-}
-
-/** "10 MiB", "64 KiB", "1000 bytes". */
-function byteSize(bytes: number): string {
-  if (bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20} MiB`
-  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : plural(bytes, 'byte')
 }
 
 /** Advice clauses start in lower case; a sentence that starts with one needs a capital. */

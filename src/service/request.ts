@@ -30,8 +30,8 @@ export interface ServiceResponse {
 }
 
 /**
- * The longest URL the action builds: 1000 event ids of UUID length fit in a tenth of it, and
- * servers and proxies refuse far shorter ones, so a longer URL is a mistake to name, not to send.
+ * The longest URL the action builds: 1000 event ids of UUID length fit in a tenth of it, so a
+ * longer one is a mistake to name, not to send.
  */
 export const MAX_SERVICE_URL_CHARS = 400_000
 

@@ -4,9 +4,8 @@
  */
 
 /**
- * What an outage may cost one run, all requests together: failed attempts and the waits between
- * them. With the defaults (30 s attempts, 4 of them) a hanging service costs at most this, a
- * change and its heartbeat included.
+ * What an outage may cost one run, all requests together (a change and its heartbeat): failed
+ * attempts and the waits between them.
  */
 export const OUTAGE_BUDGET_MS = 60_000
 

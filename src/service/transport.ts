@@ -62,8 +62,8 @@ export class Transport {
   private readonly options: TransportOptions
   private readonly policy: RetryPolicy
   private outageMs = 0
-  /** Chosen once (one origin, one route); its credentials go only to the agent. */
-  private readonly proxy?: URL
+  /** What a failure's words need besides the request. */
+  private readonly where: Omit<FailureScene, 'request'>
   /** One agent for every request: one route, and kept-alive sockets for streaming. */
   private readonly agent: TrackingAgent
   /** The sockets of each attempt under way, so that close() can end them. */
@@ -71,16 +71,20 @@ export class Transport {
   private closed = false
 
   constructor(options: TransportOptions) {
+    const { baseUrl, advice, redactor } = options
     this.options = options
     this.policy = { ...RETRY_POLICY, ...options.retry }
-    options.redactor.add(options.apiKey)
-    // @actions/http-client's rules (HTTPS_PROXY, then NO_PROXY; loopback always direct), read
-    // through its lib/proxy entry, which loads nothing else.
-    const proxy = getProxyUrl(options.baseUrl)
-    if (proxy?.hostname) this.proxy = proxy
+    redactor.add(options.apiKey)
+    // The proxy, chosen once (one origin, one route) by @actions/http-client's rules (HTTPS_PROXY,
+    // then NO_PROXY; loopback always direct), read through its lib/proxy entry, which loads
+    // nothing else. Its credentials go only to the agent.
+    const found = getProxyUrl(baseUrl)
+    const proxy = found?.hostname ? found : undefined
     // Decoded by the toolkit: the password as a server would echo it.
-    if (this.proxy?.password) options.redactor.add(this.proxy.password)
-    this.agent = new TrackingAgent(this.proxy?.href)
+    if (proxy?.password) redactor.add(proxy.password)
+    this.agent = new TrackingAgent(proxy?.href)
+    const budgetMs = this.policy.outageBudgetMs
+    this.where = { baseUrl, proxy: proxy && hostPort(proxy), advice, redactor, budgetMs }
   }
 
   /** Sends with retries; resolves only on a 2XX; otherwise throws ServiceError. */
@@ -88,7 +92,7 @@ export class Transport {
     const { redactor, maxAttempts, timeoutMs } = this.options
     const { minRetryAttemptMs } = this.policy
     const url = requestUrl(this.options.baseUrl, request)
-    const scene = this.scene(request)
+    const scene = { ...this.where, request }
     const { body } = request
     // A byte body is viewed, not copied: event batches are up to 1 MB each.
     const raw =
@@ -131,13 +135,9 @@ export class Transport {
     }
   }
 
-  /** For the client: the error for a 2XX whose body is not the documented answer. */
-  unexpectedAnswer(
-    request: ServiceRequest,
-    response: ServiceResponse,
-    expected: string
-  ): ServiceError {
-    return failureError(this.scene(request), { type: 'unexpected', response, expected }, 1, false)
+  /** The error for a request's failure found by the caller (an answer of the wrong shape). */
+  failureError(request: ServiceRequest, failure: Failure): ServiceError {
+    return failureError({ ...this.where, request }, failure, 1, false)
   }
 
   /** Ends every attempt under way and its sockets (on cancellation). Sends nothing afterwards. */
@@ -146,17 +146,6 @@ export class Transport {
     this.attempts.clear()
     this.agent.destroy()
     this.closed = true
-  }
-
-  private scene(request: ServiceRequest): FailureScene {
-    return {
-      request,
-      baseUrl: this.options.baseUrl,
-      proxy: this.proxy && hostPort(this.proxy),
-      advice: this.options.advice,
-      redactor: this.options.redactor,
-      budgetMs: this.policy.outageBudgetMs
-    }
   }
 
   private budgetLeftMs(): number {
