@@ -169,14 +169,20 @@ describe('getChange', () => {
     })
   })
 
-  it("adds the caller's hint for the endpoint and status to the failure", async () => {
+  it("adds the caller's hint for the endpoint and status at the end of the failure", async () => {
     nock(BASE).get('/api/v2/change/nope').reply(404, { error: 'change not found' })
     const hinted = client({
       getChange: { 404: 'No change has that id: check the change-id input.' }
     })
-    await expect(hinted.getChange('nope')).rejects.toThrow(
-      /GET \/v2\/change\/nope was rejected with HTTP 404 Not Found: change not found\. .* No change has that id: check the change-id input\.$/
-    )
+    await expect(hinted.getChange('nope')).rejects.toMatchObject({
+      kind: 'rejected',
+      status: 404,
+      call: 'GET /v2/change/nope',
+      message:
+        'GET /v2/change/nope was rejected with HTTP 404 Not Found: change not found. ' +
+        "Check the address (it must be the service's root) and any id in the request. " +
+        'No change has that id: check the change-id input.'
+    })
     nock(BASE).get('/api/v2/change/nope').reply(404, { error: 'change not found' })
     await expect(client().getChange('nope')).rejects.toThrow(/in the request\.$/)
   })

@@ -393,24 +393,6 @@ describe('refusals are not retried', () => {
     expect(error.message).toMatch(advice)
   })
 
-  it("appends the request's hint for the status", async () => {
-    fail('GET /v2/change/abc', {
-      status: 404,
-      body: '<html><body><h1>Not Found</h1></body></html>',
-      headers: { 'Content-Type': 'text/html' }
-    })
-    const error = await sendError(makeTransport(), {
-      method: 'GET',
-      path: 'v2/change/abc',
-      hints: { 404: 'No change has that id: check the change-id input.' }
-    })
-    expect(error.message).toBe(
-      'GET /v2/change/abc was rejected with HTTP 404 Not Found: Not Found. ' +
-        "Check the base-url input (it must be the service's root) and any id in the request. " +
-        'No change has that id: check the change-id input.'
-    )
-  })
-
   it('does not follow a redirect to another origin, and names its target by scheme, host and port only', async () => {
     const other = await Emulator.start({ apiKey: API_KEY })
     servers.push(other)

@@ -3,9 +3,10 @@
  * that each answer is the documented one. HTTPS, retries, timeouts and error wording belong to
  * the transport underneath. A dry run exchanges the same requests for placeholders (DryRunClient).
  */
+import { ServiceError } from '../errors.ts'
 import { isJsonObject, parseJsonSafely } from '../json.ts'
-import { hasUnsafeCharacter, plural } from '../text.ts'
-import type { ServiceRequest, StatusHints } from './request.ts'
+import { endSentence, hasUnsafeCharacter, plural } from '../text.ts'
+import type { ServiceRequest } from './request.ts'
 import type { Transport } from './transport.ts'
 
 // Limits from the service interface. "1 MB" is read as the safe decimal bound.
@@ -134,10 +135,10 @@ export abstract class ServiceEndpoints implements ChangeService {
 }
 
 /**
- * The caller's advice per endpoint and status, added to the failure's message: e.g.
+ * The caller's advice per endpoint and status, added at the end of a failure's message: e.g.
  * { getChange: { 404: 'No change has that id: check the change-id input.' } }.
  */
-export type CallHints = Partial<Record<Endpoint, StatusHints>>
+export type CallHints = Partial<Record<Endpoint, Partial<Record<number, string>>>>
 
 export class ServiceClient extends ServiceEndpoints {
   private readonly transport: Transport
@@ -163,16 +164,18 @@ export class ServiceClient extends ServiceEndpoints {
   /** Sends one request and reads its answer; an answer of the wrong shape names the call. */
   protected async exchange<T>(
     endpoint: Endpoint,
-    built: ServiceRequest,
+    request: ServiceRequest,
     read: (json: unknown, body: string) => Read<T>
   ): Promise<T> {
-    const request = { ...built, hints: this.hints[endpoint] }
     this.underWay.push(endpoint)
     try {
       const response = await this.transport.send(request)
       const result = read(parseJsonSafely(response.body), response.body)
       if ('value' in result) return result.value
       throw this.transport.failureError(request, { type: 'unexpected', response, ...result })
+    } catch (error) {
+      const hint = error instanceof ServiceError && this.hints[endpoint]?.[error.status ?? 0]
+      throw hint ? new ServiceError(`${error.message} ${endSentence(hint)}`, error) : error
     } finally {
       this.underWay.splice(this.underWay.indexOf(endpoint), 1)
     }

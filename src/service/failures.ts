@@ -1,7 +1,7 @@
 /**
  * The service's failures: whether another attempt may help, who must act (the kind), and the
  * words a person reads, with what the service said. This layer never names an input: the caller
- * passes its advice in (FailureAdvice, and per-call StatusHints).
+ * passes its advice in (FailureAdvice).
  */
 import { STATUS_CODES } from 'node:http'
 import { errorMessage, ServiceError } from '../errors.ts'
@@ -9,7 +9,6 @@ import { isJsonObject, parseJsonSafely } from '../json.ts'
 import type { Redactor } from '../redact.ts'
 import {
   collapseWhitespace,
-  endSentence,
   formatSeconds,
   plural,
   truncateText,
@@ -121,8 +120,8 @@ export function failureError(
   attempts: number,
   budgetStopped: boolean
 ): ServiceError {
-  const { request, advice, proxy } = scene
-  const call = callName(request)
+  const { advice, proxy } = scene
+  const call = callName(scene.request)
   const address = addressName(scene.baseUrl)
   const via = proxy ? ` through the proxy ${proxy}` : ''
   const checkAddress = capitalized(advice.checkAddress)
@@ -206,8 +205,6 @@ export function failureError(
     case 'status': {
       const { response } = failure
       const code = statusText(response.status)
-      const hint = request.hints?.[response.status]
-      const withHint = (text: string): string => (hint ? `${text} ${endSentence(hint)}` : text)
       if (response.status >= 300 && response.status < 400) {
         const location = response.headers.location
         const url = location ? URL.parse(location, scene.baseUrl) : undefined
@@ -218,7 +215,7 @@ export function failureError(
             ? ' to an address that is not a valid URL'
             : ''
         return protocol(
-          `${call} was answered with HTTP ${code}, a redirect${target}. The action does not follow redirects, so that the API key never reaches another origin. ${withHint(`If the new address is the service and you trust it, ${advice.checkAddress} and use that address.`)}`
+          `${call} was answered with HTTP ${code}, a redirect${target}. The action does not follow redirects, so that the API key never reaches another origin. If the new address is the service and you trust it, ${advice.checkAddress} and use that address.`
         )
       }
       const said = withoutFinalStop(serviceMessage(response.body, scene.redactor))
@@ -227,17 +224,15 @@ export function failureError(
           response.status === 429
             ? 'The service is rate limiting requests: try again later, or send less often.'
             : 'The service is unavailable: try again later.'
-        return outage(
-          `${call} failed with HTTP ${code}${after}: ${said}.${stopped} ${withHint(todo)}`
-        )
+        return outage(`${call} failed with HTTP ${code}${after}: ${said}.${stopped} ${todo}`)
       }
       if (response.status >= 400 && response.status < 500) {
         return rejected(
-          `${call} was rejected with HTTP ${code}: ${said}. ${withHint(rejectionAdvice(response.status, advice))}`
+          `${call} was rejected with HTTP ${code}: ${said}. ${rejectionAdvice(response.status, advice)}`
         )
       }
       return protocol(
-        `${call} got an unexpected HTTP ${code}: ${said}. ${withHint(`${checkAddress}: it must point at the service.`)}`
+        `${call} got an unexpected HTTP ${code}: ${said}. ${checkAddress}: it must point at the service.`
       )
     }
   }

@@ -8,9 +8,6 @@ import { ServiceError } from '../errors.ts'
 /** The header that carries the API key; the key goes nowhere else. */
 export const API_KEY_HEADER = 'X-Service-ApiKey'
 
-/** Advice for specific statuses, e.g. { 404: 'No change has that id.' }. */
-export type StatusHints = Partial<Record<number, string>>
-
 export interface ServiceRequest {
   method: 'GET' | 'POST'
   /** Below the service root, percent-encoded, no leading slash: 'v1/heartbeat/a%2Fb'. */
@@ -19,8 +16,6 @@ export interface ServiceRequest {
   query?: string
   body?: string | Uint8Array
   contentType?: string
-  /** The caller's advice for specific statuses of this request. */
-  hints?: StatusHints
 }
 
 export interface ServiceResponse {
