@@ -122,7 +122,8 @@ export function failureError(
 ): ServiceError {
   const { advice, proxy } = scene
   const call = callName(scene.request)
-  const address = addressName(scene.baseUrl)
+  // Scheme, host and port only: a path, query or user name may hold a secret.
+  const address = `${scene.baseUrl.protocol}//${hostPort(scene.baseUrl)}`
   const via = proxy ? ` through the proxy ${proxy}` : ''
   const checkAddress = capitalized(advice.checkAddress)
   const budget = formatSeconds(scene.budgetMs)
@@ -208,9 +209,8 @@ export function failureError(
       if (response.status >= 300 && response.status < 400) {
         const location = response.headers.location
         const url = location ? URL.parse(location, scene.baseUrl) : undefined
-        // By scheme, host and port only: its path or query may carry a secret.
         const target = url
-          ? ` to ${addressName(url)}`
+          ? ` to ${url.protocol}//${hostPort(url)}`
           : location
             ? ' to an address that is not a valid URL'
             : ''
@@ -303,11 +303,6 @@ export function bodyExcerpt(body: string): string {
 export function nodeMessage(message: string): string {
   const kept = message.split(';').filter(clause => !clause.includes('--use-system-ca'))
   return collapseWhitespace(kept.join(';'))
-}
-
-/** "https://host:443": scheme, host and port only; a path, query or user name may hold a secret. */
-function addressName(url: URL): string {
-  return `${url.protocol}//${hostPort(url)}`
 }
 
 /** "503 Service Unavailable". */
