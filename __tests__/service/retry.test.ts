@@ -15,27 +15,15 @@ describe('retryDelayMs', () => {
   })
 
   it('jitters across the whole range from 0 to the ceiling', () => {
-    expect(
+    const delays = [0, 0.25].map(r =>
       retryDelayMs(
         3,
         undefined,
         now,
-        policy(() => 0)
+        policy(() => r)
       )
-    ).toBe(0)
-    expect(
-      retryDelayMs(
-        3,
-        undefined,
-        now,
-        policy(() => 0.25)
-      )
-    ).toBe(500)
-    for (let i = 0; i < 200; i++) {
-      const delay = retryDelayMs(4, undefined, now, policy(Math.random))
-      expect(delay).toBeGreaterThanOrEqual(0)
-      expect(delay).toBeLessThanOrEqual(4000)
-    }
+    )
+    expect(delays).toEqual([0, 500])
   })
 
   it('uses Retry-After instead of the jitter, capped, never negative', () => {

@@ -148,8 +148,9 @@ describe('what it sends', () => {
     expect(received.body).toBe('{"description":"deploy"}')
   })
 
-  it('sends a byte body with its content type and byte length', async () => {
-    const ndjson = new TextEncoder().encode('{"name":"é","data":1}\n{"name":"b","data":2}\n')
+  it('sends a byte body without secrets as it is, with its content type and byte length', async () => {
+    const text = '{"name":"é","data":"https://host/x"}\n{"name":"b","data":2}\n'
+    const ndjson = new TextEncoder().encode(text)
     await makeTransport().send({
       method: 'POST',
       path: 'v2/stream',
@@ -159,7 +160,7 @@ describe('what it sends', () => {
     const [received] = emulator.requests
     expect(received.headers['content-type']).toBe('application/x-ndjson')
     expect(received.headers['content-length']).toBe(String(ndjson.byteLength))
-    expect(received.body).toBe('{"name":"é","data":1}\n{"name":"b","data":2}\n')
+    expect(received.body).toBe(text)
   })
 
   it('sends no secret in a body: the token, the key and a password in a URL become ***', async () => {
@@ -181,17 +182,6 @@ describe('what it sends', () => {
       custom_metadata: JSON.stringify({ m: redacted })
     })
     expect(received.headers['content-length']).toBe(String(Buffer.byteLength(received.body)))
-  })
-
-  it('sends a body without secrets as it is, bytes untouched', async () => {
-    const ndjson = new TextEncoder().encode('{"name":"a","data":"https://host/x"}\n')
-    await makeTransport().send({
-      method: 'POST',
-      path: 'v2/stream',
-      body: ndjson,
-      contentType: 'application/x-ndjson'
-    })
-    expect(emulator.requests[0].body).toBe('{"name":"a","data":"https://host/x"}\n')
   })
 
   it('sends a POST without a body with Content-Length 0 and no Content-Type, a GET with neither', async () => {
