@@ -140,7 +140,7 @@ export class Transport {
     return failureError({ ...this.where, request }, failure, 1, false)
   }
 
-  /** Ends every attempt under way and its sockets (on cancellation). Sends nothing afterwards. */
+  /** Ends every attempt under way, its sockets and the idle ones. Sends nothing afterwards. */
   close(): void {
     for (const sockets of this.attempts) destroyAll(sockets)
     this.attempts.clear()
