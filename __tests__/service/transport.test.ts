@@ -197,6 +197,15 @@ describe('what it sends', () => {
     expect(get.headers[API_KEY_HEADER.toLowerCase()]).toBe(API_KEY)
   })
 
+  it('sends nothing once closed', async () => {
+    const transport = makeTransport()
+    transport.close()
+    await expect(transport.send(hello)).rejects.toThrow(
+      'GET /v2/hello was not sent: the transport is closed.'
+    )
+    expect(emulator.requests).toHaveLength(0)
+  })
+
   it.each([200, 201, 202, 204])('resolves on HTTP %i', async status => {
     fail('POST /v2/change', { status, body: status === 204 ? '' : '["e1"]' })
     const response = await makeTransport().send(createChange)
