@@ -5,12 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { Redactor } from '../../src/redact.ts'
-import {
-  MAX_ID_CHARS,
-  ServiceClient,
-  serviceRequests,
-  type CallHints
-} from '../../src/service/client.ts'
+import { MAX_ID_CHARS, ServiceClient, type CallHints } from '../../src/service/client.ts'
 import { Transport } from '../../src/service/transport.ts'
 
 const BASE = 'https://service.example.com'
@@ -144,10 +139,6 @@ describe('sendEvents', () => {
 })
 
 describe('getEventResults', () => {
-  it('keeps separating commas literal and encodes commas inside ids', () => {
-    expect(serviceRequests.getEventResults(['a', 'b,c', 'd e']).query).toBe('ids=a,b%2Cc,d%20e')
-  })
-
   it('returns whatever JSON the service sends, and text as text', async () => {
     nock(BASE)
       .get('/api/v2/event_results')
@@ -178,14 +169,20 @@ describe('getChange', () => {
     })
   })
 
-  it("adds the caller's hint for the endpoint and status to the failure", async () => {
+  it("adds the caller's hint for the endpoint and status at the end of the failure", async () => {
     nock(BASE).get('/api/v2/change/nope').reply(404, { error: 'change not found' })
     const hinted = client({
       getChange: { 404: 'No change has that id: check the change-id input.' }
     })
-    await expect(hinted.getChange('nope')).rejects.toThrow(
-      /GET \/v2\/change\/nope was rejected with HTTP 404 Not Found: change not found\. .* No change has that id: check the change-id input\.$/
-    )
+    await expect(hinted.getChange('nope')).rejects.toMatchObject({
+      kind: 'rejected',
+      status: 404,
+      call: 'GET /v2/change/nope',
+      message:
+        'GET /v2/change/nope was rejected with HTTP 404 Not Found: change not found. ' +
+        "Check the address (it must be the service's root) and any id in the request. " +
+        'No change has that id: check the change-id input.'
+    })
     nock(BASE).get('/api/v2/change/nope').reply(404, { error: 'change not found' })
     await expect(client().getChange('nope')).rejects.toThrow(/in the request\.$/)
   })
@@ -198,21 +195,6 @@ describe('hello', () => {
   ])('accepts OK as %s', async (_form, body) => {
     nock(BASE).get('/api/v2/hello').reply(200, body)
     await expect(client().hello()).resolves.toBe('OK')
-  })
-
-  it('says plainly that a rejected key was rejected, without the key', async () => {
-    nock(BASE)
-      .get('/api/v2/hello')
-      .reply(401, { message: `bad key ${KEY}` })
-    const message = await client()
-      .hello()
-      .then(
-        () => '',
-        (error: unknown) => (error as Error).message
-      )
-    expect(message).toContain('rejected the API key')
-    expect(message).toContain('bad key ***')
-    expect(message).not.toContain(KEY)
   })
 })
 

@@ -9,7 +9,7 @@ function dryRun(): { client: DryRunClient; printed: string[] } {
     printed.push(`${request.method} ${url.href} ${request.body ?? ''}`.trim())
   }
   return {
-    client: new DryRunClient(new URL('https://user:pw@service.example/api?x=1'), print),
+    client: new DryRunClient(new URL('https://service.example/api/'), print),
     printed
   }
 }
@@ -20,14 +20,14 @@ describe('DryRunClient', () => {
     expect(await client.createChange({ description: 'Deploy' })).toBe(DRY_RUN_ID)
     expect(await client.getChange('a/b')).toEqual({ id: 'a/b' })
     expect(await client.sendEvents('{}\n{}\n', 2)).toEqual([DRY_RUN_ID, DRY_RUN_ID])
-    expect(await client.getEventResults(['e,1'])).toEqual([])
+    expect(await client.getEventResults(['a', 'b,c', 'd e'])).toEqual([])
     expect(await client.sendHeartbeat('m 1')).toBe(DRY_RUN_ID)
     expect(await client.hello()).toBe('OK')
     expect(printed).toEqual([
       'POST https://service.example/api/v2/change {"description":"Deploy"}',
       'GET https://service.example/api/v2/change/a%2Fb',
       'POST https://service.example/api/v2/stream {}\n{}',
-      'GET https://service.example/api/v2/event_results?ids=e%2C1',
+      'GET https://service.example/api/v2/event_results?ids=a,b%2Cc,d%20e',
       'POST https://service.example/api/v1/heartbeat/m%201',
       'GET https://service.example/api/v2/hello'
     ])

@@ -12,7 +12,7 @@ import {
   networkFailure,
   nodeMessage,
   serviceMessage,
-  unexpectedResponse
+  type Failure
 } from '../../src/service/failures.ts'
 import type { ServiceRequest } from '../../src/service/request.ts'
 
@@ -65,12 +65,21 @@ describe('service messages and excerpts', () => {
     expect(long.endsWith('…')).toBe(true)
   })
 
-  it('unexpectedResponse names the call, the status, what was expected and what came', () => {
-    const error = unexpectedResponse(
-      { request: createChange, advice: ACTION_ADVICE, redactor },
-      { status: 200, headers: {}, body: `<html><body>Welcome ${API_KEY}</body></html>` },
-      '{"id": "<string>"}'
-    )
+  it('a 2XX of the wrong shape names the call, the status, what was expected and what came', () => {
+    const scene = {
+      request: createChange,
+      baseUrl: new URL('https://service.example/'),
+      advice: ACTION_ADVICE,
+      redactor,
+      budgetMs: 60_000
+    }
+    const response = {
+      status: 200,
+      headers: {},
+      body: `<html><body>Welcome ${API_KEY}</body></html>`
+    }
+    const expected = '{"id": "<string>"}'
+    const error = failureError(scene, { type: 'unexpected', response, expected }, 1, false)
     expect(error).toBeInstanceOf(ServiceError)
     expect(error.kind).toBe('protocol')
     expect(error.status).toBe(200)
@@ -82,7 +91,7 @@ describe('service messages and excerpts', () => {
   })
 })
 
-describe('advice', () => {
+describe('the words of a failure', () => {
   const scene = {
     request: createChange,
     baseUrl: new URL('https://service.example/'),
@@ -95,29 +104,63 @@ describe('advice', () => {
     budgetMs: 60_000
   }
 
-  it("is the caller's, each clause worded into its sentence", () => {
-    const messages = [
-      failureError(scene, { type: 'timeout', deadlineMs: 30_000, budgetCut: false }, 1, false),
-      failureError(scene, { type: 'network', code: 'ENOTFOUND', message: 'getaddrinfo' }, 1, false),
-      failureError(
-        scene,
-        { type: 'status', response: { status: 401, headers: {}, body: '' } },
-        1,
-        false
-      ),
-      failureError(
-        scene,
-        { type: 'status', response: { status: 404, headers: {}, body: '' } },
-        1,
-        false
-      )
-    ].map(error => error.message)
-    expect(messages[0]).toMatch(/try again later, or wait\.$/)
-    expect(messages[1]).toMatch(/Look at the map: the host name may be mistyped\.$/)
-    expect(messages[2]).toMatch(/The service rejected the API key: ask the keeper\.$/)
-    expect(messages[3]).toMatch(
+  const status = (code: number): Failure => ({
+    type: 'status',
+    response: { status: code, headers: {}, body: '{"message":"no"}' }
+  })
+  const network = (code: string): Failure => ({ type: 'network', code, message: 'said.' })
+
+  it.each<[string, Failure, string | undefined, RegExp]>([
+    [
+      'a timeout',
+      { type: 'timeout', deadlineMs: 30_000, budgetCut: false },
+      undefined,
+      /try again later, or wait\.$/
+    ],
+    [
+      'an unknown host',
+      network('ENOTFOUND'),
+      undefined,
+      /Look at the map: the host name may be mistyped\.$/
+    ],
+    [
+      'an unknown proxy host',
+      network('ENOTFOUND'),
+      'proxy.example:8080',
+      /: the proxy host proxy\.example:8080 was not found \(ENOTFOUND\)\. Check HTTPS_PROXY\.$/
+    ],
+    [
+      'a peer that does not speak TLS',
+      network('EPROTO'),
+      undefined,
+      /^POST \/v2\/change failed: https:\/\/service\.example:443 did not answer as an HTTPS server \(EPROTO: said\)\. Look at the map: it must be the service's HTTPS address\.$/
+    ],
+    [
+      'a rejected key',
+      status(401),
+      undefined,
+      /The service rejected the API key: ask the keeper\.$/
+    ],
+    [
+      'a 404',
+      status(404),
+      undefined,
       /Look at the map \(it must be the service's root\) and any id in the request\.$/
-    )
+    ],
+    [
+      'another 4XX',
+      status(418),
+      undefined,
+      /rejected with HTTP 418 I'm a Teapot: no\. The service refused the request\.$/
+    ],
+    [
+      'a status outside the interface',
+      status(600),
+      undefined,
+      /^POST \/v2\/change got an unexpected HTTP 600: no\. Look at the map: it must point at the service\.$/
+    ]
+  ])("words %s with the caller's advice", (_what, failure, proxy, words) => {
+    expect(failureError({ ...scene, proxy }, failure, 1, false).message).toMatch(words)
   })
 })
 

@@ -2,11 +2,10 @@
 import { describe, expect, it } from '@jest/globals'
 import { ServiceError } from '../../src/errors.ts'
 import {
-  addressName,
   callName,
+  hostPort,
   MAX_SERVICE_URL_CHARS,
   requestUrl,
-  serviceRoot,
   type ServiceRequest
 } from '../../src/service/request.ts'
 
@@ -23,35 +22,7 @@ describe('requestUrl and callName', () => {
     expect(callName(request)).toBe('GET /v2/change/a%2Fb')
   })
 
-  it("adds the trailing slash a base URL lacks, drops the base's credentials, query and fragment, and keeps a leading-slash path below the prefix", () => {
-    const base = serviceRoot(new URL('https://user:pass@service.example/api?token=t#f'))
-    expect(requestUrl(base, { method: 'GET', path: '/v2/hello' }).href).toBe(
-      'https://service.example/api/v2/hello'
-    )
-    expect(requestUrl(base, { method: 'GET', path: '//other.example/v2/hello' }).origin).toBe(
-      'https://service.example'
-    )
-  })
-
-  it('refuses a path that climbs out of the service root', () => {
-    expect(() =>
-      requestUrl(new URL('https://service.example/api/'), { method: 'GET', path: '../admin' })
-    ).toThrow(/leaves the service root/)
-  })
-})
-
-describe('addressName', () => {
-  it('names scheme, host and port only, never credentials, path, query or fragment', () => {
-    expect(addressName(new URL('https://robot:s3cret@service.example/api/?token=t#x'))).toBe(
-      'https://service.example:443'
-    )
-    expect(addressName(new URL('https://127.0.0.1:8443/'))).toBe('https://127.0.0.1:8443')
-    expect(addressName(new URL('https://[::1]:9/'))).toBe('https://[::1]:9')
-  })
-})
-
-describe('a URL the action refuses to build', () => {
-  it('is named as refused, with the call, never sent as an unreachable one', () => {
+  it('refuses to build a URL over the bound, naming the call, so that it is never sent', () => {
     const request = {
       method: 'GET' as const,
       path: `v2/change/${'c'.repeat(MAX_SERVICE_URL_CHARS)}`
@@ -67,5 +38,15 @@ describe('a URL the action refuses to build', () => {
     expect((error as Error).message).toMatch(
       /^GET \/v2\/change\/c+ was not sent: the action refuses to build a URL of \d+ characters \(at most 400000\)/
     )
+  })
+})
+
+describe('hostPort', () => {
+  it('names host and port only, the default port told, never credentials, path or query', () => {
+    expect(hostPort(new URL('https://robot:s3cret@service.example/api/?token=t#x'))).toBe(
+      'service.example:443'
+    )
+    expect(hostPort(new URL('http://proxy.example'))).toBe('proxy.example:80')
+    expect(hostPort(new URL('https://[::1]:9/'))).toBe('[::1]:9')
   })
 })

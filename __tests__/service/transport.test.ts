@@ -129,15 +129,9 @@ afterEach(async () => {
 })
 
 describe('what it sends', () => {
-  it('refuses a base URL that is not https: the key is never sent in clear', () => {
-    expect(() => makeTransport({ baseUrl: new URL('http://service.example/') })).toThrow(
-      /only over https/
-    )
-  })
-
   it('sends the key header, User-Agent, Accept, Content-Type and Content-Length to the prefixed path', async () => {
     fail('POST /api/v2/change', json(200, { id: 'ok' }))
-    const transport = makeTransport({ baseUrl: new URL(`${emulator.url}api`) })
+    const transport = makeTransport({ baseUrl: new URL(`${emulator.url}api/`) })
     const response = await transport.send({ ...createChange, query: 'dry=1' })
 
     expect(response.status).toBe(200)
@@ -154,8 +148,9 @@ describe('what it sends', () => {
     expect(received.body).toBe('{"description":"deploy"}')
   })
 
-  it('sends a byte body with its content type and byte length', async () => {
-    const ndjson = new TextEncoder().encode('{"name":"é","data":1}\n{"name":"b","data":2}\n')
+  it('sends a byte body without secrets as it is, with its content type and byte length', async () => {
+    const text = '{"name":"é","data":"https://host/x"}\n{"name":"b","data":2}\n'
+    const ndjson = new TextEncoder().encode(text)
     await makeTransport().send({
       method: 'POST',
       path: 'v2/stream',
@@ -165,7 +160,7 @@ describe('what it sends', () => {
     const [received] = emulator.requests
     expect(received.headers['content-type']).toBe('application/x-ndjson')
     expect(received.headers['content-length']).toBe(String(ndjson.byteLength))
-    expect(received.body).toBe('{"name":"é","data":1}\n{"name":"b","data":2}\n')
+    expect(received.body).toBe(text)
   })
 
   it('sends no secret in a body: the token, the key and a password in a URL become ***', async () => {
@@ -189,17 +184,6 @@ describe('what it sends', () => {
     expect(received.headers['content-length']).toBe(String(Buffer.byteLength(received.body)))
   })
 
-  it('sends a body without secrets as it is, bytes untouched', async () => {
-    const ndjson = new TextEncoder().encode('{"name":"a","data":"https://host/x"}\n')
-    await makeTransport().send({
-      method: 'POST',
-      path: 'v2/stream',
-      body: ndjson,
-      contentType: 'application/x-ndjson'
-    })
-    expect(emulator.requests[0].body).toBe('{"name":"a","data":"https://host/x"}\n')
-  })
-
   it('sends a POST without a body with Content-Length 0 and no Content-Type, a GET with neither', async () => {
     emulator.addHeartbeatMonitor('abc')
     const transport = makeTransport()
@@ -211,6 +195,15 @@ describe('what it sends', () => {
     expect(get.headers['content-length']).toBeUndefined()
     expect(get.headers['content-type']).toBeUndefined()
     expect(get.headers[API_KEY_HEADER.toLowerCase()]).toBe(API_KEY)
+  })
+
+  it('sends nothing once closed', async () => {
+    const transport = makeTransport()
+    transport.close()
+    await expect(transport.send(hello)).rejects.toThrow(
+      'GET /v2/hello was not sent: the transport is closed.'
+    )
+    expect(emulator.requests).toHaveLength(0)
   })
 
   it.each([200, 201, 202, 204])('resolves on HTTP %i', async status => {
@@ -361,13 +354,13 @@ describe('deadlines and limits', () => {
   })
 
   it('refuses a response over the size cap as an error naming the call and the cap, never cut data', async () => {
-    fail('GET /v2/hello', { status: 200, bodyBytes: 200 * 1024 })
-    const error = await sendError(makeTransport({ maxResponseBytes: 128 * 1024 }), hello)
+    fail('GET /v2/hello', { status: 200, bodyBytes: 1024 * 1024 + 1 })
+    const error = await sendError(makeTransport({ maxResponseBytes: 1024 * 1024 }), hello)
 
     expect(emulator.requests).toHaveLength(1)
     expect(error.kind).toBe('protocol')
     expect(error.message).toBe(
-      'GET /v2/hello answered with more than 128 KiB (the response size cap), so the answer was not used. ' +
+      'GET /v2/hello answered with more than 1 MiB (the response size cap), so the answer was not used. ' +
         "Check the base-url input: it must point at the service's root."
     )
   })
@@ -397,24 +390,6 @@ describe('refusals are not retried', () => {
     expect(error.message).toMatch(new RegExp(`^POST /v2/change was rejected with HTTP ${status} `))
     expect(error.message).toContain(': nope. ')
     expect(error.message).toMatch(advice)
-  })
-
-  it("appends the request's hint for the status", async () => {
-    fail('GET /v2/change/abc', {
-      status: 404,
-      body: '<html><body><h1>Not Found</h1></body></html>',
-      headers: { 'Content-Type': 'text/html' }
-    })
-    const error = await sendError(makeTransport(), {
-      method: 'GET',
-      path: 'v2/change/abc',
-      hints: { 404: 'No change has that id: check the change-id input.' }
-    })
-    expect(error.message).toBe(
-      'GET /v2/change/abc was rejected with HTTP 404 Not Found: Not Found. ' +
-        "Check the base-url input (it must be the service's root) and any id in the request. " +
-        'No change has that id: check the change-id input.'
-    )
   })
 
   it('does not follow a redirect to another origin, and names its target by scheme, host and port only', async () => {

@@ -1,22 +1,22 @@
 /**
  * The service's interface: one method per endpoint, typed requests and responses, and the checks
  * that each answer is the documented one. HTTPS, retries, timeouts and error wording belong to
- * the transport underneath. A dry run uses DryRunClient instead, with the same interface.
+ * the transport underneath. A dry run exchanges the same requests for placeholders (DryRunClient).
  */
+import { ServiceError } from '../errors.ts'
 import { isJsonObject, parseJsonSafely } from '../json.ts'
-import { hasUnsafeCharacter, plural } from '../text.ts'
-import type { ServiceRequest, StatusHints } from './request.ts'
+import { endSentence, hasUnsafeCharacter, plural } from '../text.ts'
+import type { ServiceRequest } from './request.ts'
 import type { Transport } from './transport.ts'
 
 // Limits from the service interface. "1 MB" is read as the safe decimal bound.
 export const MAX_EVENTS_PER_REQUEST = 1000
 export const MAX_REQUEST_BYTES = 1_000_000
 export const MAX_EVENT_IDS_PER_REQUEST = 1000
-/**
- * The longest id (change, signal, event) taken from the service. Ids are printed and passed on
- * as outputs; the interface names no bound, and real ids (UUIDs, hashes) are far shorter.
- */
+/** The longest id taken from the service (the interface names none): ids are printed, passed on. */
 export const MAX_ID_CHARS = 1024
+/** The id a dry run answers for a change, a heartbeat's signal and each event. */
+export const DRY_RUN_ID = 'dry-run'
 
 /** The body of POST /v2/change, as the service interface defines it. */
 export interface ChangeRequest {
@@ -63,7 +63,7 @@ export interface CallInFlight {
   records: boolean
 }
 
-/** What the commands call: the service, or a dry run that prints each request (DryRunClient). */
+/** What the commands call: the service (ServiceClient), or a dry run (DryRunClient). */
 export interface ChangeService {
   createChange(change: ChangeRequest): Promise<string>
   getChange(changeId: string): Promise<ChangeRecord>
@@ -73,82 +73,83 @@ export interface ChangeService {
   hello(): Promise<'OK'>
 }
 
-/** The request for each endpoint, built without sending anything. */
-export const serviceRequests = {
-  createChange: (change: ChangeRequest): ServiceRequest => ({
-    method: 'POST',
-    path: 'v2/change',
-    body: JSON.stringify(change),
-    contentType: 'application/json'
-  }),
-  getChange: (changeId: string): ServiceRequest => ({
-    method: 'GET',
-    path: `v2/change/${encodeURIComponent(changeId)}`
-  }),
-  sendEvents: (ndjson: string | Uint8Array): ServiceRequest => ({
-    method: 'POST',
-    path: 'v2/stream',
-    body: ndjson,
-    contentType: 'application/x-ndjson'
-  }),
-  getEventResults: (eventIds: readonly string[]): ServiceRequest => ({
-    method: 'GET',
-    path: 'v2/event_results',
-    // Each id is encoded, so a comma inside an id becomes %2C; the separators stay literal.
-    query: `ids=${eventIds.map(id => encodeURIComponent(id)).join(',')}`
-  }),
-  sendHeartbeat: (heartbeatId: string): ServiceRequest => ({
-    method: 'POST',
-    path: `v1/heartbeat/${encodeURIComponent(heartbeatId)}`
-  }),
-  hello: (): ServiceRequest => ({ method: 'GET', path: 'v2/hello' })
-} satisfies Record<Endpoint, (...args: never[]) => ServiceRequest>
+/** An answer's body as read: the documented value, or what the documented answer is. */
+type Read<T> = { value: T } | { expected: string }
 
 /**
- * The caller's advice per endpoint and status, added to the failure's message: e.g.
+ * Each endpoint's request, built once. A subclass exchanges it for the answer, read by `read`,
+ * or, in a dry run, for `placeholder`.
+ */
+export abstract class ServiceEndpoints implements ChangeService {
+  protected abstract exchange<T>(
+    endpoint: Endpoint,
+    request: ServiceRequest,
+    read: (json: unknown, body: string) => Read<T>,
+    placeholder: T
+  ): Promise<T>
+
+  async createChange(change: ChangeRequest): Promise<string> {
+    const body = JSON.stringify(change)
+    const request: ServiceRequest = {
+      method: 'POST',
+      path: 'v2/change',
+      body,
+      contentType: 'application/json'
+    }
+    return this.exchange('createChange', request, readId, DRY_RUN_ID)
+  }
+
+  async getChange(changeId: string): Promise<ChangeRecord> {
+    const path = `v2/change/${encodeURIComponent(changeId)}`
+    return this.exchange('getChange', { method: 'GET', path }, readObject, { id: changeId })
+  }
+
+  /** An NDJSON body of `count` events: their ids, in order, one per event. */
+  async sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[]> {
+    const request: ServiceRequest = {
+      method: 'POST',
+      path: 'v2/stream',
+      body: ndjson,
+      contentType: 'application/x-ndjson'
+    }
+    const placeholder = new Array<string>(count).fill(DRY_RUN_ID)
+    return this.exchange('sendEvents', request, json => readIds(json, count), placeholder)
+  }
+
+  /** At most MAX_EVENT_IDS_PER_REQUEST ids: the parsed body, as is. */
+  async getEventResults(eventIds: readonly string[]): Promise<unknown> {
+    // Each id is encoded, so a comma inside an id becomes %2C; the separators stay literal.
+    const query = `ids=${eventIds.map(id => encodeURIComponent(id)).join(',')}`
+    const request: ServiceRequest = { method: 'GET', path: 'v2/event_results', query }
+    return this.exchange('getEventResults', request, readAnyJson, [])
+  }
+
+  async sendHeartbeat(heartbeatId: string): Promise<string> {
+    const path = `v1/heartbeat/${encodeURIComponent(heartbeatId)}`
+    return this.exchange('sendHeartbeat', { method: 'POST', path }, readId, DRY_RUN_ID)
+  }
+
+  async hello(): Promise<'OK'> {
+    return this.exchange('hello', { method: 'GET', path: 'v2/hello' }, readOk, 'OK')
+  }
+}
+
+/**
+ * The caller's advice per endpoint and status, added at the end of a failure's message: e.g.
  * { getChange: { 404: 'No change has that id: check the change-id input.' } }.
  */
-export type CallHints = Partial<Record<Endpoint, StatusHints>>
+export type CallHints = Partial<Record<Endpoint, Partial<Record<number, string>>>>
 
-export class ServiceClient implements ChangeService {
+export class ServiceClient extends ServiceEndpoints {
   private readonly transport: Transport
   private readonly hints: CallHints
   /** One entry per call under way. */
   private readonly underWay: Endpoint[] = []
 
   constructor(transport: Transport, hints: CallHints = {}) {
+    super()
     this.transport = transport
     this.hints = hints
-  }
-
-  /** POST /v2/change: the id of the new change. */
-  async createChange(change: ChangeRequest): Promise<string> {
-    return this.call('createChange', serviceRequests.createChange(change), readId)
-  }
-
-  /** GET /v2/change/<id>: the change object. */
-  async getChange(changeId: string): Promise<ChangeRecord> {
-    return this.call('getChange', serviceRequests.getChange(changeId), readObject)
-  }
-
-  /** POST /v2/stream with an NDJSON body of `count` events: their ids, in order, one per event. */
-  async sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[]> {
-    return this.call('sendEvents', serviceRequests.sendEvents(ndjson), body => readIds(body, count))
-  }
-
-  /** GET /v2/event_results for at most MAX_EVENT_IDS_PER_REQUEST ids: the parsed body, as is. */
-  async getEventResults(eventIds: readonly string[]): Promise<unknown> {
-    return this.call('getEventResults', serviceRequests.getEventResults(eventIds), readAnyJson)
-  }
-
-  /** POST /v1/heartbeat/<id>: the id of the received signal. */
-  async sendHeartbeat(heartbeatId: string): Promise<string> {
-    return this.call('sendHeartbeat', serviceRequests.sendHeartbeat(heartbeatId), readId)
-  }
-
-  /** GET /v2/hello: resolves when the service answers "OK" (plain text or a JSON string). */
-  async hello(): Promise<'OK'> {
-    return this.call('hello', serviceRequests.hello(), readOk)
   }
 
   /** The calls under way, each named once, for a cancelled run to report. */
@@ -156,33 +157,30 @@ export class ServiceClient implements ChangeService {
     return [...new Set(this.underWay)].map(endpoint => {
       const records = RECORDS[endpoint]
       const call = ENDPOINT_CALLS[endpoint]
-      return records
-        ? { label: `${records} (${call})`, records: true }
-        : { label: call, records: false }
+      return { label: records ? `${records} (${call})` : call, records: records !== undefined }
     })
   }
 
   /** Sends one request and reads its answer; an answer of the wrong shape names the call. */
-  private async call<T>(
+  protected async exchange<T>(
     endpoint: Endpoint,
-    built: ServiceRequest,
-    read: (body: string) => Read<T>
+    request: ServiceRequest,
+    read: (json: unknown, body: string) => Read<T>
   ): Promise<T> {
-    const hints = this.hints[endpoint]
-    const request = hints ? { ...built, hints } : built
     this.underWay.push(endpoint)
     try {
       const response = await this.transport.send(request)
-      const result = read(response.body)
+      const result = read(parseJsonSafely(response.body), response.body)
       if ('value' in result) return result.value
-      throw this.transport.unexpectedAnswer(request, response, result.expected)
+      throw this.transport.failureError(request, { type: 'unexpected', response, ...result })
+    } catch (error) {
+      const hint = error instanceof ServiceError && this.hints[endpoint]?.[error.status ?? 0]
+      throw hint ? new ServiceError(`${error.message} ${endSentence(hint)}`, error) : error
     } finally {
       this.underWay.splice(this.underWay.indexOf(endpoint), 1)
     }
   }
 }
-
-type Read<T> = { value: T } | { expected: string }
 
 const ID_SHAPE = `a single-line printable string of 1 to ${MAX_ID_CHARS} characters`
 
@@ -196,36 +194,30 @@ function isPrintableId(value: unknown): value is string {
   )
 }
 
-function readId(body: string): Read<string> {
-  const parsed = parseJsonSafely(body)
-  const id = isJsonObject(parsed) ? parsed['id'] : undefined
+function readId(json: unknown): Read<string> {
+  const id = isJsonObject(json) ? json['id'] : undefined
   return isPrintableId(id) ? { value: id } : { expected: `{"id": ${ID_SHAPE}}` }
 }
 
-function readObject(body: string): Read<ChangeRecord> {
-  const parsed = parseJsonSafely(body)
-  return isJsonObject(parsed) ? { value: parsed } : { expected: 'a JSON object (the change)' }
+function readObject(json: unknown): Read<ChangeRecord> {
+  return isJsonObject(json) ? { value: json } : { expected: 'a JSON object (the change)' }
 }
 
 /** The one check of the event ids: as many as events were sent, each fit to print. */
-function readIds(body: string, count: number): Read<string[]> {
-  const parsed = parseJsonSafely(body)
-  const ok = Array.isArray(parsed) && parsed.length === count && parsed.every(isPrintableId)
-  return ok
-    ? { value: parsed as string[] }
+function readIds(json: unknown, count: number): Read<string[]> {
+  return Array.isArray(json) && json.length === count && json.every(isPrintableId)
+    ? { value: json }
     : { expected: `a JSON array of ${plural(count, 'event id')}, each ${ID_SHAPE}` }
 }
 
 /** The results' shape is not documented: any JSON is kept; an empty body is null; text stays text. */
-function readAnyJson(body: string): Read<unknown> {
+function readAnyJson(json: unknown, body: string): Read<unknown> {
   if (body.trim() === '') return { value: null }
-  const parsed = parseJsonSafely(body)
-  return { value: parsed === undefined ? body : parsed }
+  return { value: json === undefined ? body : json }
 }
 
-function readOk(body: string): Read<'OK'> {
-  const text = body.trim()
-  return text === 'OK' || parseJsonSafely(text) === 'OK'
+function readOk(json: unknown, body: string): Read<'OK'> {
+  return json === 'OK' || body.trim() === 'OK'
     ? { value: 'OK' }
     : { expected: '"OK" (as plain text or a JSON string)' }
 }

@@ -1,21 +1,20 @@
 /**
- * The service's failures: why an attempt failed and whether another may help, who must act (the
- * kind), and the words a person reads, with what the service said. This layer never names an
- * input: the caller passes its advice in (FailureAdvice, and per-call StatusHints).
+ * The service's failures: whether another attempt may help, who must act (the kind), and the
+ * words a person reads, with what the service said. This layer never names an input: the caller
+ * passes its advice in (FailureAdvice).
  */
 import { STATUS_CODES } from 'node:http'
-import { errorMessage, ServiceError, type FailureKind } from '../errors.ts'
+import { errorMessage, ServiceError } from '../errors.ts'
 import { isJsonObject, parseJsonSafely } from '../json.ts'
 import type { Redactor } from '../redact.ts'
 import {
   collapseWhitespace,
-  endSentence,
   formatSeconds,
   plural,
   truncateText,
   withoutFinalStop
 } from '../text.ts'
-import { addressName, callName, type ServiceRequest, type ServiceResponse } from './request.ts'
+import { callName, hostPort, type ServiceRequest, type ServiceResponse } from './request.ts'
 
 /** How one attempt ended (any HTTP answer is a 'status'), or why a request was not sent. */
 export type Failure =
@@ -26,8 +25,29 @@ export type Failure =
   /** The proxy did not open a tunnel; `status` is its answer to CONNECT, when it gave one. */
   | { type: 'proxy'; status?: number }
   | { type: 'too-large'; capBytes: number }
+  /** A 2XX whose body is not the documented answer. */
+  | { type: 'unexpected'; response: ServiceResponse; expected: string }
   /** Not sent: the run's outage budget was spent by earlier requests. */
   | { type: 'budget-spent' }
+
+/** What the user can do, in the caller's words: lower-case clauses ('check the base-url input'). */
+export interface FailureAdvice {
+  raiseTimeout: string
+  checkAddress: string
+  checkApiKey: string
+}
+
+/** Where a request went, for the words of its failure. */
+export interface FailureScene {
+  request: ServiceRequest
+  baseUrl: URL
+  /** "host:port" of the proxy in use; undefined when connecting directly. */
+  proxy?: string
+  advice: FailureAdvice
+  redactor: Redactor
+  /** The run's outage budget. */
+  budgetMs: number
+}
 
 /**
  * Network errors that mean "try again": the service or the path to it had a moment. ENOTFOUND is
@@ -37,23 +57,13 @@ export type Failure =
 const RETRYABLE_NETWORK_CODE =
   /^(ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ENETDOWN|HPE_.*)$/
 
-/**
- * Certificate verification failures (CERT_HAS_EXPIRED, SELF_SIGNED_CERT_IN_CHAIN, HOSTNAME_MISMATCH,
- * UNABLE_TO_VERIFY_LEAF_SIGNATURE …): retrying cannot help, and the fix is configuration.
- */
+/** Certificate verification failures: retrying cannot help, and the fix is configuration. */
 const CERTIFICATE_ERROR = /^(?!ERR_SSL_).*CERT|^UNABLE_TO_|^INVALID_CA$|^HOSTNAME_MISMATCH$/
 
 /** A service message or body excerpt is cut to this many characters: enough to say why. */
 const MAX_EXCERPT_CHARS = 200
 const MESSAGE_FIELDS = ['message', 'error_description', 'error', 'detail', 'errors'] as const
-const HTML_ENTITIES: Record<string, string> = {
-  nbsp: ' ',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  '#39': "'",
-  amp: '&'
-}
+const HTML_ENTITIES = { nbsp: ' ', lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' }
 
 /** An error thrown by a request (network, TLS, proxy tunnel), as a failure. */
 export function networkFailure(error: unknown): Failure {
@@ -62,29 +72,16 @@ export function networkFailure(error: unknown): Failure {
     return { type: 'proxy', status: typeof statusCode === 'number' ? statusCode : undefined }
   }
   const message = errorMessage(error)
-  const named = typeof code === 'string' ? code : undefined
-  return {
-    type: 'network',
-    code: named ?? (/socket hang up/i.test(message) ? 'ECONNRESET' : 'ERROR'),
-    message
-  }
+  const unnamed = /socket hang up/i.test(message) ? 'ECONNRESET' : 'ERROR'
+  return { type: 'network', code: typeof code === 'string' ? code : unnamed, message }
 }
 
 /** Whether another attempt may help: 429, 5XX, a moment's network trouble, the proxy's own. */
 export function isRetryable(failure: Failure): boolean {
-  switch (failure.type) {
-    case 'status':
-      return isRetryableStatus(failure.response.status)
-    case 'timeout':
-      return true
-    case 'network':
-      return RETRYABLE_NETWORK_CODE.test(failure.code)
-    case 'proxy':
-      return failure.status === undefined || !isProxyRefusal(failure.status)
-    case 'too-large':
-    case 'budget-spent':
-      return false
-  }
+  if (failure.type === 'status') return isRetryableStatus(failure.response.status)
+  if (failure.type === 'network') return RETRYABLE_NETWORK_CODE.test(failure.code)
+  if (failure.type === 'proxy') return !isProxyRefusal(failure.status)
+  return failure.type === 'timeout'
 }
 
 function isRetryableStatus(status: number): boolean {
@@ -92,62 +89,25 @@ function isRetryableStatus(status: number): boolean {
 }
 
 /** A proxy's 4XX to CONNECT (407 wrong credentials, 403 not allowed) is for the user to fix. */
-function isProxyRefusal(status: number): boolean {
-  return status >= 400 && status < 500 && status !== 408 && status !== 429
+function isProxyRefusal(status: number | undefined): status is number {
+  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429
 }
 
-/** What the user can do, in the caller's words; each is a clause that starts in lower case. */
-export interface FailureAdvice {
-  /** How to give each attempt more time, e.g. 'raise the timeout-seconds input'. */
-  raiseTimeout: string
-  /** How to correct the service address, e.g. 'check the base-url input'. */
-  checkAddress: string
-  /** How to correct the API key, e.g. "check the api-key input and the key's permissions". */
-  checkApiKey: string
+/** "opened no tunnel", "answered HTTP 502 Bad Gateway": what the proxy did. */
+function proxyAnswer(status: number | undefined): string {
+  return status === undefined ? 'opened no tunnel' : `answered HTTP ${statusText(status)}`
 }
 
-/** Where a request went, for the words of its failure. */
-export interface FailureScene {
-  request: ServiceRequest
-  /** The service root. */
-  baseUrl: URL
-  /** "host:port" of the proxy in use; undefined when connecting directly. */
-  proxy?: string
-  advice: FailureAdvice
-  redactor: Redactor
-  /** The run's outage budget, for messages about it. */
-  budgetMs: number
-}
-
-/** A short reason for a retry log line. */
+/** A short reason for a retry's log line (only retryable failures are retried). */
 export function failureSummary(failure: Failure): string {
-  switch (failure.type) {
-    case 'status':
-      return `HTTP ${statusText(failure.response.status)}`
-    case 'timeout':
-      return `no complete answer within ${formatSeconds(failure.deadlineMs)}`
-    case 'network':
-      return `${failure.code} (${withoutFinalStop(nodeMessage(failure.message))})`
-    case 'proxy':
-      return failure.status === undefined
-        ? 'the proxy opened no tunnel'
-        : `the proxy answered HTTP ${statusText(failure.status)}`
-    case 'too-large':
-      return `an answer over ${byteSize(failure.capBytes)}`
-    case 'budget-spent':
-      return 'the outage budget is spent'
+  if (failure.type === 'status') return `HTTP ${statusText(failure.response.status)}`
+  if (failure.type === 'timeout') {
+    return `no complete answer within ${formatSeconds(failure.deadlineMs)}`
   }
-}
-
-/** What every sentence about one failed request is made of. */
-interface Words {
-  scene: FailureScene
-  call: string
-  /** " after 3 attempts", or nothing for one. */
-  after: string
-  /** The sentence that says the outage budget stopped the retries, or nothing. */
-  stopped: string
-  make: (message: string, kind: Exclude<FailureKind, 'input'>, status?: number) => ServiceError
+  if (failure.type === 'network') {
+    return `${failure.code} (${withoutFinalStop(nodeMessage(failure.message))})`
+  }
+  return failure.type === 'proxy' ? `the proxy ${proxyAnswer(failure.status)}` : failure.type
 }
 
 /**
@@ -160,209 +120,137 @@ export function failureError(
   attempts: number,
   budgetStopped: boolean
 ): ServiceError {
+  const { advice, proxy } = scene
   const call = callName(scene.request)
-  const words: Words = {
-    scene,
-    call,
-    after: attempts > 1 ? ` after ${plural(attempts, 'attempt')}` : '',
-    stopped: budgetStopped
-      ? ` Retries stopped there: another would overrun this run's outage budget of ${formatSeconds(scene.budgetMs)}.`
-      : '',
-    make: (message, kind, status) =>
-      new ServiceError(scene.redactor.redact(message), { call, kind, status })
-  }
-  const { after, stopped, make } = words
+  // Scheme, host and port only: a path, query or user name may hold a secret.
+  const address = `${scene.baseUrl.protocol}//${hostPort(scene.baseUrl)}`
+  const via = proxy ? ` through the proxy ${proxy}` : ''
+  const checkAddress = capitalized(advice.checkAddress)
+  const budget = formatSeconds(scene.budgetMs)
+  const after = attempts > 1 ? ` after ${plural(attempts, 'attempt')}` : ''
+  const stopped = budgetStopped
+    ? ` Retries stopped there: another would overrun this run's outage budget of ${budget}.`
+    : ''
+  const status = 'response' in failure ? failure.response.status : undefined
+  const make = (kind: ServiceError['kind']) => (message: string) =>
+    new ServiceError(scene.redactor.redact(message), { call, kind, status })
+  const [outage, protocol, configuration, rejected] = (
+    ['outage', 'protocol', 'configuration', 'rejected'] as const
+  ).map(make)
+
   switch (failure.type) {
     case 'budget-spent':
-      return make(
-        `${call} was not sent: the service was unavailable for this run's whole outage budget ` +
-          `of ${formatSeconds(scene.budgetMs)} already. Try again later.`,
-        'outage'
+      return outage(
+        `${call} was not sent: the service was unavailable for this run's whole outage budget of ${budget} already. Try again later.`
       )
     case 'timeout': {
       const within = failure.budgetCut
         ? `${formatSeconds(failure.deadlineMs)} (what was left of this run's outage budget)`
         : formatSeconds(failure.deadlineMs)
-      return make(
-        `${call} got no complete answer within ${within}${after}.${stopped} ` +
-          `The service is unavailable or too slow: try again later, or ${scene.advice.raiseTimeout}.`,
-        'outage'
+      return outage(
+        `${call} got no complete answer within ${within}${after}.${stopped} The service is unavailable or too slow: try again later, or ${advice.raiseTimeout}.`
       )
     }
-    case 'too-large':
-      return make(
-        `${call} answered with more than ${byteSize(failure.capBytes)} (the response size cap), ` +
-          `so the answer was not used. ${capitalized(scene.advice.checkAddress)}: it must point at the service's root.`,
-        'protocol'
+    case 'unexpected':
+      return protocol(
+        `${call} answered HTTP ${statusText(failure.response.status)}, but not with the documented answer (expected ${failure.expected}); it sent: ${bodyExcerpt(scene.redactor.redact(failure.response.body))}. ${checkAddress}: it must point at the service's root.`
       )
-    case 'proxy':
-      return proxyError(words, failure.status)
-    case 'network':
-      return networkError(words, failure.code, failure.message)
-    case 'status':
-      return statusError(words, failure.response)
-  }
-}
-
-function proxyError({ scene, call, after, stopped, make }: Words, status?: number): ServiceError {
-  const proxy = scene.proxy ?? 'in use'
-  if (status !== undefined && isProxyRefusal(status)) {
-    const advice =
-      status === 407
-        ? 'Check the proxy user name and password in HTTPS_PROXY.'
-        : 'The proxy does not allow this connection: ask its administrators, or add the service host to NO_PROXY if the runner can reach it directly.'
-    return make(
-      `${call} was not sent: the proxy ${proxy} refused to open a tunnel to the service with HTTP ${statusText(status)}. ${advice}`,
-      'configuration'
-    )
-  }
-  const answer = status === undefined ? 'opened no tunnel' : `answered HTTP ${statusText(status)}`
-  return make(
-    `${call} could not reach ${addressName(scene.baseUrl)}: the proxy ${proxy} ${answer}${after}.${stopped} ` +
-      'The proxy or the service is unavailable: try again later, or check HTTPS_PROXY.',
-    'outage'
-  )
-}
-
-function networkError(words: Words, code: string, message: string): ServiceError {
-  const { scene, call, after, stopped, make } = words
-  const address = addressName(scene.baseUrl)
-  const via = scene.proxy ? ` through the proxy ${scene.proxy}` : ''
-  const checkAddress = capitalized(scene.advice.checkAddress)
-  const said = `${code}: ${withoutFinalStop(nodeMessage(message))}`
-  if (code === 'ENOTFOUND') {
-    // Through a proxy, the only name this process looks up is the proxy's.
-    return scene.proxy
-      ? make(
-          `${call} was not sent: the proxy host ${scene.proxy} was not found (ENOTFOUND). Check HTTPS_PROXY.`,
-          'configuration'
+    case 'too-large':
+      return protocol(
+        `${call} answered with more than ${failure.capBytes / 2 ** 20} MiB (the response size cap), so the answer was not used. ${checkAddress}: it must point at the service's root.`
+      )
+    case 'proxy': {
+      if (!isProxyRefusal(failure.status)) {
+        return outage(
+          `${call} could not reach ${address}: the proxy ${proxy} ${proxyAnswer(failure.status)}${after}.${stopped} The proxy or the service is unavailable: try again later, or check HTTPS_PROXY.`
         )
-      : make(
-          `${call} was not sent: the host of ${address} was not found (ENOTFOUND). ` +
-            `${checkAddress}: the host name may be mistyped.`,
-          'configuration'
+      }
+      const todo =
+        failure.status === 407
+          ? 'Check the proxy user name and password in HTTPS_PROXY.'
+          : 'The proxy does not allow this connection: ask its administrators, or add the service host to NO_PROXY if the runner can reach it directly.'
+      return configuration(
+        `${call} was not sent: the proxy ${proxy} refused to open a tunnel to the service with HTTP ${statusText(failure.status)}. ${todo}`
+      )
+    }
+    case 'network': {
+      const { code } = failure
+      const said = `${code}: ${withoutFinalStop(nodeMessage(failure.message))}`
+      if (code === 'ENOTFOUND') {
+        // Through a proxy, the only name this process looks up is the proxy's.
+        return configuration(
+          proxy
+            ? `${call} was not sent: the proxy host ${proxy} was not found (ENOTFOUND). Check HTTPS_PROXY.`
+            : `${call} was not sent: the host of ${address} was not found (ENOTFOUND). ${checkAddress}: the host name may be mistyped.`
         )
+      }
+      if (CERTIFICATE_ERROR.test(code)) {
+        return protocol(
+          `${call} was not sent: the TLS certificate of ${address} is not trusted (${said}). ${checkAddress}. If the service uses a private certificate authority, set NODE_EXTRA_CA_CERTS to that authority's PEM file in the step's env.`
+        )
+      }
+      if (code.startsWith('HPE_')) {
+        return outage(
+          `${call} got a malformed answer from ${address}${via}${after} (${said}).${stopped} The service, or a proxy in front of it, is in trouble: try again later.`
+        )
+      }
+      if (code === 'EPROTO' || code.startsWith('ERR_SSL_')) {
+        return protocol(
+          `${call} failed: ${address}${via} did not answer as an HTTPS server (${said}). ${checkAddress}: it must be the service's HTTPS address.`
+        )
+      }
+      return outage(
+        `${call} could not reach ${address}${via}${after} (${said}).${stopped} The service is unreachable: try again later; if this persists, ${advice.checkAddress}, and HTTPS_PROXY / NO_PROXY if the runner reaches the service through a proxy.`
+      )
+    }
+    case 'status': {
+      const { response } = failure
+      const code = statusText(response.status)
+      if (response.status >= 300 && response.status < 400) {
+        const location = response.headers.location
+        const url = location ? URL.parse(location, scene.baseUrl) : undefined
+        const target = url
+          ? ` to ${url.protocol}//${hostPort(url)}`
+          : location
+            ? ' to an address that is not a valid URL'
+            : ''
+        return protocol(
+          `${call} was answered with HTTP ${code}, a redirect${target}. The action does not follow redirects, so that the API key never reaches another origin. If the new address is the service and you trust it, ${advice.checkAddress} and use that address.`
+        )
+      }
+      const said = withoutFinalStop(serviceMessage(response.body, scene.redactor))
+      if (isRetryableStatus(response.status)) {
+        const todo =
+          response.status === 429
+            ? 'The service is rate limiting requests: try again later, or send less often.'
+            : 'The service is unavailable: try again later.'
+        return outage(`${call} failed with HTTP ${code}${after}: ${said}.${stopped} ${todo}`)
+      }
+      if (response.status >= 400 && response.status < 500) {
+        return rejected(
+          `${call} was rejected with HTTP ${code}: ${said}. ${rejectionAdvice(response.status, advice)}`
+        )
+      }
+      return protocol(
+        `${call} got an unexpected HTTP ${code}: ${said}. ${checkAddress}: it must point at the service.`
+      )
+    }
   }
-  if (CERTIFICATE_ERROR.test(code)) {
-    return make(
-      `${call} was not sent: the TLS certificate of ${address} is not trusted (${said}). ` +
-        `${checkAddress}. If the service uses a private certificate authority, ` +
-        `set NODE_EXTRA_CA_CERTS to that authority's PEM file in the step's env.`,
-      'protocol'
-    )
-  }
-  if (code.startsWith('HPE_')) {
-    return make(
-      `${call} got a malformed answer from ${address}${via}${after} (${said}).${stopped} ` +
-        'The service, or a proxy in front of it, is in trouble: try again later.',
-      'outage'
-    )
-  }
-  if (code === 'EPROTO' || code.startsWith('ERR_SSL_')) {
-    return make(
-      `${call} failed: ${address}${via} did not answer as an HTTPS server (${said}). ` +
-        `${checkAddress}: it must be the service's HTTPS address.`,
-      'protocol'
-    )
-  }
-  return make(
-    `${call} could not reach ${address}${via}${after} (${said}).${stopped} ` +
-      `The service is unreachable: try again later; if this persists, ${scene.advice.checkAddress}, ` +
-      'and HTTPS_PROXY / NO_PROXY if the runner reaches the service through a proxy.',
-    'outage'
-  )
-}
-
-function statusError(words: Words, response: ServiceResponse): ServiceError {
-  const { scene, call, after, stopped, make } = words
-  const { advice } = scene
-  const { status } = response
-  const hint = scene.request.hints?.[status]
-  const withHint = (text: string): string => (hint ? `${text} ${endSentence(hint)}` : text)
-
-  if (status >= 300 && status < 400) {
-    const target = redirectTarget(response.headers.location, scene.baseUrl)
-    return make(
-      `${call} was answered with HTTP ${statusText(status)}, ${target ? `a redirect to ${target}` : 'a redirect'}. ` +
-        'The action does not follow redirects, so that the API key never reaches another origin. ' +
-        withHint(
-          `If the new address is the service and you trust it, ${advice.checkAddress} and use that address.`
-        ),
-      'protocol',
-      status
-    )
-  }
-  const said = `: ${withoutFinalStop(serviceMessage(response.body, scene.redactor))}`
-  if (isRetryableStatus(status)) {
-    const text =
-      status === 429
-        ? 'The service is rate limiting requests: try again later, or send less often.'
-        : 'The service is unavailable: try again later.'
-    return make(
-      `${call} failed with HTTP ${statusText(status)}${after}${said}.${stopped} ${withHint(text)}`,
-      'outage',
-      status
-    )
-  }
-  if (status >= 400 && status < 500) {
-    return make(
-      `${call} was rejected with HTTP ${statusText(status)}${said}. ${withHint(rejectionAdvice(status, advice))}`,
-      'rejected',
-      status
-    )
-  }
-  return make(
-    `${call} got an unexpected HTTP ${statusText(status)}${said}. ` +
-      withHint(`${capitalized(advice.checkAddress)}: it must point at the service.`),
-    'protocol',
-    status
-  )
 }
 
 /** What to do about a 4XX. */
 function rejectionAdvice(status: number, advice: FailureAdvice): string {
-  switch (status) {
-    case 401:
-    case 403:
-      return `The service rejected the API key: ${advice.checkApiKey}.`
-    case 404:
-      return `${capitalized(advice.checkAddress)} (it must be the service's root) and any id in the request.`
-    case 400:
-    case 422:
-      return 'Check the values sent: the service says which one it refuses.'
-    case 413:
-      return 'The request is too large for the service: send less at once.'
-    default:
-      return 'The service refused the request.'
+  if (status === 401 || status === 403) {
+    return `The service rejected the API key: ${advice.checkApiKey}.`
   }
-}
-
-/** A redirect's target by scheme, host and port only: its path or query may carry a secret. */
-function redirectTarget(location: string | undefined, base: URL): string | undefined {
-  if (!location) return undefined
-  try {
-    return addressName(new URL(location, base))
-  } catch {
-    return 'an address that is not a valid URL'
+  if (status === 404) {
+    return `${capitalized(advice.checkAddress)} (it must be the service's root) and any id in the request.`
   }
-}
-
-/** The error for a 2XX whose body is not the documented answer. */
-export function unexpectedResponse(
-  scene: Pick<FailureScene, 'request' | 'advice' | 'redactor'>,
-  response: ServiceResponse,
-  expected: string
-): ServiceError {
-  const call = callName(scene.request)
-  const message =
-    `${call} answered HTTP ${statusText(response.status)}, but not with the documented answer ` +
-    `(expected ${expected}); it sent: ${bodyExcerpt(scene.redactor.redact(response.body))}. ` +
-    `${capitalized(scene.advice.checkAddress)}: it must point at the service's root.`
-  return new ServiceError(scene.redactor.redact(message), {
-    call,
-    kind: 'protocol',
-    status: response.status
-  })
+  if (status === 400 || status === 422) {
+    return 'Check the values sent: the service says which one it refuses.'
+  }
+  if (status === 413) return 'The request is too large for the service: send less at once.'
+  return 'The service refused the request.'
 }
 
 /**
@@ -399,7 +287,10 @@ export function bodyExcerpt(body: string): string {
       .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
       .replace(/<!--[\s\S]*?-->/g, ' ')
       .replace(/<[^>]*>/g, ' ')
-      .replace(/&(nbsp|lt|gt|quot|#39|amp);/g, (_, name: string) => HTML_ENTITIES[name])
+      .replace(
+        /&(nbsp|lt|gt|quot|#39|amp);/g,
+        (_, name: keyof typeof HTML_ENTITIES) => HTML_ENTITIES[name]
+      )
   }
   text = collapseWhitespace(text)
   return text ? truncateText(text, MAX_EXCERPT_CHARS) : '(empty body)'
@@ -418,13 +309,6 @@ export function nodeMessage(message: string): string {
 function statusText(status: number): string {
   const reason = STATUS_CODES[status]
   return reason ? `${status} ${reason}` : `${status}`
-}
-
-/** "10 MiB", "64 KiB", "1000 bytes". */
-function byteSize(bytes: number): string {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`
-  return plural(bytes, 'byte')
 }
 
 /** Advice clauses start in lower case; a sentence that starts with one needs a capital. */

@@ -1,11 +1,11 @@
 /**
- * The HTTPS transport under the service client: TLS, the proxy, a deadline for each attempt as a
- * whole, the response size cap, retries within the run's outage budget, and the sockets. It is
- * node:https itself, so that redirects are never followed, one deadline covers a whole attempt
- * (proxy tunnel, upload and the full body), and every socket of a failed attempt ends with it.
+ * The HTTPS transport under the service client: TLS, the proxy, deadlines, the answer size cap,
+ * retries within the run's outage budget, and the sockets. It is node:https itself, so that
+ * redirects are never followed, one deadline covers a whole attempt (proxy tunnel, upload and the
+ * full body), and every socket of a failed attempt ends with it.
  */
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
-import type { ClientRequestArgs, IncomingHttpHeaders } from 'node:http'
+import type { ClientRequestArgs } from 'node:http'
 import * as https from 'node:https'
 import type { Duplex } from 'node:stream'
 import type { ServiceError } from '../errors.ts'
@@ -16,7 +16,6 @@ import {
   failureSummary,
   isRetryable,
   networkFailure,
-  unexpectedResponse,
   type Failure,
   type FailureAdvice,
   type FailureScene
@@ -26,53 +25,45 @@ import {
   callName,
   hostPort,
   requestUrl,
-  serviceRoot,
   type ServiceRequest,
   type ServiceResponse
 } from './request.ts'
 import { RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.ts'
 
-/** A response body larger than this is an error: the service never needs to send more. */
+/** A larger answer is an error: the service never needs to send more. */
 const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
 export interface TransportOptions {
-  /** The service root: https, possibly with a path prefix ('https://host/api/'). */
+  /** The service root, as the base-url setting gives it: https, ending in '/'. */
   baseUrl: URL
   apiKey: string
-  /** Bounds each attempt as a whole: connect, proxy tunnel, TLS, upload and the full response. */
+  /** Bounds each attempt as a whole: connect, proxy tunnel, TLS, upload and the full answer. */
   timeoutMs: number
   /** Total attempts per request, at least 1. */
   maxAttempts: number
   userAgent: string
   /** The transport adds apiKey (and a proxy password) to it. */
   redactor: Redactor
-  /** What a failure message tells the user to do, in the caller's words. */
   advice: FailureAdvice
-  /** One line per retry, e.g. "POST /v2/change: HTTP 503 Service Unavailable; retry 2 of 3 in 1.3 s". */
+  /** One line per retry: "POST /v2/change: HTTP 503 Service Unavailable; retry 2 of 3 in 1.3 s". */
   log?: (message: string) => void
-  /** RETRY_POLICY unless told: tests wait less. */
+  /** RETRY_POLICY unless told. */
   retry?: Partial<RetryPolicy>
   /** MAX_RESPONSE_BYTES unless told: tests use less. */
   maxResponseBytes?: number
 }
 
 /**
- * Sends requests to the service with retries.
- *
- * What an outage costs: all requests of one transport share one outage budget. Failed attempts
- * that may be retried, and the waits between them, are charged to it; an attempt's deadline is
- * cut to what remains, and a retry is made only while at least minRetryAttemptMs would remain
- * for it. Once it is spent, a later request is refused at once, unsent, as an outage. Healthy
- * answers are never charged, however many or slow.
+ * Sends requests with retries. All requests share one outage budget: retryable failed attempts
+ * and the waits between them are charged to it, and deadlines cut to what remains; once it is
+ * spent, a later request is refused unsent. Healthy answers are never charged.
  */
 export class Transport {
-  private readonly root: URL
   private readonly options: TransportOptions
   private readonly policy: RetryPolicy
-  /** What failed attempts and retry waits have cost, from the outage budget. */
   private outageMs = 0
-  /** The proxy, chosen once (one origin, one route); its credentials go only to the agent. */
-  private readonly proxy?: URL
+  /** What a failure's words need besides the request. */
+  private readonly where: Omit<FailureScene, 'request'>
   /** One agent for every request: one route, and kept-alive sockets for streaming. */
   private readonly agent: TrackingAgent
   /** The sockets of each attempt under way, so that close() can end them. */
@@ -80,61 +71,58 @@ export class Transport {
   private closed = false
 
   constructor(options: TransportOptions) {
-    // Settings insist on https (and say so, naming the input); the key must never go in clear.
-    if (options.baseUrl.protocol !== 'https:') {
-      throw new Error('The transport sends only over https.')
-    }
+    const { baseUrl, advice, redactor } = options
     this.options = options
-    this.root = serviceRoot(options.baseUrl)
     this.policy = { ...RETRY_POLICY, ...options.retry }
-    options.redactor.add(options.apiKey)
-    // The rules are @actions/http-client's (HTTPS_PROXY, then NO_PROXY; loopback always direct),
-    // read through its lib/proxy entry, which loads nothing else.
-    const proxy = getProxyUrl(this.root)
-    if (proxy?.hostname) this.proxy = proxy
+    redactor.add(options.apiKey)
+    // The proxy, chosen once (one origin, one route) by @actions/http-client's rules (HTTPS_PROXY,
+    // then NO_PROXY; loopback always direct), read through its lib/proxy entry, which loads
+    // nothing else. Its credentials go only to the agent.
+    const found = getProxyUrl(baseUrl)
+    const proxy = found?.hostname ? found : undefined
     // Decoded by the toolkit: the password as a server would echo it.
-    if (this.proxy?.password) options.redactor.add(this.proxy.password)
-    this.agent = new TrackingAgent(this.proxy?.href)
+    if (proxy?.password) redactor.add(proxy.password)
+    this.agent = new TrackingAgent(proxy?.href)
+    const budgetMs = this.policy.outageBudgetMs
+    this.where = { baseUrl, proxy: proxy && hostPort(proxy), advice, redactor, budgetMs }
   }
 
   /** Sends with retries; resolves only on a 2XX; otherwise throws ServiceError. */
   async send(request: ServiceRequest): Promise<ServiceResponse> {
     const { redactor, maxAttempts, timeoutMs } = this.options
-    const url = requestUrl(this.root, request)
-    const scene = this.scene(request)
+    const { minRetryAttemptMs } = this.policy
+    const url = requestUrl(this.options.baseUrl, request)
+    const scene = { ...this.where, request }
+    const { body } = request
+    // A byte body is viewed, not copied: event batches are up to 1 MB each.
+    const raw =
+      typeof body === 'string'
+        ? Buffer.from(body)
+        : body && Buffer.from(body.buffer, body.byteOffset, body.byteLength)
     // No secret is ever sent, not even one pasted into a commit message the change quotes.
-    const body =
-      request.body === undefined
-        ? undefined
-        : redactor.redactBytes(
-            typeof request.body === 'string'
-              ? Buffer.from(request.body, 'utf8')
-              : // A view, not a copy: event batches are up to 1 MB each.
-                Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength)
-          )
+    const bytes = raw && redactor.redactBytes(raw)
 
     // What a retry would need is what a later request needs too: less is as good as spent.
-    if (this.budgetLeftMs() < this.policy.minRetryAttemptMs) {
+    if (this.budgetLeftMs() < minRetryAttemptMs) {
       throw failureError(scene, { type: 'budget-spent' }, 0, false)
     }
     for (let attempt = 1; ; attempt++) {
       if (this.closed) {
         throw new Error(`${callName(request)} was not sent: the transport is closed.`)
       }
-      const deadlineMs = Math.min(timeoutMs, this.budgetLeftMs())
       const started = performance.now()
-      const failure = await this.attempt(url, request, body, deadlineMs)
+      const deadlineMs = Math.min(timeoutMs, this.budgetLeftMs())
+      const failure = await this.attempt(url, request, bytes, deadlineMs)
       if (failure.type === 'status' && Math.floor(failure.response.status / 100) === 2) {
         return failure.response
       }
-
       if (!isRetryable(failure)) throw failureError(scene, failure, attempt, false)
       this.outageMs += performance.now() - started
       if (attempt >= maxAttempts) throw failureError(scene, failure, attempt, false)
       const retryAfter =
         failure.type === 'status' ? failure.response.headers['retry-after'] : undefined
       const delay = retryDelayMs(attempt, retryAfter, Date.now(), this.policy)
-      if (this.budgetLeftMs() - delay < this.policy.minRetryAttemptMs) {
+      if (this.budgetLeftMs() - delay < minRetryAttemptMs) {
         throw failureError(scene, failure, attempt, true)
       }
       this.outageMs += delay
@@ -147,16 +135,12 @@ export class Transport {
     }
   }
 
-  /** For the client: the error for a 2XX whose body is not the documented answer. */
-  unexpectedAnswer(
-    request: ServiceRequest,
-    response: ServiceResponse,
-    expected: string
-  ): ServiceError {
-    return unexpectedResponse(this.scene(request), response, expected)
+  /** The error for a request's failure found by the caller (an answer of the wrong shape). */
+  failureError(request: ServiceRequest, failure: Failure): ServiceError {
+    return failureError({ ...this.where, request }, failure, 1, false)
   }
 
-  /** Ends every attempt under way and its sockets (on cancellation). Sends nothing afterwards. */
+  /** Ends every attempt under way, its sockets and the idle ones. Sends nothing afterwards. */
   close(): void {
     for (const sockets of this.attempts) destroyAll(sockets)
     this.attempts.clear()
@@ -164,26 +148,14 @@ export class Transport {
     this.closed = true
   }
 
-  private scene(request: ServiceRequest): FailureScene {
-    return {
-      request,
-      baseUrl: this.root,
-      proxy: this.proxy && hostPort(this.proxy),
-      advice: this.options.advice,
-      redactor: this.options.redactor,
-      budgetMs: this.policy.outageBudgetMs
-    }
-  }
-
   private budgetLeftMs(): number {
     return Math.max(0, this.policy.outageBudgetMs - this.outageMs)
   }
 
   /**
-   * One attempt, bounded as a whole by deadlineMs: any complete HTTP answer within the size cap
-   * (as a 'status'), or why there was none. A failed attempt destroys every socket it opened or
-   * used as it ends, a pending proxy tunnel included; after a complete answer, its socket waits
-   * in the agent for the next request (idle sockets are unref'd, so they never hold the process).
+   * One attempt within deadlineMs: a complete HTTP answer within the size cap, or why there was
+   * none. A failed attempt destroys every socket it opened or used, a pending proxy tunnel
+   * included; after an answer, its socket waits in the agent (unref'd) for the next request.
    */
   private attempt(
     url: URL,
@@ -191,14 +163,13 @@ export class Transport {
     body: Buffer | undefined,
     deadlineMs: number
   ): Promise<Failure> {
-    const maxBytes = this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES
+    const { apiKey, userAgent, timeoutMs, maxResponseBytes = MAX_RESPONSE_BYTES } = this.options
     const sockets = new Set<Duplex>()
     this.attempts.add(sockets)
     return new Promise(resolve => {
       let settled = false
       const chunks: Buffer[] = []
       let received = 0
-
       const settle = (outcome: Failure): void => {
         if (settled) return
         settled = true
@@ -208,58 +179,39 @@ export class Transport {
         if (outcome.type !== 'status') destroyAll(sockets)
         resolve(outcome)
       }
-      const budgetCut = deadlineMs < this.options.timeoutMs
+      const budgetCut = deadlineMs < timeoutMs
       const timer = setTimeout(() => settle({ type: 'timeout', deadlineMs, budgetCut }), deadlineMs)
+      const fail = (error: unknown): void => settle(networkFailure(error))
 
       const headers: Record<string, string | number> = {
-        [API_KEY_HEADER]: this.options.apiKey,
-        'User-Agent': this.options.userAgent,
+        [API_KEY_HEADER]: apiKey,
+        'User-Agent': userAgent,
         Accept: 'application/json'
       }
-      if (body !== undefined) {
-        headers['Content-Type'] = request.contentType ?? 'application/json'
-        headers['Content-Length'] = body.byteLength
-      } else if (request.method === 'POST') {
-        // Some servers and load balancers answer 411 to a POST without a length.
-        headers['Content-Length'] = 0
-      }
-
-      const fail = (error: unknown): void => settle(networkFailure(error))
-      try {
-        const req = https.request({
-          protocol: 'https:',
-          hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-          port: url.port || 443,
-          path: `${url.pathname}${url.search}`,
-          method: request.method,
-          headers,
-          agent: this.agent,
-          [ATTEMPT_SOCKETS]: sockets
-        } as https.RequestOptions)
-        // A kept-alive socket from an earlier request is this attempt's too.
-        req.on('socket', socket => sockets.add(socket))
-        req.on('error', fail)
-        req.on('response', res => {
-          res.on('error', fail)
-          res.on('data', (chunk: Buffer) => {
-            if (settled) return
-            received += chunk.byteLength
-            if (received > maxBytes) settle({ type: 'too-large', capBytes: maxBytes })
-            else chunks.push(chunk)
-          })
-          res.on('end', () => {
-            const response = {
-              status: res.statusCode ?? 0,
-              headers: res.headers as IncomingHttpHeaders,
-              body: Buffer.concat(chunks).toString('utf8')
-            }
-            settle({ type: 'status', response })
+      if (request.contentType) headers['Content-Type'] = request.contentType
+      // Some servers and load balancers answer 411 to a POST without a length.
+      if (request.method === 'POST') headers['Content-Length'] = body?.byteLength ?? 0
+      const options = { method: request.method, headers, agent: this.agent }
+      const req = https.request(url, Object.assign(options, { [ATTEMPT_SOCKETS]: sockets }))
+      // A kept-alive socket from an earlier request is this attempt's too.
+      req.on('socket', socket => sockets.add(socket))
+      req.on('error', fail)
+      req.on('response', res => {
+        res.on('error', fail)
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.byteLength
+          if (received > maxResponseBytes) settle({ type: 'too-large', capBytes: maxResponseBytes })
+          else chunks.push(chunk)
+        })
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8')
+          settle({
+            type: 'status',
+            response: { status: res.statusCode ?? 0, headers: res.headers, body }
           })
         })
-        req.end(body)
-      } catch (error) {
-        fail(error)
-      }
+      })
+      req.end(body)
     })
   }
 }
@@ -268,10 +220,9 @@ export class Transport {
 const ATTEMPT_SOCKETS = Symbol('attempt sockets')
 
 /**
- * The transport's agent: Node's own proxy tunnel when a proxy is in use (proxyEnv holds only the
- * proxy chosen above, so Node applies no rules of its own), keep-alive, and each socket it opens
- * told to the attempt that asked for it. Node hands a request its socket only once a tunnel is
- * up, so destroying the request alone would leave a CONNECT the proxy never answers open.
+ * Node's own proxy tunnel (proxyEnv holds only the proxy chosen above, so Node applies no rules of
+ * its own), keep-alive, and each socket it opens told to its attempt: Node hands a request its
+ * socket only once a tunnel is up, so destroying the request would leave a pending CONNECT open.
  */
 class TrackingAgent extends https.Agent {
   constructor(proxy: string | undefined) {
