@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { Inputs } from '../../src/action/names.ts'
+import { COMMANDS, Inputs } from '../../src/action/names.ts'
 import {
   parseBoolean,
-  parseCommand,
   parseEventIds,
   parseFailOnError,
   parseJobStatus,
   parseJson,
   parseLabels,
+  parseOneOf,
   parseWholeNumber
 } from '../../src/action/parsers.ts'
 import { inputError } from '../support/input-error.ts'
@@ -70,8 +70,10 @@ describe('parseWholeNumber', () => {
   })
 })
 
-describe('parseCommand', () => {
-  it.each(COMMAND_NAMES)('accepts %s', command => {
+describe('parseOneOf', () => {
+  const parseCommand = (raw: string) => parseOneOf(Inputs.Command, COMMANDS, raw)
+
+  it.each(COMMAND_NAMES)('accepts the command %s', command => {
     expect(parseCommand(command)).toBe(command)
   })
 

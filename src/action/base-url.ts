@@ -1,7 +1,3 @@
-/**
- * The base-url input. Its messages name the address by scheme, host and port only: a user name,
- * password, query or fragment may hold a secret, so they are never quoted back.
- */
 import { InputError } from '../errors.ts'
 import { CONTROL_CHARACTER, describeCharacter } from './parsers.ts'
 import { Inputs } from './names.ts'
@@ -13,8 +9,9 @@ const LOOSE_AUTHORITY =
   /^([a-z][a-z0-9+.-]*):\/\/(?:[^/?#]*@)?(\[[^\]/?#]*\]|[^/?#:@]*)(?::(\d*))?/i
 
 /**
- * The service's root URL: https only, no credentials, query or fragment, and always ending in "/"
- * so that endpoint paths resolve below any path prefix.
+ * The service's root: https, no credentials, query or fragment, and ending in "/" so that endpoint
+ * paths resolve below any prefix. Messages name it by scheme, host and port only: a user name,
+ * password, query or fragment may hold a secret.
  */
 export function parseBaseUrl(raw: string): URL {
   const name = Inputs.BaseUrl
@@ -43,8 +40,8 @@ export function parseBaseUrl(raw: string): URL {
       `must not contain a user name or password (${shown}); the service authenticates with "${Inputs.ApiKey}".`
     )
   }
-  // "https://host/?" has an empty search but still a "?"; in a parsed href "?" and "#" only delimit.
-  if (url.search !== '' || url.hash !== '' || /[?#]/.test(url.href)) {
+  // In a parsed href "?" and "#" only delimit, even where the search is empty ("https://host/?").
+  if (/[?#]/.test(url.href)) {
     refuse(
       `must not have a query (?…) or fragment (#…) (${shown}): it is the root that endpoint paths are appended to, such as ${EXAMPLE_BASE_URL}.`
     )
@@ -55,7 +52,7 @@ export function parseBaseUrl(raw: string): URL {
 
 /** "https://api.example.com:8443", and nothing else of the value; described when it has no host. */
 function describeAddress(value: string): string {
-  const match = LOOSE_AUTHORITY.exec(value.trim())
+  const match = LOOSE_AUTHORITY.exec(value)
   if (!match || match[2] === '') return 'a value that is not a URL with a scheme and a host'
   const [, scheme, host, port] = match
   const safeHost = host.replace(/[^\p{L}\p{N}.\-[\]:_ ]/gu, '?')

@@ -41,7 +41,6 @@ export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
     )
   }
   if (seconds === undefined) {
-    // A date-time without a zone would be read in the runner's zone, which is arbitrary.
     if (ISO_8601.test(`${value}Z`)) {
       refuse(
         "is a date-time without a time zone: add Z or an offset such as +02:00, since the runner's own zone is arbitrary"
