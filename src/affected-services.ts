@@ -1,7 +1,4 @@
-/**
- * Which services a deploy touched: each service's path patterns against the files changed since
- * the previous deploy, as the caller gives them.
- */
+/** Which services a deploy touched: path patterns against the files the caller says changed. */
 import picomatch from 'picomatch'
 import type { ChangedPath } from './shipped/types.ts'
 import { formatSeconds, plural } from './text.ts'
@@ -18,7 +15,6 @@ export interface ServiceSpec {
 }
 
 export interface ChangedFiles {
-  /** Undefined when unknown. */
   files?: ChangedPath[]
   /** False when the list was cut (GitHub's compare lists at most 300 files) or partly unknown. */
   complete: boolean
@@ -44,10 +40,7 @@ export interface ServiceSelection {
   allRecordedBecause?: string
 }
 
-/**
- * For the parser and the selection alike: nothing is hidden in a repository (dot files match),
- * "/" separates on every platform, an unbalanced bracket is an error, and case counts, as in Git.
- */
+/** Nothing is hidden in a repository (dot files match), "/" separates everywhere, case counts. */
 export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
   dot: true,
   windows: false,

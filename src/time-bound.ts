@@ -1,16 +1,12 @@
 /**
- * Synchronous work with a hard time bound, for work whose cost outside text can blow up (a
- * regular expression that backtracks). A node:vm timeout makes V8's watchdog terminate whatever
- * JavaScript runs, a regular expression mid-backtrack included, and returns control on time.
+ * Synchronous work with a hard time bound, for work whose cost outside text can blow up: a node:vm
+ * timeout makes V8 terminate whatever JavaScript runs, a regular expression mid-backtrack included.
  */
 import { runInNewContext } from 'node:vm'
 
 export type Bounded<T> = { finished: true; value: T } | { finished: false }
 
-/**
- * `work`'s value, or `{ finished: false }` once it runs longer than `limitMs`. Its own error is
- * thrown as is. Stopped work leaves whatever it was building half-built: keep its state inside it.
- */
+/** `work`'s own error is thrown as is. Stopped work leaves its state half-built: keep it inside. */
 export function runWithin<T>(limitMs: number, work: () => T): Bounded<T> {
   let outcome = undefined as { value: T } | { error: unknown } | undefined
   // The work runs in this realm, called by the script; termination cannot be caught here.

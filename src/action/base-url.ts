@@ -9,9 +9,8 @@ const LOOSE_AUTHORITY =
   /^([a-z][a-z0-9+.-]*):\/\/(?:[^/?#]*@)?(\[[^\]/?#]*\]|[^/?#:@]*)(?::(\d*))?/i
 
 /**
- * The service's root: https, no credentials, query or fragment, and ending in "/" so that endpoint
- * paths resolve below any prefix. Messages name it by scheme, host and port only: a user name,
- * password, query or fragment may hold a secret.
+ * Ends in "/" so that endpoint paths resolve below any prefix. Messages name the value by scheme,
+ * host and port only: a user name, password, query or fragment may hold a secret.
  */
 export function parseBaseUrl(raw: string): URL {
   const name = Inputs.BaseUrl

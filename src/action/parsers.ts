@@ -128,10 +128,7 @@ function lineAndColumn(text: string, index: number): string {
   return `line ${before.length}, column ${before[before.length - 1].length + 1}`
 }
 
-/**
- * Event ids: a JSON array of strings when the value starts with "["; else one per line when there
- * is a line break (so ids may contain commas), else separated by commas. As uniqueItems gives them.
- */
+/** A JSON array when it starts with "["; else one per line, or per comma when on one line. */
 export function parseEventIds(raw: string): string[] | undefined {
   const name = Inputs.EventIds
   const value = raw.trim()

@@ -1,7 +1,6 @@
 /**
- * What the main step leaves the post step (core.saveState, read back as STATE_<name>). Imports
- * nothing, so that the post step decides it has nothing to do before it loads anything. State is
- * not secret storage: it holds no input, only the start time.
+ * What the main step leaves the post step, read back as STATE_<name>: never an input, only the
+ * start time. Imports nothing, so that the post step decides before it loads anything.
  */
 
 /** Saved first by every main step, so that the post step knows it is one (as actions/checkout does). */
@@ -12,10 +11,7 @@ export const JOB_END_STATE = 'jobEnd'
 export const MAX_JOB_START_AGE_MS = 6 * 24 * 60 * 60 * 1000
 
 /** The main step's start (ms since the epoch), or why it cannot be used (mid-sentence). */
-export interface JobEndState {
-  startedAt?: number
-  problem?: string
-}
+export type JobEndState = { startedAt?: number; problem?: string }
 
 type Env = Record<string, string | undefined>
 

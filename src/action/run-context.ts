@@ -16,12 +16,10 @@ const READ_CHUNK_BYTES = 1024 * 1024
 /** The context, with a warning when the event payload was there but could not be used. */
 export function readRunContext(env: Env): { context: RunContext; warning?: string } {
   const { payload, problem } = readEventPayload(env['GITHUB_EVENT_PATH'])
-  const context = runContextOf(env, payload)
-  if (problem === undefined) return { context }
-  return {
-    context,
-    warning: `The event payload (GITHUB_EVENT_PATH) ${problem}: it is ignored, and the change's defaults come from the runner's environment only.`
-  }
+  const warning =
+    problem &&
+    `The event payload (GITHUB_EVENT_PATH) ${problem}: it is ignored, and the change's defaults come from the runner's environment only.`
+  return { context: runContextOf(env, payload), warning }
 }
 
 /** The context from the environment and an already-read payload. Pure. */

@@ -34,8 +34,7 @@ export const githubRunner: Runner = {
     const file = process.env['GITHUB_OUTPUT']
     // Without the runner's output file (an older or a local runner) core gets the value whole.
     if (!file) return core.setOutput(name, [...lines].join('\n'))
-    // The runner's documented multi-line form (name<<DELIMITER … DELIMITER), which core's own
-    // setOutput writes too, but a line at a time: core takes the value as one string.
+    // The runner's multi-line form (name<<DELIMITER … DELIMITER), as core writes it, line by line.
     const delimiter = `ghadelimiter_${randomUUID()}`
     appendFileSync(file, `${name}<<${delimiter}${EOL}`)
     for (const line of lines) {

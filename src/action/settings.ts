@@ -38,10 +38,7 @@ import {
 export interface ReportingSettings {
   failOnError: FailOnError
   jobSummary: boolean
-  /**
-   * `job-end`: the step checks the key and the post step records, after the job's steps; under
-   * `auto`, a main step's failure waits for the job's end.
-   */
+  /** `job-end`: the post step records, after the job's steps; under `auto` a failure waits too. */
   recordAt: RecordAt
   /** Why fail-on-error or job-summary is invalid: readSettings throws it. */
   error?: InputError
@@ -88,7 +85,7 @@ export function readSecrets(getInput: GetInput): string[] {
     .filter(secret => secret !== '' && !isUnevaluatedExpression(secret))
 }
 
-/** An invalid one is kept as `error` and read as its default: the step fails on it, and says why. */
+/** An invalid reporting input is kept as `error` and read as its default: the step fails on it. */
 export function readReportingSettings(getInput: GetInput): ReportingSettings {
   // The parsers throw nothing but InputError.
   const reporting: ReportingSettings = { failOnError: 'auto', jobSummary: true, recordAt: 'now' }
@@ -106,10 +103,7 @@ export function readReportingSettings(getInput: GetInput): ReportingSettings {
   return reporting
 }
 
-/**
- * Every input (action.yml's defaults filled in), or the InputError of the first bad one. Pure:
- * `now` (Unix ms) bounds created-at; `reporting` is readReportingSettings(getInput) unless given.
- */
+/** Every input, typed, or the InputError of the first bad one. Pure: `now` bounds created-at. */
 export function readSettings(
   getInput: GetInput,
   options: { now?: number; reporting?: ReportingSettings } = {}
