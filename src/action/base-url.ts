@@ -1,5 +1,4 @@
-import { InputError } from '../errors.ts'
-import { CONTROL_CHARACTER, describeCharacter } from './parsers.ts'
+import { CONTROL_CHARACTER, describeCharacter, refusal } from './parsers.ts'
 import { Inputs } from './names.ts'
 
 const EXAMPLE_BASE_URL = 'https://api.example.com/'
@@ -13,10 +12,9 @@ const LOOSE_AUTHORITY =
  * host and port only: a user name, password, query or fragment may hold a secret.
  */
 export function parseBaseUrl(raw: string): URL {
-  const name = Inputs.BaseUrl
   const value = raw.trim()
-  const refuse = (message: string): never => {
-    throw new InputError(name, `Input "${name}" ${message}`)
+  const refuse = (problem: string): never => {
+    throw refusal(Inputs.BaseUrl, problem)
   }
   if (value === '') refuse(`is required: the service's address, ${ACCEPTED}.`)
   const shown = describeAddress(value)

@@ -32,7 +32,7 @@ export function describeCharacter(raw: string, index: number): string {
   return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')} at character ${position}`
 }
 
-function refusal(name: string, problem: string): InputError {
+export function refusal(name: string, problem: string): InputError {
   return new InputError(name, `Input "${name}" ${problem}`)
 }
 

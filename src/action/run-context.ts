@@ -10,7 +10,6 @@ export type RunContext = ReturnType<typeof runContextOf>
 /** GitHub caps a webhook payload at 25 MB: a larger event file is not GitHub's. In the README. */
 export const MAX_EVENT_PAYLOAD_BYTES = 25 * 1024 * 1024
 
-/** A pipe is read this much at a time. */
 const READ_CHUNK_BYTES = 1024 * 1024
 
 /** The context, with a warning when the event payload was there but could not be used. */

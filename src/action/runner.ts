@@ -8,7 +8,6 @@ import * as core from '@actions/core'
 export interface Runner {
   /** The raw input, as the runner passes it (INPUT_<NAME>), trimmed. Empty when not given. */
   getInput(name: string): string
-  /** Masks a value in the runner's log. */
   setSecret(secret: string): void
   setOutput(name: string, value: string): void
   /** An output of these lines, written one by one: 100,000 event ids are never one string. */

@@ -111,10 +111,8 @@ function checkPattern(pattern: string, fail: Fail): void {
       `is absolute: patterns are relative to the repository root, as ${glob.replace(/^\/+/, '')}.`
     )
   }
+  if (glob.endsWith('/')) bad(`ends with "/": write ${glob}** to match everything under a folder.`)
   const segments = glob.split('/')
-  if (segments.at(-1) === '') {
-    bad(`ends with "/": write ${glob}** to match everything under a folder.`)
-  }
   if (segments.includes('')) bad('has an empty path segment ("//").')
   if (segments.some(segment => segment === '.' || segment === '..')) {
     bad('has a "." or ".." segment: write paths from the repository root, without ./ or ../.')

@@ -40,7 +40,7 @@ export interface ReportingSettings {
   jobSummary: boolean
   /** `job-end`: the post step records, after the job's steps; under `auto` a failure waits too. */
   recordAt: RecordAt
-  /** Why fail-on-error or job-summary is invalid: readSettings throws it. */
+  /** Why one of them is invalid: readSettings throws it. */
   error?: InputError
 }
 
@@ -109,8 +109,7 @@ export function readSettings(
   options: { now?: number; reporting?: ReportingSettings } = {}
 ): Settings {
   const apiKey = parseApiKey(getInput(Inputs.ApiKey))
-  // Refused before anything is parsed or quoted: any other input may be logged, or sent to the
-  // service in clear. Checked in the forms a URL would carry it in, too.
+  // Refused before anything is parsed or quoted, also in the form a URL would carry it in.
   const keyForms = [apiKey, encodeURIComponent(apiKey)]
   for (const name of Object.values(Inputs)) {
     if (name !== Inputs.ApiKey && keyForms.some(form => getInput(name).includes(form))) {
