@@ -40,7 +40,7 @@ export interface ServiceSelection {
   allRecordedBecause?: string
 }
 
-/** Nothing is hidden in a repository (dot files match), "/" separates everywhere, case counts. */
+/** Dot files match, "/" separates everywhere, case counts; an unbalanced bracket is an error. */
 export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
   dot: true,
   windows: false,
@@ -51,9 +51,9 @@ export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
 export const MAX_MATCHED_PATHS = 20
 
 /**
- * picomatch compiles `*` to a lazy `[^/]*?`, so a pattern such as **\/*a*a*a*a*a*a*a*b backtracks
- * for minutes on a path it fails to match, and anyone who can land a file chooses the paths; a
- * normal selection (50 services, 300 files) takes milliseconds. Past it every service is recorded.
+ * The whole selection's bound. picomatch compiles `*` to a lazy `[^/]*?`: **\/*a*a*a*a*a*a*a*b
+ * backtracks for minutes on a path it fails to match, and anyone who can land a file chooses the
+ * paths; 50 services and 300 files take milliseconds. Past it every service is recorded.
  */
 export const SERVICE_SELECTION_BUDGET_MS = 2000
 
