@@ -1,8 +1,6 @@
-/**
- * Which services a deploy touched: each service's path patterns against the files changed since
- * the previous deploy. Knows nothing about inputs or GitHub; the caller gives the changed files.
- */
+/** Which services a deploy touched: path patterns against the files the caller says changed. */
 import picomatch from 'picomatch'
+import type { ChangedPath } from './shipped/types.ts'
 import { formatSeconds, plural } from './text.ts'
 import { runWithin } from './time-bound.ts'
 
@@ -16,15 +14,7 @@ export interface ServiceSpec {
   line: number
 }
 
-/** One changed file, repository-relative with "/"; a rename touches the owners of both names. */
-export interface ChangedPath {
-  path: string
-  previousPath?: string
-}
-
-/** The files changed since the previous deploy, as far as they are known. */
 export interface ChangedFiles {
-  /** Undefined when unknown. */
   files?: ChangedPath[]
   /** False when the list was cut (GitHub's compare lists at most 300 files) or partly unknown. */
   complete: boolean
@@ -50,11 +40,7 @@ export interface ServiceSelection {
   allRecordedBecause?: string
 }
 
-/**
- * How patterns match, for the parser and the selection alike: `*` and `**` match dot files and
- * folders (nothing is hidden in a repository), paths use "/" on every platform, an unbalanced
- * bracket is an error rather than a pattern that matches nothing, and case counts, as in Git.
- */
+/** Dot files match, "/" separates everywhere, case counts; an unbalanced bracket is an error. */
 export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
   dot: true,
   windows: false,
@@ -65,17 +51,13 @@ export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
 export const MAX_MATCHED_PATHS = 20
 
 /**
- * The whole selection may take this long. picomatch compiles `*` to a lazy `[^/]*?`, so a pattern
- * such as **\/*a*a*a*a*a*a*a*b backtracks for minutes on a path it fails to match, and anyone who
- * can land a file chooses the paths; a normal selection (50 services, 300 files) takes a few
- * milliseconds. Past it every service is recorded, as when the changed files are unknown.
+ * The whole selection's bound. picomatch compiles `*` to a lazy `[^/]*?`: **\/*a*a*a*a*a*a*a*b
+ * backtracks for minutes on a path it fails to match, and anyone who can land a file chooses the
+ * paths; 50 services and 300 files take milliseconds. Past it every service is recorded.
  */
 export const SERVICE_SELECTION_BUDGET_MS = 2000
 
-/**
- * Decides, for each service, whether the deploy touched it. Synchronous; returns soon after
- * `budgetMs` at worst (smaller in tests), whatever the patterns and paths.
- */
+/** Synchronous; returns soon after `budgetMs` at worst, whatever the patterns and paths. */
 export function selectServices(
   specs: ServiceSpec[],
   changed: ChangedFiles,
@@ -107,7 +89,7 @@ export function selectServices(
   return { decisions: matched.value, allRecordedBecause: `Every service is recorded: ${why}` }
 }
 
-/** The decision for a service whose patterns were not matched against any file. */
+/** A service whose patterns were not matched against any file. */
 function unmatched(spec: ServiceSpec, reason: string): ServiceDecision {
   const why = spec.patterns.length === 0 ? 'always recorded: no patterns' : reason
   return { name: spec.name, recorded: true, reason: why, matchedPaths: [], matchedCount: 0 }

@@ -1,14 +1,16 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { Inputs } from '../../src/action/names.ts'
+import { COMMANDS, Inputs } from '../../src/action/names.ts'
 import {
   parseBoolean,
-  parseCommand,
   parseEventIds,
   parseFailOnError,
   parseJobStatus,
   parseJson,
   parseLabels,
+  parseOneOf,
+  parseRef,
+  parseToken,
   parseWholeNumber
 } from '../../src/action/parsers.ts'
 import { inputError } from '../support/input-error.ts'
@@ -70,8 +72,10 @@ describe('parseWholeNumber', () => {
   })
 })
 
-describe('parseCommand', () => {
-  it.each(COMMAND_NAMES)('accepts %s', command => {
+describe('parseOneOf', () => {
+  const parseCommand = (raw: string) => parseOneOf(Inputs.Command, COMMANDS, raw)
+
+  it.each(COMMAND_NAMES)('accepts the command %s', command => {
     expect(parseCommand(command)).toBe(command)
   })
 
@@ -159,6 +163,14 @@ describe('parseJson', () => {
     expect(error.message).toContain(`: ${why}; got `)
   })
 
+  it('refuses JSON nested deeper than the bound, naming the line, and accepts it at the bound', () => {
+    const deep = `{"a":\n${'['.repeat(20_000)}${']'.repeat(20_000)}}`
+    expect(inputError(() => parseJson('custom-metadata', deep)).message).toMatch(
+      /^Input "custom-metadata" nests JSON deeper than 512 levels \(at line 2, column 512\)/
+    )
+    expect(parseJson('custom-metadata', `${'['.repeat(512)}${']'.repeat(512)}`)).toBeDefined()
+  })
+
   it('does not repeat the parser message, which quotes the input unescaped', () => {
     const error = inputError(() => parseJson('custom-metadata', `[1,\u0007${'x'.repeat(100)}`))
     expect(error.message).not.toMatch(/\p{Cc}/u)
@@ -206,6 +218,45 @@ describe('parseEventIds', () => {
     expect(inputError(() => parseEventIds('a,b\u0000c')).input).toBe(Inputs.EventIds)
     expect(inputError(() => parseEventIds('["a\\tb"]')).input).toBe(Inputs.EventIds)
     expect(inputError(() => parseEventIds('a,..')).input).toBe(Inputs.EventIds)
+  })
+})
+
+describe('quoted values in messages', () => {
+  it('quote at most 40 characters of 100 KB of junk, with its length', () => {
+    const error = inputError(() => parseWholeNumber('timeout-seconds', 'x'.repeat(100_000), 1, 300))
+    expect(error.message.length).toBeLessThan(200)
+    expect(error.message).toContain(`"${'x'.repeat(40)}"… (100000 characters)`)
+  })
+
+  it('escape control characters, line separators and bidi overrides', () => {
+    const error = inputError(() =>
+      parseBoolean('dry-run', 'a\nb\u0000c\u0085d\u2028e\u202ef\u0007')
+    )
+    expect(error.message).toContain('"a\\nb\\u0000c\\u0085d\\u2028e\\u202ef\\u0007"')
+    expect(error.message).not.toMatch(/[\p{Cc}\u2028\u2029\u202e]/u)
+  })
+
+  it('do not cut an emoji in half', () => {
+    const error = inputError(() => parseBoolean('dry-run', `${'x'.repeat(39)}🚀🚀`))
+    expect(error.message).toContain(`"${'x'.repeat(39)}"…`)
+    expect(error.message).not.toMatch(/\\ud83d/)
+  })
+})
+
+describe('parseRef', () => {
+  it.each(['a b', 'main..dev', 'v1~2', 'x'.repeat(256), 'tag\u0007'])(
+    'refuses %j, which is no SHA, tag or branch',
+    raw => {
+      expect(inputError(() => parseRef('previous-version', raw)).input).toBe('previous-version')
+    }
+  )
+})
+
+describe('parseToken', () => {
+  it('refuses a token with spaces without quoting it', () => {
+    const error = inputError(() => parseToken('github-token', 'ghp_abc def'))
+    expect(error.input).toBe('github-token')
+    expect(error.message).not.toContain('ghp_abc')
   })
 })
 

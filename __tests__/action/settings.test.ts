@@ -5,7 +5,6 @@ import type { InputName } from '../../src/action/names.ts'
 import { InputError } from '../../src/errors.ts'
 import { inputError } from '../support/input-error.ts'
 import { character, COMMAND_NAMES, hostileText, NUM_RUNS } from './hostile-text.ts'
-import { parseBoolean } from '../../src/action/parsers.ts'
 import { readReportingSettings, readSettings } from '../../src/action/settings.ts'
 import type { GetInput, Settings } from '../../src/action/settings.ts'
 import type { ChangeFields } from '../../src/change.ts'
@@ -342,29 +341,6 @@ describe('readSettings', () => {
       )
     })
   })
-
-  describe('error messages', () => {
-    it('quotes at most about 40 characters of 100 KB of junk, with its length', () => {
-      const junk = 'x'.repeat(100_000)
-      const error = inputError(() => read({ [Inputs.TimeoutSeconds]: junk }))
-      expect(error.message.length).toBeLessThan(200)
-      expect(error.message).toContain(`"${'x'.repeat(40)}"… (100000 characters)`)
-    })
-
-    it('escapes control characters, line separators and bidi overrides in quoted values', () => {
-      const error = inputError(() =>
-        read({ [Inputs.DryRun]: 'a\nb\u0000c\u0085d\u2028e\u202ef\u0007' })
-      )
-      expect(error.message).toContain('"a\\nb\\u0000c\\u0085d\\u2028e\\u202ef\\u0007"')
-      expect(error.message).not.toMatch(/[\p{Cc}\u2028\u2029\u202e]/u)
-    })
-
-    it('does not cut an emoji in half when truncating', () => {
-      const error = inputError(() => parseBoolean('dry-run', `${'x'.repeat(39)}🚀🚀`))
-      expect(error.message).toContain(`"${'x'.repeat(39)}"…`)
-      expect(error.message).not.toMatch(/\\ud83d/)
-    })
-  })
 })
 
 describe('fail-on-error and job-summary', () => {
@@ -400,20 +376,14 @@ describe('fail-on-error and job-summary', () => {
   })
 })
 
-describe('numbers and JSON through readSettings', () => {
-  it('reads max-attempts from 1 to 10 through readSettings', () => {
+describe('numbers through readSettings', () => {
+  it('reads max-attempts from 1 to 10, and timeout-seconds from 1 to 300', () => {
     expect(read({ [Inputs.MaxAttempts]: '10' }).maxAttempts).toBe(10)
     expect(inputError(() => read({ [Inputs.MaxAttempts]: '11' })).message).toBe(
       'Input "max-attempts" must be a whole number from 1 to 10; got "11".'
     )
     expect(inputError(() => read({ [Inputs.TimeoutSeconds]: 'abc' })).message).toBe(
       'Input "timeout-seconds" must be a whole number from 1 to 300; got "abc".'
-    )
-  })
-  it('reads custom-metadata through readSettings', () => {
-    expect(read({ [Inputs.CustomMetadata]: '[1]' }).change.customMetadata).toEqual([1])
-    expect(inputError(() => read({ [Inputs.CustomMetadata]: '{"a":' })).input).toBe(
-      Inputs.CustomMetadata
     )
   })
 })
@@ -430,37 +400,6 @@ describe('services', () => {
     )
     expect(error.input).toBe(Inputs.Services)
     expect(error.message).toContain('both given')
-  })
-})
-
-describe('the lookup inputs', () => {
-  it.each(['a b', 'main..dev', 'v1~2', 'x'.repeat(256), 'tag\u0007'])(
-    'refuses previous-version %j, which is no SHA, tag or branch',
-    raw => {
-      expect(inputError(() => read({ [Inputs.PreviousVersion]: raw })).input).toBe(
-        Inputs.PreviousVersion
-      )
-    }
-  )
-
-  it('refuses a github-token with spaces without quoting it', () => {
-    const error = inputError(() => read({ [Inputs.GithubToken]: 'ghp_abc def' }))
-    expect(error.input).toBe(Inputs.GithubToken)
-    expect(error.message).not.toContain('ghp_abc')
-  })
-})
-
-describe('custom-metadata nesting', () => {
-  it('refuses JSON nested deeper than the bound, naming the input and the line', () => {
-    const deep = `{"a":\n${'['.repeat(20_000)}${']'.repeat(20_000)}}`
-    const error = inputError(() => read({ [Inputs.CustomMetadata]: deep }))
-    expect(error.input).toBe(Inputs.CustomMetadata)
-    expect(error.message).toMatch(/deeper than 512 levels \(at line 2, column 512\)/)
-  })
-
-  it('accepts JSON nested exactly to the bound', () => {
-    const deep = `${'['.repeat(512)}${']'.repeat(512)}`
-    expect(read({ [Inputs.CustomMetadata]: deep }).change.customMetadata).toBeDefined()
   })
 })
 

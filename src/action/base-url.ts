@@ -1,9 +1,4 @@
-/**
- * The base-url input. Its messages name the address by scheme, host and port only: a user name,
- * password, query or fragment may hold a secret, so they are never quoted back.
- */
-import { InputError } from '../errors.ts'
-import { CONTROL_CHARACTER, describeCharacter } from './parsers.ts'
+import { CONTROL_CHARACTER, describeCharacter, refusal } from './parsers.ts'
 import { Inputs } from './names.ts'
 
 const EXAMPLE_BASE_URL = 'https://api.example.com/'
@@ -13,14 +8,13 @@ const LOOSE_AUTHORITY =
   /^([a-z][a-z0-9+.-]*):\/\/(?:[^/?#]*@)?(\[[^\]/?#]*\]|[^/?#:@]*)(?::(\d*))?/i
 
 /**
- * The service's root URL: https only, no credentials, query or fragment, and always ending in "/"
- * so that endpoint paths resolve below any path prefix.
+ * Ends in "/" so that endpoint paths resolve below any prefix. Messages name the value by scheme,
+ * host and port only: a user name, password, query or fragment may hold a secret.
  */
 export function parseBaseUrl(raw: string): URL {
-  const name = Inputs.BaseUrl
   const value = raw.trim()
-  const refuse = (message: string): never => {
-    throw new InputError(name, `Input "${name}" ${message}`)
+  const refuse = (problem: string): never => {
+    throw refusal(Inputs.BaseUrl, problem)
   }
   if (value === '') refuse(`is required: the service's address, ${ACCEPTED}.`)
   const shown = describeAddress(value)
@@ -43,8 +37,8 @@ export function parseBaseUrl(raw: string): URL {
       `must not contain a user name or password (${shown}); the service authenticates with "${Inputs.ApiKey}".`
     )
   }
-  // "https://host/?" has an empty search but still a "?"; in a parsed href "?" and "#" only delimit.
-  if (url.search !== '' || url.hash !== '' || /[?#]/.test(url.href)) {
+  // In a parsed href "?" and "#" only delimit, even where the search is empty ("https://host/?").
+  if (/[?#]/.test(url.href)) {
     refuse(
       `must not have a query (?…) or fragment (#…) (${shown}): it is the root that endpoint paths are appended to, such as ${EXAMPLE_BASE_URL}.`
     )
@@ -55,7 +49,7 @@ export function parseBaseUrl(raw: string): URL {
 
 /** "https://api.example.com:8443", and nothing else of the value; described when it has no host. */
 function describeAddress(value: string): string {
-  const match = LOOSE_AUTHORITY.exec(value.trim())
+  const match = LOOSE_AUTHORITY.exec(value)
   if (!match || match[2] === '') return 'a value that is not a URL with a scheme and a host'
   const [, scheme, host, port] = match
   const safeHost = host.replace(/[^\p{L}\p{N}.\-[\]:_ ]/gu, '?')

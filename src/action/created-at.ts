@@ -1,6 +1,5 @@
 /** The created-at input: Unix seconds or milliseconds, or ISO 8601 with a time zone. */
-import { InputError } from '../errors.ts'
-import { quote } from './parsers.ts'
+import { quote, refusal } from './parsers.ts'
 import { Inputs } from './names.ts'
 
 /** created-at may lie at most this far in the future (clock skew between runner and service). */
@@ -22,10 +21,7 @@ export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
   const value = raw.trim()
   if (value === '') return undefined
   const refuse = (why: string, after = ''): never => {
-    throw new InputError(
-      Inputs.CreatedAt,
-      `Input "${Inputs.CreatedAt}" ${why}; got ${quote(raw)}.${after}`
-    )
+    throw refusal(Inputs.CreatedAt, `${why}; got ${quote(raw)}.${after}`)
   }
   let seconds: number | undefined
   if (UNIX_TIME.test(value)) {
@@ -41,7 +37,6 @@ export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
     )
   }
   if (seconds === undefined) {
-    // A date-time without a zone would be read in the runner's zone, which is arbitrary.
     if (ISO_8601.test(`${value}Z`)) {
       refuse(
         "is a date-time without a time zone: add Z or an offset such as +02:00, since the runner's own zone is arbitrary"

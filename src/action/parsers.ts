@@ -1,24 +1,10 @@
-/**
- * One parser per kind of input. Each returns the typed value, or throws an InputError whose
- * message names the input and the accepted forms; offending values are quoted short and escaped,
- * characters are named by code point, and secrets are never quoted.
- */
+/** One parser per kind of input. Offending values are quoted short and escaped, secrets never. */
 import { outcomeOf, type EventOutcome } from '../deploy.ts'
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
 import { inert } from '../text.ts'
-import {
-  COMMANDS,
-  FAIL_ON_ERROR_MODES,
-  Inputs,
-  RECORD_AT_MODES,
-  type Command,
-  type FailOnError,
-  type RecordAt
-} from './names.ts'
+import { FAIL_ON_ERROR_MODES, Inputs, type FailOnError } from './names.ts'
 
-/** What an HTTP header can carry: visible ASCII, no spaces or line breaks. */
-const HEADER_VALUE = /^[\x21-\x7e]+$/
 /** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
 const MAX_REF_CHARS = 255
 
@@ -46,16 +32,8 @@ export function describeCharacter(raw: string, index: number): string {
   return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')} at character ${position}`
 }
 
-/** The error for input `name`: 'Input "name" <problem>'. */
-function refusal(name: string, problem: string): InputError {
+export function refusal(name: string, problem: string): InputError {
   return new InputError(name, `Input "${name}" ${problem}`)
-}
-
-/** A parsed JSON value as short JSON text, for an error message. */
-function describeJsonValue(value: unknown): string {
-  const text = JSON.stringify(value)
-  const shown = inert(truncate(text))
-  return shown.length < text.length ? `${shown}…` : shown
 }
 
 /** Refuses control characters; in multi-line text, all but tab and line breaks. */
@@ -83,16 +61,8 @@ export function parseWholeNumber(name: string, raw: string, min: number, max: nu
   throw refusal(name, `must be a whole number from ${min} to ${max}; got ${quote(raw)}.`)
 }
 
-export function parseCommand(raw: string): Command {
-  return parseOneOf(Inputs.Command, COMMANDS, raw)
-}
-
-export function parseRecordAt(raw: string): RecordAt {
-  return parseOneOf(Inputs.RecordAt, RECORD_AT_MODES, raw)
-}
-
-/** One of the choices, exactly as written (after trimming). */
-function parseOneOf<T extends string>(name: string, choices: readonly T[], raw: string): T {
+/** One of the choices (command, record-at), exactly as written (after trimming). */
+export function parseOneOf<T extends string>(name: string, choices: readonly T[], raw: string): T {
   const choice = choices.find(known => known === raw.trim())
   if (choice) return choice
   throw refusal(name, `must be one of ${choices.join(', ')}; got ${quote(raw)}.`)
@@ -138,10 +108,7 @@ export function parseJson(name: string, raw: string): unknown {
   }
 }
 
-/**
- * What is wrong with the JSON and where, from the parser's message. The parser's own wording is
- * used only where it carries no input text (some of its messages quote the input).
- */
+/** What is wrong with the JSON and where, in the parser's words only where they quote no input. */
 function describeJsonError(raw: string, error: unknown): string {
   const message = error instanceof Error ? error.message : ''
   const located = /^([^"(]+?)(?: in JSON)? at position (\d+)/.exec(message)
@@ -161,11 +128,7 @@ function lineAndColumn(text: string, index: number): string {
   return `line ${before.length}, column ${before[before.length - 1].length + 1}`
 }
 
-/**
- * Event ids: a JSON array of strings when the value starts with "["; otherwise one per line when
- * there is a line break (so ids may contain commas), else separated by commas. Trimmed, without
- * empties or duplicates, in order; undefined when none remain.
- */
+/** A JSON array when it starts with "["; else one per line, or per comma when on one line. */
 export function parseEventIds(raw: string): string[] | undefined {
   const name = Inputs.EventIds
   const value = raw.trim()
@@ -182,27 +145,26 @@ export function parseEventIds(raw: string): string[] | undefined {
     if (!Array.isArray(parsed)) throw refusal(name, `${accepted}; got ${quote(raw)}.`)
     const bad = parsed.findIndex(item => typeof item !== 'string' || item.trim() === '')
     if (bad !== -1) {
-      throw refusal(name, `${accepted}; element ${bad + 1} is ${describeJsonValue(parsed[bad])}.`)
+      const text = JSON.stringify(parsed[bad])
+      const shown = inert(truncate(text))
+      const more = shown.length < text.length ? '…' : ''
+      throw refusal(name, `${accepted}; element ${bad + 1} is ${shown}${more}.`)
     }
     items = parsed as string[]
   } else {
     items = value.split(/[\r\n]/.test(value) ? /\r\n|[\r\n]/ : ',')
   }
   const ids = uniqueItems(items)
-  for (const id of ids ?? []) checkId(name, id)
+  for (const id of ids ?? []) parseId(name, id)
   return ids
 }
 
 /** Ids end up in URL paths and queries: no control characters, and not "." or "..". */
-function checkId(name: string, id: string): void {
-  rejectControlCharacters(name, id)
-  if (id === '.' || id === '..') throw refusal(name, `must be an id, not ${quote(id)}.`)
-}
-
 export function parseId(name: string, raw: string): string | undefined {
   const id = raw.trim()
   if (id === '') return undefined
-  checkId(name, id)
+  rejectControlCharacters(name, id)
+  if (id === '.' || id === '..') throw refusal(name, `must be an id, not ${quote(id)}.`)
   return id
 }
 
@@ -213,44 +175,37 @@ export function parseText(name: string, raw: string, multiline: boolean): string
   return raw
 }
 
-/** The key travels in an HTTP header. Never quoted. */
+/** A key or token travels in an HTTP header: visible ASCII, no spaces or line breaks. */
+function headerValue(name: string, value: string, advice: string): string {
+  if (/^[\x21-\x7e]+$/.test(value)) return value
+  throw refusal(
+    name,
+    `may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; ${advice}.`
+  )
+}
+
+/** Never quoted. */
 export function parseApiKey(raw: string): string {
-  const name = Inputs.ApiKey
   const key = raw.trim()
   if (key === '') {
     throw refusal(
-      name,
+      Inputs.ApiKey,
       `is required: pass the service's API key from a secret, for example \${{ secrets.CHANGE_TRACKING_API_KEY }}.`
     )
   }
-  if (!HEADER_VALUE.test(key)) {
-    throw refusal(
-      name,
-      `may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; check that the whole key, and only the key, was copied.`
-    )
-  }
-  return key
+  return headerValue(Inputs.ApiKey, key, 'check that the whole key, and only the key, was copied')
 }
 
-/**
- * A local runner may pass action.yml's default (`${{ github.token }}`) unevaluated: then there
- * is no token, and nothing to mask.
- */
+/** A local runner may pass action.yml's default (`${{ github.token }}`) unevaluated: no token. */
 export function isUnevaluatedExpression(value: string): boolean {
   return /^\$\{\{.*\}\}$/s.test(value.trim())
 }
 
-/** A token sent in an HTTP header (github-token); '' when none. Never quoted. */
+/** github-token: '' when none. Never quoted. */
 export function parseToken(name: string, raw: string): string {
   const token = raw.trim()
-  if (isUnevaluatedExpression(token)) return ''
-  if (token !== '' && !HEADER_VALUE.test(token)) {
-    throw refusal(
-      name,
-      `may contain only visible ASCII characters (no spaces or line breaks), since it is sent in an HTTP header; pass \${{ github.token }} or a token from a secret.`
-    )
-  }
-  return token
+  if (token === '' || isUnevaluatedExpression(token)) return ''
+  return headerValue(name, token, 'pass ${{ github.token }} or a token from a secret')
 }
 
 /** A commit SHA, tag or branch (previous-version): undefined when empty. */

@@ -1,8 +1,6 @@
 /**
- * What the main step leaves for the post step, through the runner's saved state (core.saveState
- * in the main step reaches the post step as STATE_<name>). This module imports nothing, so that
- * the post step can decide it has nothing to do before it loads the toolkit or the service client.
- * State is not secret storage: it holds no input, only the start time.
+ * What the main step leaves the post step, read back as STATE_<name>: never an input, only the
+ * start time. Imports nothing, so that the post step decides before it loads anything.
  */
 
 /** Saved first by every main step, so that the post step knows it is one (as actions/checkout does). */
@@ -12,22 +10,16 @@ export const JOB_END_STATE = 'jobEnd'
 /** A saved start older than this is not this job's: self-hosted jobs run at most 5 days. */
 export const MAX_JOB_START_AGE_MS = 6 * 24 * 60 * 60 * 1000
 
-/** What the post step knows of the main step: its start, or why it cannot be used. */
-export interface JobEndState {
-  /** Milliseconds since the epoch. */
-  startedAt?: number
-  /** Why the saved start is not used, mid-sentence. */
-  problem?: string
-}
+/** The main step's start (ms since the epoch), or why it cannot be used (mid-sentence). */
+export type JobEndState = { startedAt?: number; problem?: string }
 
 type Env = Record<string, string | undefined>
 
-/** Whether this process is the post step: the main step saved IS_POST_STATE. */
 export function isPostStep(env: Env): boolean {
   return env[`STATE_${IS_POST_STATE}`] === 'true'
 }
 
-/** The job-end state saved by the main step; undefined when it saved none (nothing to do). */
+/** Undefined when the main step saved no job-end state: nothing to do. */
 export function readJobEndState(env: Env): JobEndState | undefined {
   const saved = env[`STATE_${JOB_END_STATE}`]
   if (!saved) return undefined
@@ -35,7 +27,7 @@ export function readJobEndState(env: Env): JobEndState | undefined {
   try {
     startedAt = (JSON.parse(saved) as { startedAt?: unknown } | null)?.startedAt
   } catch {
-    startedAt = undefined
+    // Unreadable: said below.
   }
   return typeof startedAt === 'number' && Number.isSafeInteger(startedAt)
     ? { startedAt }

@@ -5,57 +5,34 @@ import { parseJsonSafely } from '../json.ts'
 export type Env = Record<string, string | undefined>
 
 /** The run, as the runner describes it. Blank variables are undefined. */
-export interface RunContext {
-  readonly eventName: string
-  /** The event payload: untrusted shape, {} when there is none. */
-  readonly payload: unknown
-  /** "owner/repo" */
-  readonly repository?: string
-  /** GITHUB_SHA: for a pull request the merge commit, not the head. */
-  readonly sha?: string
-  readonly ref?: string
-  readonly refName?: string
-  readonly refType?: string
-  readonly actor?: string
-  readonly workflow?: string
-  readonly job?: string
-  readonly runId?: string
-  readonly runNumber?: string
-  readonly runAttempt?: string
-  readonly workspace?: string
-  /** The web server, for links, without a trailing "/": https://github.com unless the runner says otherwise. */
-  readonly serverUrl: string
-  /** The REST API (…/api/v3 on Enterprise Server), without a trailing "/": https://api.github.com unless the runner says otherwise. */
-  readonly apiUrl: string
-}
+export type RunContext = ReturnType<typeof runContextOf>
 
 /** GitHub caps a webhook payload at 25 MB: a larger event file is not GitHub's. In the README. */
 export const MAX_EVENT_PAYLOAD_BYTES = 25 * 1024 * 1024
 
-/** A pipe is read this much at a time. */
 const READ_CHUNK_BYTES = 1024 * 1024
 
 /** The context, with a warning when the event payload was there but could not be used. */
 export function readRunContext(env: Env): { context: RunContext; warning?: string } {
   const { payload, problem } = readEventPayload(env['GITHUB_EVENT_PATH'])
-  const context = runContextOf(env, payload)
-  if (problem === undefined) return { context }
-  return {
-    context,
-    warning: `The event payload (GITHUB_EVENT_PATH) ${problem}: it is ignored, and the change's defaults come from the runner's environment only.`
-  }
+  const warning =
+    problem &&
+    `The event payload (GITHUB_EVENT_PATH) ${problem}: it is ignored, and the change's defaults come from the runner's environment only.`
+  return { context: runContextOf(env, payload), warning }
 }
 
 /** The context from the environment and an already-read payload. Pure. */
-export function runContextOf(env: Env, payload: unknown): RunContext {
+export function runContextOf(env: Env, payload: unknown) {
   const value = (name: string): string | undefined => env[name]?.trim() || undefined
-  // One form of each root, without a trailing "/", for links and the API's base URL alike.
+  // Each root without a trailing "/", for links and the API's base URL alike (…/api/v3 on GHES).
   const root = (name: string, fallback: string): string =>
     (value(name) ?? fallback).replace(/\/+$/, '')
   return Object.freeze({
     eventName: value('GITHUB_EVENT_NAME') ?? '',
+    /** Untrusted shape; {} when there is none. */
     payload,
     repository: value('GITHUB_REPOSITORY'),
+    /** For a pull request the merge commit, not the head. */
     sha: value('GITHUB_SHA'),
     ref: value('GITHUB_REF'),
     refName: value('GITHUB_REF_NAME'),
@@ -72,10 +49,7 @@ export function runContextOf(env: Env, payload: unknown): RunContext {
   })
 }
 
-/**
- * The payload at `path`, read only up to MAX_EVENT_PAYLOAD_BYTES. {} when there is no path; with
- * a problem (mid-sentence) when the file is too large, unreadable or not JSON.
- */
+/** The payload at `path`; {} when none, with a problem (mid-sentence) when it cannot be used. */
 export function readEventPayload(path: string | undefined): { payload: unknown; problem?: string } {
   if (!path) return { payload: {} }
   let text: string | undefined
@@ -93,10 +67,7 @@ export function readEventPayload(path: string | undefined): { payload: unknown; 
   return payload === undefined ? { payload: {}, problem: 'is not JSON' } : { payload }
 }
 
-/**
- * The file's text, or undefined when it holds more than `max` bytes: a file's size is checked
- * first, and a pipe (or a file still growing) is read only until it passes the bound.
- */
+/** The text, or undefined past `max` bytes: a pipe or a growing file is read only that far. */
 function readBounded(path: string, max: number): string | undefined {
   const fd = openSync(path, 'r')
   try {

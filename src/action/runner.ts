@@ -1,17 +1,13 @@
-/**
- * The runner's protocol, through @actions/core's public API. `Runner` is the seam the tests
- * replace. Nothing here makes text safe: the report does that before it calls a runner.
- */
+/** The runner, through @actions/core. Nothing here makes text safe: the report does, before. */
 import { randomUUID } from 'node:crypto'
 import { appendFileSync } from 'node:fs'
 import { EOL } from 'node:os'
 import * as core from '@actions/core'
 
-/** Everything the action says to the runner goes through one of these. */
+/** Everything the action says to the runner goes through one of these; tests replace it. */
 export interface Runner {
   /** The raw input, as the runner passes it (INPUT_<NAME>), trimmed. Empty when not given. */
   getInput(name: string): string
-  /** Masks a value in the runner's log. */
   setSecret(secret: string): void
   setOutput(name: string, value: string): void
   /** An output of these lines, written one by one: 100,000 event ids are never one string. */
@@ -35,11 +31,9 @@ export const githubRunner: Runner = {
   setOutput: (name, value) => core.setOutput(name, value),
   setOutputLines: (name, lines) => {
     const file = process.env['GITHUB_OUTPUT']
-    // Without the runner's output file (an older runner, or a local runner standing in for
-    // core), the value is built whole and handed to core.
+    // Without the runner's output file (an older or a local runner) core gets the value whole.
     if (!file) return core.setOutput(name, [...lines].join('\n'))
-    // The runner's documented multi-line form (name<<DELIMITER … DELIMITER), which core's own
-    // setOutput writes too, but a line at a time: core takes the value as one string.
+    // The runner's multi-line form (name<<DELIMITER … DELIMITER), as core writes it, line by line.
     const delimiter = `ghadelimiter_${randomUUID()}`
     appendFileSync(file, `${name}<<${delimiter}${EOL}`)
     for (const line of lines) {

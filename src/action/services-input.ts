@@ -1,8 +1,4 @@
-/**
- * The `services` input: one service per line, `NAME` or `NAME: PATTERN PATTERN …`; blank lines
- * and "#" comments ignored, any line end. A malformed line or pattern is an InputError naming
- * the line, before anything is sent.
- */
+/** The `services` input: one service per line, `NAME` or `NAME: PATTERN PATTERN …`. */
 import picomatch from 'picomatch'
 import { GLOB_OPTIONS, type ServiceSpec } from '../affected-services.ts'
 import { InputError } from '../errors.ts'
@@ -23,7 +19,7 @@ const SERVICE_NAME = /^[A-Za-z0-9._/@-]+$/
 const NAME_RULE = `up to ${MAX_SERVICE_NAME_CHARS} letters, digits and . _ - / @`
 const FORMS = `Each line is NAME or NAME: PATTERN PATTERN … (NAME is ${NAME_RULE}; patterns are globs relative to the repository root, separated by spaces, "!" to exclude).`
 
-/** The services to record, in the order given; undefined when the input lists none. */
+/** In the order given, without blank and "#" lines; undefined when none. */
 export function parseServices(raw: string): ServiceSpec[] | undefined {
   const specs: ServiceSpec[] = []
   for (const [index, text] of raw.split(/\r\n|\r|\n/).entries()) {
@@ -98,12 +94,7 @@ function checkName(name: string, withoutColon: boolean, fail: Fail): void {
   }
 }
 
-/**
- * A pattern is refused when it could never match a changed path as GitHub lists them, or when it
- * hides a mistake: an absolute path, a ".", ".." or empty segment (a trailing "/" included), a
- * backslash (paths use "/"), a lone "!" or "!!", a "#" (comments go on their own line), or an
- * unbalanced bracket, brace or parenthesis (anything picomatch refuses).
- */
+/** Refuses a pattern that could never match a path as GitHub lists them, or hides a mistake. */
 function checkPattern(pattern: string, fail: Fail): void {
   const bad = (why: string): never => fail(`has the pattern ${quote(pattern)}, which ${why}`)
   const glob = pattern.startsWith('!') ? pattern.slice(1) : pattern
@@ -120,10 +111,8 @@ function checkPattern(pattern: string, fail: Fail): void {
       `is absolute: patterns are relative to the repository root, as ${glob.replace(/^\/+/, '')}.`
     )
   }
+  if (glob.endsWith('/')) bad(`ends with "/": write ${glob}** to match everything under a folder.`)
   const segments = glob.split('/')
-  if (segments.at(-1) === '') {
-    bad(`ends with "/": write ${glob}** to match everything under a folder.`)
-  }
   if (segments.includes('')) bad('has an empty path segment ("//").')
   if (segments.some(segment => segment === '.' || segment === '..')) {
     bad('has a "." or ".." segment: write paths from the repository root, without ./ or ../.')

@@ -1,15 +1,14 @@
-/**
- * The action's input layer: the runner's strings in, one validated, typed `Settings` out. Every
- * input is read here and nowhere else, and nothing is sent before every input is valid.
- */
+/** The runner's strings in, one validated, typed `Settings` out, before anything is sent. */
 import { InputError } from '../errors.ts'
 import { parseBaseUrl } from './base-url.ts'
 import { parseCreatedAt } from './created-at.ts'
 import type { ServiceSpec } from '../affected-services.ts'
 import { parseServices } from './services-input.ts'
 import {
+  COMMANDS,
   Inputs,
   MAX_ATTEMPTS_RANGE,
+  RECORD_AT_MODES,
   TIMEOUT_SECONDS_RANGE,
   type Command,
   type FailOnError,
@@ -22,14 +21,13 @@ import {
   isUnevaluatedExpression,
   parseApiKey,
   parseBoolean,
-  parseCommand,
   parseEventIds,
   parseFailOnError,
   parseId,
   parseJobStatus,
   parseJson,
   parseLabels,
-  parseRecordAt,
+  parseOneOf,
   parseRef,
   parseText,
   parseToken,
@@ -40,9 +38,9 @@ import {
 export interface ReportingSettings {
   failOnError: FailOnError
   jobSummary: boolean
-  /** With `job-end`, a main step's failure waits for the job's end under `auto`. */
+  /** `job-end`: the post step records, after the job's steps; under `auto` a failure waits too. */
   recordAt: RecordAt
-  /** Why fail-on-error or job-summary is invalid: readSettings throws it. */
+  /** Why one of them is invalid: readSettings throws it. */
   error?: InputError
 }
 
@@ -50,7 +48,7 @@ export interface ReportingSettings {
 export interface Settings extends Omit<ReportingSettings, 'error'> {
   /** The API key; never printed. */
   apiKey: string
-  /** The service's root: https, no credentials, query or fragment, always ending in "/". */
+  /** Always ending in "/". */
   baseUrl: URL
   command: Command
   change: ChangeFields
@@ -62,7 +60,6 @@ export interface Settings extends Omit<ReportingSettings, 'error'> {
   maxAttempts: number
   /** The events input, raw (one JSON event, a JSON array, or NDJSON). */
   events?: string
-  /** A path. */
   eventsFile?: string
   eventIds?: string[]
   changeId?: string
@@ -74,8 +71,6 @@ export interface Settings extends Omit<ReportingSettings, 'error'> {
   previousVersion?: string
   /** Several services in one step (a monorepo): each recorded when its paths changed. */
   services?: ServiceSpec[]
-  /** `job-end`: the step checks the key and the post step records, after the job's steps. */
-  recordAt: RecordAt
   /** How the job ended, as the runner fills in job-status for the post step. */
   jobStatus: EventOutcome
 }
@@ -90,10 +85,7 @@ export function readSecrets(getInput: GetInput): string[] {
     .filter(secret => secret !== '' && !isUnevaluatedExpression(secret))
 }
 
-/**
- * fail-on-error and job-summary. An invalid one is kept as `error` and read as auto or true: the
- * step then fails on that error, and its summary says why.
- */
+/** An invalid reporting input is kept as `error` and read as its default: the step fails on it. */
 export function readReportingSettings(getInput: GetInput): ReportingSettings {
   // The parsers throw nothing but InputError.
   const reporting: ReportingSettings = { failOnError: 'auto', jobSummary: true, recordAt: 'now' }
@@ -106,22 +98,18 @@ export function readReportingSettings(getInput: GetInput): ReportingSettings {
   }
   read(() => (reporting.failOnError = parseFailOnError(getInput(Inputs.FailOnError))))
   read(() => (reporting.jobSummary = parseBoolean(Inputs.JobSummary, getInput(Inputs.JobSummary))))
-  read(() => (reporting.recordAt = parseRecordAt(getInput(Inputs.RecordAt))))
+  const recordAt = getInput(Inputs.RecordAt)
+  read(() => (reporting.recordAt = parseOneOf(Inputs.RecordAt, RECORD_AT_MODES, recordAt)))
   return reporting
 }
 
-/**
- * Every input as the runner gives it (action.yml's defaults filled in), or the InputError of the
- * first bad one. Pure: `now` (Unix ms, default Date.now()) bounds created-at, and `reporting` is
- * readReportingSettings(getInput) unless already read.
- */
+/** Every input, typed, or the InputError of the first bad one. Pure: `now` bounds created-at. */
 export function readSettings(
   getInput: GetInput,
   options: { now?: number; reporting?: ReportingSettings } = {}
 ): Settings {
   const apiKey = parseApiKey(getInput(Inputs.ApiKey))
-  // Refused before anything is parsed or quoted: any other input may be logged, or sent to the
-  // service in clear. Checked in the forms a URL would carry it in, too.
+  // Refused before anything is parsed or quoted, also in the form a URL would carry it in.
   const keyForms = [apiKey, encodeURIComponent(apiKey)]
   for (const name of Object.values(Inputs)) {
     if (name !== Inputs.ApiKey && keyForms.some(form => getInput(name).includes(form))) {
@@ -143,7 +131,7 @@ export function readSettings(
   const settings: Settings = {
     apiKey,
     baseUrl: parseBaseUrl(getInput(Inputs.BaseUrl)),
-    command: parseCommand(getInput(Inputs.Command)),
+    command: parseOneOf(Inputs.Command, COMMANDS, getInput(Inputs.Command)),
     change: {
       description: text(Inputs.Description, true),
       environment: text(Inputs.Environment),
