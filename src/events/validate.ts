@@ -52,16 +52,19 @@ const GENERATED_ID_BYTES = Buffer.byteLength(`"id":"${randomUUID()}",`)
 export async function validateEvents(source: EventSource): Promise<ValidatedEvents> {
   const fileVersion = source.kind === 'file' ? await fileVersionOf(source.path) : undefined
   const needsId: number[] = []
-  const idFirstAt = new Map<string, string>()
+  const idFirstAt = new Map<string, number>()
   const listed: string[] = []
   let invalid = 0
   let total = 0
-  const record = (where: string, problem: string | undefined): void => {
+  // Events are named by their line, or their number in a document. Positions stay numbers until
+  // a problem is written: a string per event costs tens of MiB of heap at 100,000 events.
+  let unit = 'line'
+  const record = (at: number, problem: string | undefined): void => {
     if (problem !== undefined && invalid++ < MAX_LISTED_PROBLEMS)
-      listed.push(`${where}: ${problem}`)
+      listed.push(`${unit} ${at}: ${problem}`)
   }
   /** What is wrong with a parsed event of `length` bytes, counting it when nothing is. */
-  const check = (where: string, value: unknown, length: number): string | undefined => {
+  const check = (at: number, value: unknown, length: number): string | undefined => {
     const problem = eventProblem(value)
     if (problem !== undefined) return problem
     const { id } = value as Record<string, unknown>
@@ -76,9 +79,9 @@ export async function validateEvents(source: EventSource): Promise<ValidatedEven
     } else {
       const first = idFirstAt.get(id)
       if (first !== undefined) {
-        return `its "id" ${JSON.stringify(id).slice(0, 60)} is also the id of ${first}; ids must be unique`
+        return `its "id" ${JSON.stringify(id).slice(0, 60)} is also the id of ${unit} ${first}; ids must be unique`
       }
-      idFirstAt.set(id, where)
+      idFirstAt.set(id, at)
     }
     total++
     return undefined
@@ -91,13 +94,12 @@ export async function validateEvents(source: EventSource): Promise<ValidatedEven
       for (const line of group) {
         lineNumber++
         if (line.length === 0) continue
-        const where = `line ${lineNumber}`
         let value: unknown
         let problem: string | undefined
         if (!isUtf8(line)) {
           problem = 'it is not valid UTF-8'
         } else if (exceedsJsonDepth(line)) {
-          record(where, `it nests JSON deeper than ${MAX_JSON_DEPTH} levels`)
+          record(lineNumber, `it nests JSON deeper than ${MAX_JSON_DEPTH} levels`)
           continue
         } else {
           try {
@@ -111,7 +113,7 @@ export async function validateEvents(source: EventSource): Promise<ValidatedEven
         // reports its problems the same way.
         format ??= problem !== undefined || Array.isArray(value) ? 'document' : 'ndjson'
         if (format === 'document') break reading
-        record(where, problem ?? check(where, value, line.length))
+        record(lineNumber, problem ?? check(lineNumber, value, line.length))
       }
     }
   } catch (error) {
@@ -121,15 +123,15 @@ export async function validateEvents(source: EventSource): Promise<ValidatedEven
       format = 'document'
     } else {
       record(
-        `line ${error.lineNumber}`,
+        error.lineNumber,
         `it is longer than ${MAX_LINE_BYTES} bytes, more than one request may hold (reading stopped there)`
       )
     }
   }
   if (format === 'document') {
+    unit = 'event'
     for (const [index, value] of (await readDocument(source)).entries()) {
-      const where = `event ${index + 1}`
-      record(where, check(where, value, Buffer.byteLength(JSON.stringify(value))))
+      record(index + 1, check(index + 1, value, Buffer.byteLength(JSON.stringify(value))))
     }
   }
 
