@@ -3,7 +3,6 @@ import { afterAll, describe, expect, it } from '@jest/globals'
 import { Buffer } from 'node:buffer'
 import fc from 'fast-check'
 import { BatchBuilder, type EventBatch } from '../../src/events/batches.ts'
-import type { EventLine } from '../../src/events/event.ts'
 import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../../src/service/client.ts'
 import {
   UUID,
@@ -71,8 +70,7 @@ describe('batching within the limits', () => {
   })
 
   it('refuses, in the batching core, a line that cannot fit in any request (a changed file)', () => {
-    const line = { id: 'a', parts: ['x'.repeat(MAX_REQUEST_BYTES)], bytes: MAX_REQUEST_BYTES + 1 }
-    expect(() => new BatchBuilder().add(line)).toThrow(
+    expect(() => new BatchBuilder().add(Buffer.alloc(MAX_REQUEST_BYTES), 'a', false)).toThrow(
       `an event is now ${MAX_REQUEST_BYTES + 1} bytes, more than a request may hold`
     )
   })
@@ -100,11 +98,13 @@ describe('event ids', () => {
 // Small limits, so that random inputs reach both of them often.
 const limits = { maxEvents: 5, maxBytes: 60 }
 
-function builtBatches(lines: EventLine[]): EventBatch[] {
-  const builder = new BatchBuilder(limits)
+type Line = { id: string; text: string; bytes: number }
+
+function builtBatches(lines: Line[]): EventBatch[] {
+  const builder = new BatchBuilder(limits.maxEvents, limits.maxBytes)
   const batches: EventBatch[] = []
   for (const line of lines) {
-    const full = builder.add(line)
+    const full = builder.add(Buffer.from(line.text), line.id, false)
     if (full !== undefined) batches.push(full)
   }
   const last = builder.finish()
@@ -118,9 +118,9 @@ const lineTexts = fc.array(
   { maxLength: 40 }
 )
 
-function linesOf(texts: string[]): EventLine[] {
+function linesOf(texts: string[]): Line[] {
   return texts
-    .map((text, index) => ({ id: `e${index}`, parts: [text], bytes: Buffer.byteLength(text) + 1 }))
+    .map((text, index) => ({ id: `e${index}`, text, bytes: Buffer.byteLength(text) + 1 }))
     .filter(line => line.bytes <= limits.maxBytes)
 }
 
@@ -138,9 +138,7 @@ describe('BatchBuilder (property)', () => {
           expect(batch.firstPosition).toBe(position)
           expect(batch.ids.length).toBeGreaterThan(0)
           expect(batch.ids.length).toBeLessThanOrEqual(limits.maxEvents)
-          expect(batch.body.toString('utf8')).toBe(
-            members.map(line => `${line.parts.join('')}\n`).join('')
-          )
+          expect(batch.body.toString('utf8')).toBe(members.map(line => `${line.text}\n`).join(''))
           expect(batch.body.length).toBeLessThanOrEqual(limits.maxBytes)
           position += batch.ids.length
           // Greedy: the next event would have broken a limit.

@@ -1,16 +1,20 @@
 /** Sending the batches a few at a time, and saying which events were accepted when one fails. */
 import { afterAll, describe, expect, it } from '@jest/globals'
 import { Buffer } from 'node:buffer'
-import { appendFileSync, truncateSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  openSync,
+  closeSync,
+  truncateSync,
+  writeFileSync,
+  writeSync
+} from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
 import { ServiceError } from '../../src/errors.ts'
+import { AcceptedIds } from '../../src/events/accepted-ids.ts'
 import { eventBatches, type EventBatch } from '../../src/events/batches.ts'
-import { EventsError } from '../../src/events/events-error.ts'
-import {
-  CONCURRENT_BATCHES,
-  describePartialFailure,
-  describePositions
-} from '../../src/events/stream.ts'
+import { EventsError, MAX_LINE_BYTES } from '../../src/events/source.ts'
+import { CONCURRENT_BATCHES, describePartialFailure } from '../../src/events/stream.ts'
 import { validateEvents } from '../../src/events/validate.ts'
 import { MAX_EVENTS_PER_REQUEST } from '../../src/service/client.ts'
 import {
@@ -57,7 +61,6 @@ describe('streamEvents', () => {
     expect(result.total).toBe(events.length)
     expect(acceptedIdsOf(result)).toEqual(events.map(event => event.id))
     expect(sent).toBe(13)
-    expect(describePartialFailure(result)).toBe(`Sent all ${events.length} events.`)
   })
 
   it('on a failed batch, starts no new batch, lets the ones in flight finish and says what was not accepted', async () => {
@@ -90,12 +93,8 @@ describe('streamEvents', () => {
         .map(event => event.id)
     ]
     expect(acceptedIdsOf(result)).toEqual(expectedIds)
-    expect(result.failure).toEqual({
-      error: failure,
-      notSent: 'events 2001–3000, 4001–10000',
-      acceptedCount: 3000
-    })
-    expect(describePartialFailure(result)).toBe(
+    expect(result.failure).toEqual({ error: failure })
+    expect(describePartialFailure(result, failure.message)).toBe(
       'Sent 3000 of 10000 events; events 2001–3000, 4001–10000 were not accepted: POST /v2/stream failed with status 503 after 3 attempts.'
     )
   })
@@ -110,36 +109,30 @@ describe('streamEvents', () => {
       }
     )
     expect(started).toEqual([0])
-    expect(result.failure?.notSent).toBe('events 1–8000')
-  })
-
-  it('says "event" and "was" for a single event not accepted', async () => {
-    const result = await stream(inline('{"name":"n","data":1}'), async () => {
-      throw new Error('timed out')
-    })
     expect(acceptedIdsOf(result)).toEqual([])
-    expect(describePartialFailure(result)).toBe(
-      'Sent 0 of 1 event; event 1 was not accepted: timed out'
+    expect(describePartialFailure(result, 'refused')).toBe(
+      'Sent 0 of 8000 events; events 1–8000 were not accepted: refused'
     )
   })
 })
 
-describe('describePositions', () => {
-  it('writes 1-based compact ranges', () => {
-    expect(
-      describePositions([
-        [1000, 2000],
-        [3000, 3500]
-      ])
-    ).toBe('events 1001–2000, 3001–3500')
-    expect(describePositions([[4, 5]])).toBe('event 5')
-    expect(
-      describePositions([
-        [4, 5],
-        [6, 9]
-      ])
-    ).toBe('events 5, 7–9')
-    expect(describePositions([])).toBe('no events')
+describe('describePartialFailure', () => {
+  /** Says what was not accepted of `total` events when the batches [first, count] were. */
+  function described(total: number, ...batches: Array<[number, number]>): string {
+    const accepted = new AcceptedIds()
+    for (const [first, count] of batches) accepted.add(first, new Array<string>(count).fill('id'))
+    return describePartialFailure({ total, accepted }, 'timed out')
+  }
+
+  it('names the events not accepted by 1-based compact ranges', () => {
+    expect(described(3500, [0, 1000], [2000, 1000])).toBe(
+      'Sent 2000 of 3500 events; events 1001–2000, 3001–3500 were not accepted: timed out'
+    )
+    expect(described(9, [5, 1], [0, 4])).toBe(
+      'Sent 5 of 9 events; events 5, 7–9 were not accepted: timed out'
+    )
+    expect(described(1)).toBe('Sent 0 of 1 event; event 1 was not accepted: timed out')
+    expect(described(2, [0, 2])).toBe('Sent all 2 events, then: timed out')
   })
 })
 
@@ -187,6 +180,24 @@ describe('large NDJSON files', () => {
       for await (const batch of batches) firstPositions.push(batch.firstPosition)
     }).rejects.toThrow(`it now holds ${kept} events instead of ${count}`)
     expect(firstPositions).toEqual([1000, 2000, 3000])
+  })
+
+  it('refuses a line that grew past the limit while the file was being sent, naming it', async () => {
+    const count = 20 * MAX_EVENTS_PER_REQUEST
+    const content = largeNdjson(count)
+    const path = eventPath('grown-line.ndjson')
+    writeFileSync(path, content)
+    const batches = eventBatches(await validateEvents({ kind: 'file', path }))
+    await batches.next()
+    // Past what the first batch read: overwritten in place, so line `grown` loses its newline.
+    const at = 4 * 1024 * 1024
+    const grown = content.slice(0, at).split('\n').length
+    const fd = openSync(path, 'r+')
+    writeSync(fd, 'x'.repeat(MAX_LINE_BYTES + 1), at)
+    closeSync(fd)
+    await expect(async () => {
+      for await (const batch of batches) void batch
+    }).rejects.toThrow(`line ${grown} is no longer what was validated`)
   })
 
   it('refuses to send a file that changed after it was validated', async () => {

@@ -136,9 +136,6 @@ describe('validation: nothing is sent when any event is invalid', () => {
       expect(error.kind).toBe('invalid')
       expect(error.detail).toContain(`, ${label}: ${problem}`)
       expect(error.detail).toContain('Nothing was sent')
-      expect(error.problems).toEqual([
-        { position: { unit: 'line', at: 3 }, problem: expect.stringContaining(problem) }
-      ])
     }
   )
 
@@ -163,7 +160,6 @@ describe('validation: nothing is sent when any event is invalid', () => {
     expect(error.detail).toContain('line 6: it has no "data"')
     expect(error.detail).not.toContain('line 7')
     expect(error.detail).toContain('and 3 more')
-    expect(error.problems).toHaveLength(5)
   })
 
   it('refuses a document that is neither NDJSON nor valid JSON, with where it breaks', async () => {
@@ -200,7 +196,8 @@ describe('validation: nothing is sent when any event is invalid', () => {
     const fits = eventOfBytes(MAX_REQUEST_BYTES, 'x'.repeat(36))
     const withoutId = { name: fits.name, data: fits.data }
     // With a 36-character generated id the event is exactly at the limit…
-    expect(await countEvents(inline(JSON.stringify(withoutId)))).toBe(1)
+    const [batch] = await collectBatches(inline(JSON.stringify(withoutId)))
+    expect(batch.body.length).toBe(MAX_REQUEST_BYTES)
     // …and one byte more does not fit.
     const error = await expectRefused(
       inline(JSON.stringify({ ...withoutId, data: `${fits.data}x` }))
@@ -230,9 +227,9 @@ describe('UTF-8', () => {
     const first = await expectRefused(
       file('bad-first.ndjson', Buffer.concat([bad, Buffer.from('\n')]))
     )
-    expect(first.problems).toEqual([
-      { position: { unit: 'line', at: 1 }, problem: 'it is not valid UTF-8' }
-    ])
+    expect(first.detail).toBe(
+      ', line 1: it is not valid UTF-8. Save the file as UTF-8. Nothing was sent.'
+    )
     const document = Buffer.concat([
       Buffer.from('{\n  "name": "n",\n  "data": "'),
       Buffer.from([0xc3, 0x28]),
@@ -277,12 +274,9 @@ describe('ids unique within a run', () => {
         { id: 'x', name: 'n', data: 1 }
       ])
     })
-    expect(error.problems).toEqual([
-      {
-        position: { unit: 'event', at: 3 },
-        problem: 'its "id" "x" is also the id of event 1; ids must be unique'
-      }
-    ])
+    expect(error.detail).toBe(
+      ', event 3: its "id" "x" is also the id of event 1; ids must be unique. Nothing was sent.'
+    )
   })
 })
 

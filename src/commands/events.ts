@@ -2,8 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { Inputs, Outputs } from '../action/names.ts'
 import { ENDPOINT_CALLS, MAX_EVENT_IDS_PER_REQUEST } from '../service/client.ts'
 import { InputError, ServiceError, errorMessage } from '../errors.ts'
-import { EventsError } from '../events/events-error.ts'
-import type { EventSource } from '../events/source.ts'
+import { EventsError, type EventSource } from '../events/source.ts'
 import { describePartialFailure, streamEvents } from '../events/stream.ts'
 import { validateEvents } from '../events/validate.ts'
 import { answer } from '../report.ts'
@@ -12,9 +11,17 @@ import type { CommandContext } from './command.ts'
 
 /** `events`: validate every event, then stream them to POST /v2/stream in batches. */
 export async function sendEvents({ settings, run, client, report }: CommandContext): Promise<void> {
-  const source = eventSource(settings.events, settings.eventsFile, run.workspace)
-  const validated = await namingTheInput(source, () => validateEvents(source))
-  const total = validated.total
+  const path = settings.eventsFile ?? ''
+  const source: EventSource =
+    settings.events !== undefined
+      ? { kind: 'inline', text: settings.events }
+      : {
+          kind: 'file',
+          path: isAbsolute(path) ? path : resolve(run.workspace ?? process.cwd(), path)
+        }
+  const validated = await validateEvents(source).catch((error: unknown) => {
+    throw inputErrorOf(source, error)
+  })
 
   let requests = 0
   // A failing batch, even one the source could not read, ends up in result.failure.
@@ -27,7 +34,7 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
   report.table(
     'Events',
     [
-      ['Events', total],
+      ['Events', validated.total],
       ['Accepted', answer(result.accepted.count)],
       ['Requests', requests]
     ],
@@ -81,25 +88,6 @@ export async function getEventResults({ settings, client, report }: CommandConte
 export function combineResults(responses: readonly unknown[]): unknown[] {
   if (responses.every(Array.isArray)) return (responses as unknown[][]).flat()
   return [...responses]
-}
-
-function eventSource(
-  inline: string | undefined,
-  file: string | undefined,
-  workspace: string | undefined
-): EventSource {
-  if (inline !== undefined) return { kind: 'inline', text: inline }
-  const path = file ?? ''
-  return { kind: 'file', path: isAbsolute(path) ? path : resolve(workspace ?? process.cwd(), path) }
-}
-
-/** Runs a step of the pipeline, turning what it says about the events into an InputError. */
-async function namingTheInput<T>(source: EventSource, step: () => Promise<T>): Promise<T> {
-  try {
-    return await step()
-  } catch (error) {
-    throw inputErrorOf(source, error)
-  }
 }
 
 /** An EventsError as an InputError naming events or events-file; anything else as it is. */

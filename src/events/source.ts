@@ -6,11 +6,27 @@
 import { Buffer, isUtf8 } from 'node:buffer'
 import { open, stat } from 'node:fs/promises'
 import { errorMessage } from '../errors.ts'
+import { MAX_JSON_DEPTH, isJsonObject, jsonDepthExceededAt, rawJson } from '../json.ts'
 import { MAX_REQUEST_BYTES } from '../service/client.ts'
-import { EventsError } from './events-error.ts'
 
 /** Where the events come from: inline text, or a file's path. */
 export type EventSource = { kind: 'inline'; text: string } | { kind: 'file'; path: string }
+
+/**
+ * What the event pipeline says about a bad input: "invalid" (nothing was sent), "unreadable", or
+ * "changed" (between validating and sending). The command layer names the input before `detail`.
+ */
+export class EventsError extends Error {
+  readonly kind: 'invalid' | 'unreadable' | 'changed'
+  /** The rest of the sentence after the input's name: ", line 3: …" or " has no events. …". */
+  readonly detail: string
+
+  constructor(kind: EventsError['kind'], detail: string) {
+    super(`The events${detail}`)
+    this.kind = kind
+    this.detail = detail
+  }
+}
 
 /**
  * The longest line read, without its "\n": a line longer than a request can never be sent, so
@@ -23,6 +39,9 @@ export const MAX_LINE_BYTES = MAX_REQUEST_BYTES
  * must be parsed whole, which takes several times its size in memory. Large inputs are NDJSON.
  */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
+
+export const ACCEPTED_FORMS =
+  'Give one JSON event object, a JSON array of events, or NDJSON (one event object per line).'
 
 /** How much of a file is read at a time: large, since each read is a trip to the thread pool. */
 const READ_CHUNK_BYTES = 1024 * 1024
@@ -37,11 +56,11 @@ const LONE_SURROGATE = /\p{Cs}/u
 export class LineTooLong extends Error {
   /** 1-based. */
   readonly lineNumber: number
-  /** The line's first byte that is not whitespace (-1 when there is none yet). */
-  readonly firstByte: number
-  constructor(lineNumber: number, firstByte: number, maxBytes: number) {
-    super(`line ${lineNumber} is longer than ${maxBytes} bytes`)
-    this.name = 'LineTooLong'
+  /** The line's first byte that is not whitespace, if one was read. */
+  readonly firstByte?: number
+
+  constructor(lineNumber: number, firstByte?: number) {
+    super(`line ${lineNumber} is longer than ${MAX_LINE_BYTES} bytes`)
     this.lineNumber = lineNumber
     this.firstByte = firstByte
   }
@@ -53,60 +72,94 @@ export class LineTooLong extends Error {
  * so that a reader can count lines. They come in groups, one per chunk of a file, each split
  * lazily: a group must be iterated to its end before the next is pulled.
  */
-export async function* readLines(
-  source: EventSource,
-  maxLineBytes = MAX_LINE_BYTES
-): AsyncGenerator<Iterable<Buffer>> {
-  const splitter = new LineSplitter(maxLineBytes)
-  if (source.kind === 'inline') {
-    checkWellFormed(source.text)
-    yield splitter.linesOf(Buffer.from(source.text, 'utf8'))
-    yield splitter.rest()
-    return
+export async function* readLines(source: EventSource): AsyncGenerator<Iterable<Buffer>> {
+  // The start of a line that continues in later chunks, in pieces: joined once, when it ends.
+  let pending: Buffer[] = []
+  let pendingBytes = 0
+  let linesYielded = 0
+  // Checked before a piece is kept: a line past the limit is refused, never held.
+  const checkLength = (piece: Buffer): void => {
+    if (pendingBytes + piece.length <= MAX_LINE_BYTES) return
+    const head = Buffer.concat([...pending, piece]).find(byte => !LINE_PADDING.has(byte))
+    throw new LineTooLong(linesYielded + 1, head)
   }
-  const file = await reading(open(source.path, 'r'))
-  // One buffer, reused for every chunk: its lines are used up before the next read.
-  const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
-  try {
-    for (;;) {
-      const { bytesRead } = await reading(file.read(chunk, 0, chunk.length, null))
-      if (bytesRead === 0) break
-      yield splitter.linesOf(chunk.subarray(0, bytesRead))
+  const trim = (line: Buffer): Buffer => {
+    const bom = linesYielded++ === 0 && line.subarray(0, 3).equals(UTF8_BOM)
+    let start = bom ? UTF8_BOM.length : 0
+    let end = line.length
+    while (start < end && LINE_PADDING.has(line[start])) start++
+    while (end > start && LINE_PADDING.has(line[end - 1])) end--
+    return start === 0 && end === line.length ? line : line.subarray(start, end)
+  }
+  function* linesOf(chunk: Buffer): Generator<Buffer> {
+    let start = 0
+    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      const piece = chunk.subarray(start, end)
+      checkLength(piece)
+      start = end + 1
+      if (pending.length === 0) {
+        yield trim(piece)
+      } else {
+        const line = Buffer.concat([...pending, piece])
+        pending = []
+        pendingBytes = 0
+        yield trim(line)
+      }
     }
-  } finally {
-    await file.close()
+    if (start < chunk.length) {
+      const piece = chunk.subarray(start)
+      checkLength(piece)
+      // Copied: the chunk's buffer is reused for the next read.
+      pending.push(Buffer.from(piece))
+      pendingBytes += piece.length
+    }
   }
-  yield splitter.rest()
+  for await (const chunk of chunksOf(source)) yield linesOf(chunk)
+  // The last line, when the source does not end with a newline.
+  if (pending.length > 0) yield [trim(Buffer.concat(pending))]
 }
 
 /**
- * The whole source as text, for a JSON document: at most MAX_DOCUMENT_BYTES, valid UTF-8, without
- * its byte order mark.
+ * The events of a JSON document (an event object, or an array of them), read whole: at most
+ * MAX_DOCUMENT_BYTES of UTF-8, without its byte order mark.
  */
-export async function readDocument(source: EventSource): Promise<string> {
-  if (source.kind === 'inline') {
-    checkWellFormed(source.text)
-    if (Buffer.byteLength(source.text) > MAX_DOCUMENT_BYTES) throw documentTooLarge()
-    return stripBom(source.text)
-  }
-  const file = await reading(open(source.path, 'r'))
-  try {
-    const chunks: Buffer[] = []
-    let length = 0
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
-      const { bytesRead } = await reading(file.read(chunk, 0, chunk.length, null))
-      if (bytesRead === 0) break
-      chunks.push(chunk.subarray(0, bytesRead))
-      length += bytesRead
-      if (length > MAX_DOCUMENT_BYTES) throw documentTooLarge()
+export async function readDocument(source: EventSource): Promise<unknown[]> {
+  const parts: Buffer[] = []
+  let length = 0
+  for await (const chunk of chunksOf(source)) {
+    length += chunk.length
+    if (length > MAX_DOCUMENT_BYTES) {
+      throw new EventsError(
+        'invalid',
+        ` is a JSON document of more than ${MAX_DOCUMENT_BYTES} bytes, which is read whole. Write large inputs as NDJSON (one event object per line), which is read a line at a time. Nothing was sent.`
+      )
     }
-    const text = Buffer.concat(chunks, length)
-    if (!isUtf8(text)) throw notUtf8(firstInvalidUtf8Line(text))
-    return stripBom(text.toString('utf8'))
-  } finally {
-    await file.close()
+    parts.push(Buffer.from(chunk))
   }
+  const bytes = Buffer.concat(parts, length)
+  if (!isUtf8(bytes)) throw notUtf8(firstInvalidUtf8Line(bytes))
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '')
+  // Checked before parsing: the parser recurses, and a deep document overflows its stack.
+  const deepAt = jsonDepthExceededAt(text)
+  if (deepAt !== -1) {
+    const line = text.slice(0, deepAt).split('\n').length
+    throw new EventsError(
+      'invalid',
+      `, line ${line}: it nests JSON deeper than ${MAX_JSON_DEPTH} levels, the most accepted. Nothing was sent.`
+    )
+  }
+  let document: unknown
+  try {
+    document = JSON.parse(text, keepNumbersAsWritten)
+  } catch (error) {
+    throw new EventsError(
+      'invalid',
+      ` is not valid JSON: ${errorMessage(error)}. ${ACCEPTED_FORMS}`
+    )
+  }
+  if (Array.isArray(document)) return document
+  if (isJsonObject(document)) return [document]
+  throw new EventsError('invalid', ` is ${describeJsonType(document)}. ${ACCEPTED_FORMS}`)
 }
 
 /** Size and modification time: enough to notice that the file changed between the passes. */
@@ -116,97 +169,62 @@ export async function fileVersionOf(path: string): Promise<string> {
   return `${stats.size}:${stats.mtimeMs}`
 }
 
-/** Invalid UTF-8 on a line. */
-export function notUtf8(lineNumber: number): EventsError {
+export function describeJsonType(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (rawJson.isRawJSON?.(value) === true) return 'a number'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
+
+/**
+ * A JSON.parse reviver that keeps numbers JavaScript would change (large integers, 1.0, 1e400)
+ * as their source text, so that re-serializing the event does not alter its data.
+ */
+function keepNumbersAsWritten(
+  _key: string,
+  value: unknown,
+  context?: { source?: string }
+): unknown {
+  const source = context?.source
+  if (typeof value !== 'number' || source === undefined || String(value) === source) return value
+  return rawJson.rawJSON?.(source) ?? value
+}
+
+/** The source's bytes, a chunk at a time: a file's chunks share one buffer, reused by each read. */
+async function* chunksOf(source: EventSource): AsyncGenerator<Buffer> {
+  if (source.kind === 'inline') {
+    // Inline text comes as a string: a lone surrogate is its form of invalid UTF-8.
+    if (LONE_SURROGATE.test(source.text)) {
+      throw notUtf8(source.text.split('\n').findIndex(line => LONE_SURROGATE.test(line)) + 1)
+    }
+    yield Buffer.from(source.text, 'utf8')
+    return
+  }
+  const file = await reading(open(source.path, 'r'))
+  const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
+  try {
+    for (;;) {
+      const { bytesRead } = await reading(file.read(chunk, 0, chunk.length, null))
+      if (bytesRead === 0) return
+      yield chunk.subarray(0, bytesRead)
+    }
+  } finally {
+    await file.close()
+  }
+}
+
+function notUtf8(lineNumber: number): EventsError {
   return new EventsError(
     'invalid',
-    `, line ${lineNumber}: it is not valid UTF-8. Save the file as UTF-8. Nothing was sent.`,
-    [{ position: { unit: 'line', at: lineNumber }, problem: 'it is not valid UTF-8' }]
+    `, line ${lineNumber}: it is not valid UTF-8. Save the file as UTF-8. Nothing was sent.`
   )
-}
-
-class LineSplitter {
-  private readonly maxLineBytes: number
-  /** The start of a line that continues in later chunks, in pieces: joined once, when it ends. */
-  private pending: Buffer[] = []
-  private pendingBytes = 0
-  private linesYielded = 0
-
-  constructor(maxLineBytes: number) {
-    this.maxLineBytes = maxLineBytes
-  }
-
-  *linesOf(chunk: Buffer): Generator<Buffer> {
-    let start = 0
-    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
-      const piece = chunk.subarray(start, end)
-      this.checkLength(piece)
-      if (this.pending.length === 0) {
-        yield this.trim(piece)
-      } else {
-        this.pending.push(piece)
-        const line = Buffer.concat(this.pending)
-        this.pending = []
-        this.pendingBytes = 0
-        yield this.trim(line)
-      }
-      start = end + 1
-    }
-    if (start < chunk.length) {
-      const piece = chunk.subarray(start)
-      // Checked before it is kept: a line past the limit is refused, never held.
-      this.checkLength(piece)
-      // Copied: the chunk's buffer is reused for the next read.
-      this.pending.push(Buffer.from(piece))
-      this.pendingBytes += piece.length
-    }
-  }
-
-  /** The last line, when the source does not end with a newline. */
-  *rest(): Generator<Buffer> {
-    if (this.pending.length > 0) yield this.trim(Buffer.concat(this.pending))
-    this.pending = []
-    this.pendingBytes = 0
-  }
-
-  private checkLength(piece: Buffer): void {
-    if (this.pendingBytes + piece.length <= this.maxLineBytes) return
-    const head = [...this.pending, piece].map(part => firstNonPadding(part)).find(b => b !== -1)
-    throw new LineTooLong(this.linesYielded + 1, head ?? -1, this.maxLineBytes)
-  }
-
-  private trim(line: Buffer): Buffer {
-    let start = 0
-    if (this.linesYielded++ === 0 && line.subarray(0, UTF8_BOM.length).equals(UTF8_BOM)) {
-      start = UTF8_BOM.length
-    }
-    let end = line.length
-    while (start < end && LINE_PADDING.has(line[start])) start++
-    while (end > start && LINE_PADDING.has(line[end - 1])) end--
-    return start === 0 && end === line.length ? line : line.subarray(start, end)
-  }
-}
-
-function firstNonPadding(bytes: Buffer): number {
-  for (const byte of bytes) if (!LINE_PADDING.has(byte) && byte !== NEWLINE) return byte
-  return -1
-}
-
-/** Inline text comes as a string: a lone surrogate is its form of invalid UTF-8. */
-function checkWellFormed(text: string): void {
-  if (!LONE_SURROGATE.test(text)) return
-  const lines = text.split('\n')
-  throw notUtf8(lines.findIndex(line => LONE_SURROGATE.test(line)) + 1)
 }
 
 function firstInvalidUtf8Line(bytes: Buffer): number {
   let lineNumber = 1
-  let start = 0
-  for (;;) {
+  for (let start = 0; ; lineNumber++) {
     const end = bytes.indexOf(NEWLINE, start)
-    if (!isUtf8(bytes.subarray(start, end === -1 ? bytes.length : end))) return lineNumber
-    if (end === -1) return lineNumber
-    lineNumber++
+    if (end === -1 || !isUtf8(bytes.subarray(start, end))) return lineNumber
     start = end + 1
   }
 }
@@ -225,15 +243,4 @@ async function reading<T>(call: Promise<T>): Promise<T> {
     const reason = READ_ERRORS[String((error as { code?: unknown }).code)] ?? errorMessage(error)
     throw new EventsError('unreadable', ` cannot be read: ${reason}.`)
   }
-}
-
-function documentTooLarge(): EventsError {
-  return new EventsError(
-    'invalid',
-    ` is a JSON document of more than ${MAX_DOCUMENT_BYTES} bytes, which is read whole. Write large inputs as NDJSON (one event object per line), which is read a line at a time. Nothing was sent.`
-  )
-}
-
-function stripBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
