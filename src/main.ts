@@ -7,6 +7,7 @@ import { Inputs, type Command } from './action/names.ts'
 import { ACTION_NAME, ACTION_VERSION } from './package.ts'
 import { readRunContext, type Env } from './action/run-context.ts'
 import { githubRunner, type Runner } from './action/runner.ts'
+import { checkServiceGlobs } from './action/services-input.ts'
 import {
   readReportingSettings,
   readSecrets,
@@ -128,6 +129,7 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
   let error: unknown
   try {
     const settings = readSettings(getInput, { reporting })
+    if (settings.services) await checkServiceGlobs(settings.services)
     report = new Report(runner, redactor, settings.dryRun)
     const { context, warning } = readRunContext(env)
     if (warning) report.warning(warning)

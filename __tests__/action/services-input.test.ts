@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { parseServices } from '../../src/action/services-input.ts'
+import { checkServiceGlobs, parseServices } from '../../src/action/services-input.ts'
+import { InputError } from '../../src/errors.ts'
 import type { ServiceSpec } from '../../src/affected-services.ts'
 import { Inputs } from '../../src/action/names.ts'
 import { hasUnsafeCharacter } from '../../src/text.ts'
@@ -101,17 +102,31 @@ describe('parseServices', () => {
       ['services\\api\\**', 'backslash', 'separate folders with "/"'],
       ['!', 'excludes nothing', 'as !docs/**'],
       ['!!docs/**', 'more than one "!"', 'a single "!" excludes'],
-      ['#api', 'comments go on a line of their own', '"#api"'],
-      ['services/[ab/**', 'not a valid glob (Missing closing: "]")', 'as [[]'],
-      ['services/{api,web/**', 'not a valid glob (Missing closing: "}")', 'in brackets'],
-      ['services/@(api/**', 'not a valid glob (Missing closing: ")")', 'in brackets'],
-      ['services/api)/**', 'not a valid glob (Missing opening: "(")', 'in brackets']
+      ['#api', 'comments go on a line of their own', '"#api"']
     ])('the pattern %j', (pattern, why, hint) => {
       const message = problem(`docs\napi: src/** ${pattern}`, 2)
       expect(message).toContain(why)
       expect(message).toContain(hint)
+    })
+
+    it.each([
+      ['services/[ab/**', 'not a valid glob (Missing closing: "]")', 'as [[]'],
+      ['services/{api,web/**', 'not a valid glob (Missing closing: "}")', 'in brackets'],
+      ['!services/@(api/**', 'not a valid glob (Missing closing: ")")', 'in brackets'],
+      ['services/api)/**', 'not a valid glob (Missing opening: "(")', 'in brackets']
+    ])('the pattern %j, which glob matching cannot compile', async (pattern, why, hint) => {
+      const specs = parseServices(`docs\napi: src/** ${pattern}`) ?? []
+      const error = await checkServiceGlobs(specs).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(InputError)
+      const { message } = error as InputError
+      expect(message).toContain('Input "services", line 2, has the pattern')
+      expect(message).toContain(why)
+      expect(message).toContain(hint)
       // picomatch's advice to escape with "\" contradicts the backslash rule, so it is dropped.
       expect(message).not.toContain('to match literal characters')
+      await expect(
+        checkServiceGlobs(parseServices('api: src/** !docs/**') ?? [])
+      ).resolves.toBeUndefined()
     })
 
     it('a service with only "!" patterns, which could never match', () => {

@@ -1,6 +1,5 @@
 /** The `services` input: one service per line, `NAME` or `NAME: PATTERN PATTERN …`. */
-import picomatch from 'picomatch'
-import { GLOB_OPTIONS, type ServiceSpec } from '../affected-services.ts'
+import type { ServiceSpec } from '../affected-services.ts'
 import { InputError } from '../errors.ts'
 import { quote, QUOTED_VALUE_MAX_CHARS } from './parsers.ts'
 import { Inputs } from './names.ts'
@@ -117,14 +116,30 @@ function checkPattern(pattern: string, fail: Fail): void {
   if (segments.some(segment => segment === '.' || segment === '..')) {
     bad('has a "." or ".." segment: write paths from the repository root, without ./ or ../.')
   }
-  try {
-    picomatch(glob, GLOB_OPTIONS)
-  } catch (error) {
-    // picomatch suggests escaping with "\", which this input refuses; brackets do the same job.
-    const detail = error instanceof Error ? error.message.replace(/\s+-\s+use .*$/, '') : ''
-    bad(
-      `is not a valid glob (${inert(detail)}); to match [ ] { } ( ) literally, put it in brackets, as [[].`
-    )
+}
+
+/**
+ * Refuses a pattern that picomatch cannot compile, before anything is sent. Apart from
+ * parseServices so that glob matching is loaded only for runs that give services.
+ */
+export async function checkServiceGlobs(specs: readonly ServiceSpec[]): Promise<void> {
+  const [{ default: picomatch }, { GLOB_OPTIONS }] = await Promise.all([
+    import('picomatch'),
+    import('../affected-services.ts')
+  ])
+  for (const { line, patterns } of specs) {
+    for (const pattern of patterns) {
+      try {
+        picomatch(pattern.replace(/^!/, ''), GLOB_OPTIONS)
+      } catch (error) {
+        // picomatch suggests escaping with "\", which this input refuses; brackets do the same job.
+        const detail = error instanceof Error ? error.message.replace(/\s+-\s+use .*$/, '') : ''
+        throw new InputError(
+          Inputs.Services,
+          `Input "${Inputs.Services}", line ${line}, has the pattern ${quote(pattern)}, which is not a valid glob (${inert(detail)}); to match [ ] { } ( ) literally, put it in brackets, as [[].`
+        )
+      }
+    }
   }
 }
 

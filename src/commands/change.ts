@@ -10,7 +10,6 @@ import { durationSeconds, formatDuration } from '../deploy.ts'
 import { answer, formatField, type SummaryRow } from '../report.ts'
 import type { ChangeRequest } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
-import { recordServices } from './services.ts'
 import { findShipped, logShipped, outputShipped, summarizeShipped } from './shipped.ts'
 
 export async function recordChange(context: CommandContext): Promise<void> {
@@ -27,8 +26,9 @@ export async function recordChange(context: CommandContext): Promise<void> {
   logShipped(report, shipped)
   const basis: ChangeBasis = { run: defaults, shipped, deploy, recordedAt: context.clock() }
   try {
-    if (settings.services !== undefined) await recordServices(context, settings.services, basis)
-    else await recordOne(context, basis)
+    // Loaded only for the services input: glob matching is not every run's cost at start-up.
+    if (settings.services === undefined) await recordOne(context, basis)
+    else await (await import('./services.ts')).recordServices(context, settings.services, basis)
   } finally {
     // What shipped and how the deploy ended are worth reading even when recording failed.
     summarizeShipped(report, shipped)

@@ -5,7 +5,6 @@
 import { Inputs, Outputs } from '../action/names.ts'
 import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
-import { lookUpShipped } from '../shipped/lookup.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
 import { plural } from '../text.ts'
@@ -27,6 +26,8 @@ export async function findShipped(
   const repository = run.repository
   const version = subject.version
   if (!repository || !version) return undefined
+  // Loaded only for a lookup, which the lookup's own figure then includes.
+  const { lookUpShipped } = await import('../shipped/lookup.ts')
   const { shipped, warning } = await lookUpShipped({
     token: settings.githubToken,
     apiUrl: run.apiUrl,
