@@ -337,9 +337,9 @@ describe('services at the job’s end', () => {
 })
 
 describe('dry run at the job’s end', () => {
-  it('says at the main step what the post step will do, and prints at the post step what it would send', async () => {
+  it('sends nothing at the main step, and prints at the post step what it would send', async () => {
     const { main, post } = await job({ 'dry-run': 'true' }, 'success')
-    expect(main.stdout).toContain('the post step will print the request it would send')
+    expect(main.stdout).toContain('Dry run: nothing was sent.')
     expect(post.stdout).toMatch(/POST https:\/\/[^ ]+\/v2\/change/)
     expect(post.stdout).toContain('\\"outcome\\":\\"success\\"')
     expect(emulator.requests).toHaveLength(0)

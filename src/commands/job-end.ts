@@ -24,7 +24,4 @@ export async function prepareJobEnd(
       ? 'The heartbeat will be sent when the job ends, if it succeeds'
       : 'The change will be recorded when the job ends, with how the deploy ended'
   report.info(`${what} (${Inputs.RecordAt}: job-end).`)
-  if (settings.dryRun) {
-    report.info('Dry run: the post step will print the request it would send, and send nothing.')
-  }
 }
