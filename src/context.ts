@@ -90,8 +90,7 @@ function githubMetadata(run: RunContext, sha: string | undefined): GithubMetadat
 /** The run's page, on the server the run is on (GITHUB_SERVER_URL, so GHES works too). */
 export function runUrl(run: RunContext): string | undefined {
   if (!run.repository || !run.runId) return undefined
-  const server = run.serverUrl.replace(/\/+$/, '')
-  const page = `${server}/${run.repository}/actions/runs/${run.runId}`
+  const page = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`
   return run.runAttempt ? `${page}/attempts/${run.runAttempt}` : page
 }
 

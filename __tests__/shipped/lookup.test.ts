@@ -244,7 +244,7 @@ describe('with a token', () => {
     })
     try {
       const { shipped, warning } = await lookUpShipped(
-        lookupOptions(ghes, { serverUrl: 'https://ghes.example.com/', previousVersion: sha(9) })
+        lookupOptions(ghes, { serverUrl: 'https://ghes.example.com', previousVersion: sha(9) })
       )
       expect(warning).toBeUndefined()
       expect(shipped.compareUrl).toBe(

@@ -43,9 +43,8 @@ export async function openGitHub(
   }
   if (url.username || url.password) throw new LookupError('GITHUB_API_URL holds credentials')
   const { getOctokit } = await import('@actions/github')
-  const baseUrl = apiUrl.replace(/\/+$/, '')
   const octokit = getOctokit(token, {
-    baseUrl,
+    baseUrl: apiUrl,
     userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
     log: SILENT
   })
@@ -57,7 +56,7 @@ export async function openGitHub(
   let calls = 0
 
   octokit.hook.wrap('request', async (request, endpoint) => {
-    const path = octokit.request.endpoint.parse(endpoint).url.slice(baseUrl.length).split('?')[0]
+    const path = octokit.request.endpoint.parse(endpoint).url.slice(apiUrl.length).split('?')[0]
     const call = `${endpoint.method} ${path}`
     const late = () =>
       new LookupError(

@@ -45,7 +45,7 @@ export async function lookUpShipped(
       warning: `Could not look up what this change ships: the repository ("owner/repo") or the version is unknown.`
     }
   }
-  const link = `${options.serverUrl.replace(/\/+$/, '')}/${options.repository}`
+  const link = `${options.serverUrl}/${options.repository}`
   const shippedOf = ({ previous, range, titles, runStartedAt, apiCalls }: Found): Shipped => {
     const from = previous && encodeURIComponent(previous.sha ?? previous.ref)
     return {

@@ -8,9 +8,9 @@ export interface LookupAdvice {
 export interface LookupOptions {
   /** '' means no token: only the push payload (and a previous-version SHA) can say anything. */
   token: string
-  /** GITHUB_API_URL, e.g. https://api.github.com or https://ghes.example.com/api/v3. */
+  /** GITHUB_API_URL without a trailing "/": https://api.github.com, https://ghes.example.com/api/v3. */
   apiUrl: string
-  /** GITHUB_SERVER_URL, for links. */
+  /** GITHUB_SERVER_URL without a trailing "/", for links. */
   serverUrl: string
   /** "owner/repo" */
   repository: string
