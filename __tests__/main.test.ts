@@ -1,7 +1,7 @@
 /**
  * One run of the action, in process, against the emulator: settings -> command -> report.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,25 +12,15 @@ import {
   run,
   serviceBudget
 } from '../src/main.ts'
-import { Emulator } from '../emulator/emulator.ts'
+import type { Emulator } from '../emulator/emulator.ts'
+import { useEmulator } from './support/use-emulator.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 import { runnerContext } from './support/run-action.ts'
-import { trustTestCertificate } from '../emulator/tls.ts'
 
 const PUSH_ENV: Record<string, string> = { ...runnerContext(tmpdir()), GITHUB_EVENT_NAME: 'push' }
 
 let emulator: Emulator
-
-beforeAll(async () => {
-  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
-    delete process.env[name]
-  await trustTestCertificate()
-  emulator = await Emulator.start()
-})
-afterAll(async () => {
-  await emulator.close()
-})
-beforeEach(() => emulator.reset())
+useEmulator(started => (emulator = started))
 
 function runner(inputs: Record<string, string> = {}): FakeRunner {
   return new FakeRunner({

@@ -2,31 +2,19 @@
  * The change and heartbeat commands, in process against the emulator: what is recorded, and at a
  * job's end how the deploy's outcome shapes it.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { beforeEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Emulator } from '../../emulator/emulator.ts'
-import { trustTestCertificate } from '../../emulator/tls.ts'
+import type { Emulator } from '../../emulator/emulator.ts'
 import { run, runPost } from '../../src/main.ts'
+import { useEmulator } from '../support/use-emulator.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
 import { runnerContext } from '../support/run-action.ts'
 
 let emulator: Emulator
-
-beforeAll(async () => {
-  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
-    delete process.env[name]
-  await trustTestCertificate()
-  emulator = await Emulator.start()
-})
-afterAll(async () => {
-  await emulator.close()
-})
-beforeEach(() => {
-  emulator.reset()
-  emulator.addHeartbeatMonitor('nightly')
-})
+useEmulator(started => (emulator = started))
+beforeEach(() => emulator.addHeartbeatMonitor('nightly'))
 
 function runner(inputs: Record<string, string> = {}): FakeRunner {
   return new FakeRunner({

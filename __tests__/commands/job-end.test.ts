@@ -2,26 +2,16 @@
  * `record-at: job-end`'s main step, in process against the emulator: the key check, the state it
  * saves for the post step, and what it says; a failure is deferred by the run (see main.ts).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import { tmpdir } from 'node:os'
-import { Emulator } from '../../emulator/emulator.ts'
-import { trustTestCertificate } from '../../emulator/tls.ts'
+import type { Emulator } from '../../emulator/emulator.ts'
 import { run } from '../../src/main.ts'
+import { useEmulator } from '../support/use-emulator.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
 import { runnerContext } from '../support/run-action.ts'
 
 let emulator: Emulator
-
-beforeAll(async () => {
-  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
-    delete process.env[name]
-  await trustTestCertificate()
-  emulator = await Emulator.start()
-})
-afterAll(async () => {
-  await emulator.close()
-})
-beforeEach(() => emulator.reset())
+useEmulator(started => (emulator = started))
 
 async function mainStep(inputs: Record<string, string> = {}): Promise<FakeRunner> {
   const runner = new FakeRunner({

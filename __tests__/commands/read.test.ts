@@ -1,22 +1,12 @@
 /** get-change and hello in process, against the emulator, with their dry runs. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import { run } from '../../src/main.ts'
 import { Emulator } from '../../emulator/emulator.ts'
-import { trustTestCertificate } from '../../emulator/tls.ts'
+import { useEmulator } from '../support/use-emulator.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
 
 let emulator: Emulator
-
-beforeAll(async () => {
-  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
-    delete process.env[name]
-  await trustTestCertificate()
-  emulator = await Emulator.start()
-})
-afterAll(async () => {
-  await emulator.close()
-})
-beforeEach(() => emulator.reset())
+useEmulator(started => (emulator = started))
 
 async function action(inputs: Record<string, string>, service = emulator): Promise<FakeRunner> {
   const runner = new FakeRunner({ 'api-key': service.apiKey, 'base-url': service.url, ...inputs })
