@@ -60,7 +60,7 @@ const MAX_BUNDLE_BYTES = 1_000_000
 const MAX_STREAM_RATIO = 1.0
 /** … its memory does not grow with the file (10x the events, at most 1.5x the peak RSS), … */
 const MAX_RSS_RATIO = 1.5
-/** … the lookup of what a change ships (3 to 6 calls on loopback) adds at most this, … */
+/** … the lookup of what a change ships (3 calls on loopback) adds at most this, … */
 const MAX_LOOKUP_MS = 400
 /** … and the post step with nothing to do starts at most 1.5 times as slowly as an empty script. */
 const MAX_IDLE_POST_RATIO = 1.5
