@@ -283,6 +283,9 @@ describe('a cancel (SIGINT, as the runner sends first)', () => {
             clearInterval(poll)
             signalledAt = performance.now() - started
             child.kill('SIGINT')
+            // As the runner does: SIGTERM 7.5 s after SIGINT, if the step is still running.
+            const term = setTimeout(() => child.kill('SIGTERM'), 7500)
+            child.on('exit', () => clearTimeout(term))
           }
         }, 10)
       }
@@ -290,7 +293,7 @@ describe('a cancel (SIGINT, as the runner sends first)', () => {
     return { run, signalledAt }
   }
 
-  it('during the post step lets the change in flight finish, within the runner’s 7.5 s, then exits 130 naming it', async () => {
+  it('during the post step lets the change in flight finish, before the runner’s SIGTERM, then exits 130 naming it', async () => {
     const main = await action({ ...JOB_END })
     const { run, signalledAt } = await interrupted(
       { ...JOB_END, 'job-status': 'failure', 'timeout-seconds': '60' },
