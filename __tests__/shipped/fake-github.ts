@@ -4,7 +4,12 @@
  * loads), a repository to serve, and the lookup's options for it.
  */
 import { afterAll, beforeAll, beforeEach } from '@jest/globals'
-import { FakeGitHub, type GitHubCommit, type GitHubRepository } from '../../emulator/github.ts'
+import {
+  FakeGitHub,
+  type GitHubCommit,
+  type GitHubRepository,
+  type GitHubWorkflowRun
+} from '../../emulator/github.ts'
 import { trustTestCertificate } from '../../emulator/tls.ts'
 import { openGitHub, type GitHub } from '../../src/shipped/github-client.ts'
 import type { LookupOptions } from '../../src/shipped/lookup.ts'
@@ -26,6 +31,16 @@ export function history(count: number): GitHubCommit[] {
     author: i % 2 === 0 ? { name: `Dev ${i + 1}`, login: `dev${i + 1}` } : { name: `Dev ${i + 1}` },
     files: [{ filename: `src/f${i + 1}.ts` }]
   }))
+}
+
+/** This run: in progress, on main, at the version sha(12). */
+export const THIS_RUN: GitHubWorkflowRun = {
+  id: Number(RUN_ID),
+  workflow_id: 7,
+  head_branch: 'main',
+  head_sha: sha(12),
+  status: 'in_progress',
+  run_started_at: '2026-03-01T10:00:05Z'
 }
 
 /** The fake for a test file; each test starts from `repository()`, with no faults and no log. */

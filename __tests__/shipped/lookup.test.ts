@@ -15,8 +15,8 @@ import {
   history,
   lookupOptions,
   REPOSITORY,
-  RUN_ID,
   sha,
+  THIS_RUN,
   TOKEN,
   useFakeGitHub
 } from './fake-github.ts'
@@ -28,17 +28,7 @@ const repository = () => ({
       ? { ...commit, message: 'Merge pull request #42 from acme/cart' }
       : commit
   ),
-  runs: [
-    { id: 4998, workflow_id: 7, head_branch: 'main', head_sha: sha(9) },
-    {
-      id: Number(RUN_ID),
-      workflow_id: 7,
-      head_branch: 'main',
-      head_sha: sha(12),
-      status: 'in_progress',
-      run_started_at: '2026-03-01T10:00:05Z'
-    }
-  ],
+  runs: [{ id: 4998, workflow_id: 7, head_branch: 'main', head_sha: sha(9) }, THIS_RUN],
   pulls: [{ number: 42, title: 'Fix the cart' }]
 })
 const fake = useFakeGitHub(repository)

@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals'
 import { GitHubFaults, type GitHubWorkflowRun } from '../../emulator/github.ts'
 import { findPreviousDeploy } from '../../src/shipped/previous-deploy.ts'
 import type { LookupOptions } from '../../src/shipped/types.ts'
-import { history, queryFor, RUN_ID, sha, useFakeGitHub, withGitHub } from './fake-github.ts'
+import { history, queryFor, sha, THIS_RUN, useFakeGitHub, withGitHub } from './fake-github.ts'
 
 /** This run (in progress, on main, at the version sha(12)) and the runs before it. */
 const RUNS: GitHubWorkflowRun[] = [
@@ -16,14 +16,7 @@ const RUNS: GitHubWorkflowRun[] = [
   { id: 4998, workflow_id: 7, head_branch: 'main', head_sha: sha(9) },
   // A re-run of this very version is no previous deploy.
   { id: 4999, workflow_id: 7, head_branch: 'main', head_sha: sha(12) },
-  {
-    id: Number(RUN_ID),
-    workflow_id: 7,
-    head_branch: 'main',
-    head_sha: sha(12),
-    status: 'in_progress',
-    run_started_at: '2026-03-01T10:00:05Z'
-  }
+  THIS_RUN
 ]
 
 const fake = useFakeGitHub(() => ({ commits: history(12), runs: RUNS }))
