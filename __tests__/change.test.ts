@@ -27,9 +27,13 @@ const FAILED: DeployRecord = {
   finishedAt: STARTED + 30_000
 }
 
+/** Without the action's labels, so that each test sees the fields it is about. */
+const PLAIN = { githubMetadata: false, autoLabels: false }
+const WITH_GITHUB = { githubMetadata: true, autoLabels: false }
+
 describe('buildChangeRequest', () => {
   it('takes every field the user left empty from the context', () => {
-    const request = buildChangeRequest({}, BASIS, false)
+    const request = buildChangeRequest({}, BASIS, PLAIN)
     expect(JSON.stringify(request)).toBe(
       JSON.stringify({
         description: 'Deploy d2c8cd8 on main of octo-org/shop-api',
@@ -53,7 +57,7 @@ describe('buildChangeRequest', () => {
         team: 'payments'
       },
       BASIS,
-      false
+      PLAIN
     )
     expect(request).toEqual({
       description: 'Flip checkout-v2 flag',
@@ -67,7 +71,7 @@ describe('buildChangeRequest', () => {
   })
 
   it('uses the default description when the user gave a blank one', () => {
-    expect(buildChangeRequest({ description: '  ' }, BASIS, false).description).toBe(
+    expect(buildChangeRequest({ description: '  ' }, BASIS, PLAIN).description).toBe(
       DEFAULTS.eventDescription
     )
   })
@@ -76,7 +80,7 @@ describe('buildChangeRequest', () => {
     const request = buildChangeRequest(
       { labels: ['team:payments', 'deploy', 'canary'] },
       BASIS,
-      false
+      PLAIN
     )
     expect(request.labels).toBe('team:payments,deploy,canary')
   })
@@ -85,7 +89,7 @@ describe('buildChangeRequest', () => {
     const request = buildChangeRequest(
       { environment: '', service: '', comment: '', team: undefined, labels: [] },
       { run: { service: '', github: {} } },
-      false
+      PLAIN
     )
     expect(JSON.stringify(request)).toBe(
       '{"description":"Change recorded by change-tracking-action"}'
@@ -94,14 +98,14 @@ describe('buildChangeRequest', () => {
   })
 
   it('passes created_at through as given', () => {
-    expect(buildChangeRequest({ createdAt: 1710410000 }, BASIS, false).created_at).toBe(1710410000)
-    expect('created_at' in buildChangeRequest({}, BASIS, false)).toBe(false)
+    expect(buildChangeRequest({ createdAt: 1710410000 }, BASIS, PLAIN).created_at).toBe(1710410000)
+    expect('created_at' in buildChangeRequest({}, BASIS, PLAIN)).toBe(false)
   })
 
   it('sends a unicode description byte for byte, unnormalised', () => {
     // "é" decomposed (e + combining acute), an emoji with a zero-width joiner, CJK, and an RTL word.
     const description = 'De\u0301ploiement 👩‍🚀 東京 — שלום'
-    const request = buildChangeRequest({ description }, BASIS, false)
+    const request = buildChangeRequest({ description }, BASIS, PLAIN)
     const sent = (JSON.parse(JSON.stringify(request)) as { description: string }).description
     expect(Buffer.from(sent, 'utf8').equals(Buffer.from(description, 'utf8'))).toBe(true)
   })
@@ -109,7 +113,7 @@ describe('buildChangeRequest', () => {
 
 describe('buildChangeRequest custom_metadata', () => {
   it('carries the GitHub metadata when the user gave none', () => {
-    const request = buildChangeRequest({}, BASIS, true)
+    const request = buildChangeRequest({}, BASIS, WITH_GITHUB)
     expect(request.custom_metadata).toBe(JSON.stringify({ github: GITHUB }))
   })
 
@@ -117,7 +121,7 @@ describe('buildChangeRequest custom_metadata', () => {
     const request = buildChangeRequest(
       { customMetadata: { ticket: 'OPS-1234', github: 'mine', rollout: { percent: 10 } } },
       BASIS,
-      true
+      WITH_GITHUB
     )
     expect(JSON.parse(request.custom_metadata ?? '')).toEqual({
       github: 'mine',
@@ -127,13 +131,17 @@ describe('buildChangeRequest custom_metadata', () => {
   })
 
   it("keeps the GitHub metadata next to the user's other keys", () => {
-    const request = buildChangeRequest({ customMetadata: { ticket: 'OPS-1234' } }, BASIS, true)
+    const request = buildChangeRequest(
+      { customMetadata: { ticket: 'OPS-1234' } },
+      BASIS,
+      WITH_GITHUB
+    )
     expect(request.custom_metadata).toBe(JSON.stringify({ github: GITHUB, ticket: 'OPS-1234' }))
   })
 
   it('keeps a user key named __proto__ as a plain key', () => {
     const customMetadata: unknown = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}')
-    const request = buildChangeRequest({ customMetadata }, BASIS, true)
+    const request = buildChangeRequest({ customMetadata }, BASIS, WITH_GITHUB)
     expect(request.custom_metadata).toBe(
       `{"github":${JSON.stringify(GITHUB)},"__proto__":{"polluted":true},"a":1}`
     )
@@ -151,22 +159,22 @@ describe('buildChangeRequest custom_metadata', () => {
     ['true', true],
     ['null', null]
   ])('sends %s unchanged, without the GitHub metadata', (_kind, value) => {
-    const request = buildChangeRequest({ customMetadata: value }, BASIS, true)
+    const request = buildChangeRequest({ customMetadata: value }, BASIS, WITH_GITHUB)
     expect(request.custom_metadata).toBe(JSON.stringify(value))
   })
 
   it("sends only the user's value when github-metadata is false", () => {
-    const request = buildChangeRequest({ customMetadata: { ticket: 'OPS-1234' } }, BASIS, false)
+    const request = buildChangeRequest({ customMetadata: { ticket: 'OPS-1234' } }, BASIS, PLAIN)
     expect(request.custom_metadata).toBe('{"ticket":"OPS-1234"}')
   })
 
   it('is left out when github-metadata is false and the user gave none', () => {
-    expect('custom_metadata' in buildChangeRequest({}, BASIS, false)).toBe(false)
+    expect('custom_metadata' in buildChangeRequest({}, BASIS, PLAIN)).toBe(false)
   })
 
   it('keeps the deploy key when github-metadata is false, under the user keys', () => {
     const basis = { ...BASIS, deploy: FAILED }
-    expect(JSON.parse(buildChangeRequest({}, basis, false).custom_metadata ?? '')).toEqual({
+    expect(JSON.parse(buildChangeRequest({}, basis, PLAIN).custom_metadata ?? '')).toEqual({
       deploy: {
         outcome: 'failure',
         status: 'failure',
@@ -176,14 +184,14 @@ describe('buildChangeRequest custom_metadata', () => {
       }
     })
     expect(
-      buildChangeRequest({ customMetadata: { deploy: 'mine' } }, basis, true).custom_metadata
+      buildChangeRequest({ customMetadata: { deploy: 'mine' } }, basis, WITH_GITHUB).custom_metadata
     ).toBe(JSON.stringify({ github: GITHUB, deploy: 'mine' }))
   })
 })
 
 describe('buildChangeRequest at a job’s end', () => {
   it('is created at the deploy’s start and says how it ended; the user’s values still win', () => {
-    const change = buildChangeRequest({}, { ...BASIS, deploy: FAILED }, true)
+    const change = buildChangeRequest({}, { ...BASIS, deploy: FAILED }, WITH_GITHUB)
     expect(change.created_at).toBe(Math.floor(STARTED / 1000))
     expect(change.description).toBe('Deploy d2c8cd8 on main of octo-org/shop-api failed after 30 s')
     expect(JSON.parse(change.custom_metadata ?? '')).toMatchObject({
@@ -193,7 +201,7 @@ describe('buildChangeRequest at a job’s end', () => {
     const mine = buildChangeRequest(
       { description: 'Mine', createdAt: 5 },
       { ...BASIS, deploy: FAILED },
-      true
+      WITH_GITHUB
     )
     expect(mine.description).toBe('Mine')
     expect(mine.created_at).toBe(5)
@@ -213,7 +221,7 @@ describe('buildChangeRequest: one outcome, and a lead time only for what shipped
     apiCalls: 0
   }
   const metadata = (basis: ChangeBasis): Record<string, Record<string, unknown>> =>
-    JSON.parse(buildChangeRequest({}, basis, true).custom_metadata ?? '{}')
+    JSON.parse(buildChangeRequest({}, basis, WITH_GITHUB).custom_metadata ?? '{}')
 
   it('takes the outcome from the event when no job status tells it', () => {
     const run = { ...DEFAULTS, outcome: { outcome: 'failure' as const, status: 'error' } }
@@ -244,8 +252,8 @@ describe('buildChangeRequest: one outcome, and a lead time only for what shipped
 
 describe('buildChangeRequest: the description', () => {
   it("keeps the event's words only when they name the version sent", () => {
-    expect(buildChangeRequest({}, BASIS, false).description).toBe(DEFAULTS.eventDescription)
-    expect(buildChangeRequest({ version: 'v2.3.0' }, BASIS, false).description).toBe(
+    expect(buildChangeRequest({}, BASIS, PLAIN).description).toBe(DEFAULTS.eventDescription)
+    expect(buildChangeRequest({ version: 'v2.3.0' }, BASIS, PLAIN).description).toBe(
       'Deploy octo-org/shop-api v2.3.0 to production'
     )
   })

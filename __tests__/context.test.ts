@@ -65,6 +65,7 @@ describe('contextDefaults on push', () => {
       service: REPOSITORY,
       version: MAIN_HEAD,
       user: 'monalisa',
+      branch: 'main',
       description: 'Deploy d2c8cd8 on main of octo-org/shop-api',
       metadata: {
         github: {
@@ -131,6 +132,18 @@ describe('contextDefaults on pull requests', () => {
     expect(defaults.version).toBe(PR_HEAD)
     expect(defaults.metadata.github!.sha).toBe(PR_HEAD)
     expect(JSON.stringify(defaults)).not.toContain(PR_MERGE_COMMIT)
+  })
+
+  it("takes the pull request's head branch, where issue keys and hotfixes are named", () => {
+    expect(contextDefaults('pull_request', fixture('pull_request'), env).branch).toBe(
+      'payment-retry'
+    )
+    const tagPush = runEnv('push', {
+      GITHUB_REF: 'refs/tags/v1',
+      GITHUB_REF_NAME: 'v1',
+      GITHUB_REF_TYPE: 'tag'
+    })
+    expect(contextDefaults('push', fixture('push'), tagPush).branch).toBeUndefined()
   })
 
   it('names the pull request by number and title, at its head commit', () => {

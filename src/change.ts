@@ -3,13 +3,20 @@
  * several and how the deploy ended, and the user's fields merged over them, giving the body of
  * POST /v2/change. The user's value wins here and nowhere else.
  */
-import { deployMetadata, type DeployRecord, type EventOutcome } from './deploy.ts'
+import {
+  deployMetadata,
+  type DeployOutcome,
+  type DeployRecord,
+  type EventOutcome
+} from './deploy.ts'
 import { describeChange } from './describe.ts'
 import { isJsonObject } from './json.ts'
 import { leadTime } from './lead-time.ts'
 import type { ChangeRequest } from './service/client.ts'
 import { shippedMetadata } from './shipped/metadata.ts'
 import type { Shipped } from './shipped/types.ts'
+import { labelsWith } from './triage/labels.ts'
+import type { Triage } from './triage/triage.ts'
 
 /** The change fields the user gave. Each is undefined when its input is empty. */
 export interface ChangeFields {
@@ -48,6 +55,8 @@ export interface RunDefaults {
   outcome?: EventOutcome
   /** A push that deleted its branch or tag: nothing was deployed. */
   deletedRef?: boolean
+  /** The pushed branch or the pull request's head branch. */
+  branch?: string
   github: GithubMetadata
 }
 
@@ -67,6 +76,16 @@ export interface ChangeBasis {
   deploy?: DeployRecord
   /** Milliseconds since the epoch: when the change is recorded, for the lead time. */
   recordedAt?: number
+  /** The issues, risk and remediation read from what shipped. */
+  triage?: Triage
+}
+
+/** What the action adds besides the defaults: its metadata and its labels. */
+export interface ChangeOptions {
+  /** The run's GitHub context (and what shipped) in custom_metadata under "github". */
+  githubMetadata: boolean
+  /** The action's labels after the user's. */
+  autoLabels: boolean
 }
 
 /** The version and environment a change is about: what the lookup looks up. */
@@ -87,9 +106,9 @@ export function changeSubject(
 export function buildChangeRequest(
   fields: ChangeFields,
   basis: ChangeBasis,
-  includeGithubMetadata: boolean
+  options: ChangeOptions
 ): ChangeRequest {
-  const { run, shipped, service, deploy } = basis
+  const { run, shipped, service, deploy, triage } = basis
   const { version, environment } = changeSubject(fields, run)
   const description =
     present(fields.description) ??
@@ -112,21 +131,41 @@ export function buildChangeRequest(
     user: present(fields.user) ?? present(run.user),
     comment: present(fields.comment),
     team: present(fields.team),
-    labels: present(fields.labels?.join(',')),
+    labels: present(
+      labelsWith(
+        fields.labels ?? [],
+        {
+          outcome: outcomeOf(basis),
+          remediation: triage?.remediation?.type,
+          risk: Object.keys(triage?.risk ?? {}),
+          issues: triage?.issues
+        },
+        options.autoLabels
+      ).join(',')
+    ),
     custom_metadata: customMetadata(
       fields.customMetadata,
-      defaultMetadata(basis, includeGithubMetadata)
+      defaultMetadata(basis, options.githubMetadata)
     ),
     created_at: fields.createdAt ?? (deploy?.startedAt && Math.floor(deploy.startedAt / 1000))
   })
 }
 
-/** The keys the action adds to custom_metadata: "github" (unless turned off) and "deploy". */
+/** How the deploy ended: at the job's end, or as the event says. */
+function outcomeOf({ deploy, run }: ChangeBasis): DeployOutcome {
+  return deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'
+}
+
+/**
+ * The keys the action adds to custom_metadata: "github" (unless turned off), "deploy" and
+ * "remediation".
+ */
 function defaultMetadata(
-  { run, shipped, service, deploy, recordedAt }: ChangeBasis,
+  basis: ChangeBasis,
   includeGithubMetadata: boolean
 ): Record<string, unknown> {
-  const outcome = deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'
+  const { run, shipped, service, deploy, recordedAt, triage } = basis
+  const outcome = outcomeOf(basis)
   // Commits of a deploy that did not ship them have not waited yet: the next success counts them.
   const shippedNow = outcome === 'success' || (outcome === 'unknown' && deploy === undefined)
   const waited =
@@ -135,13 +174,14 @@ function defaultMetadata(
       : undefined
   const github = {
     ...run.github,
-    ...(shipped && shippedMetadata(shipped)),
+    ...((shipped ?? triage) && shippedMetadata(shipped, triage)),
     ...(waited && { lead_time_seconds: waited }),
     ...service?.metadata
   }
   return withoutUndefined({
     github: includeGithubMetadata ? github : undefined,
-    deploy: deploy ? deployMetadata(deploy) : run.outcome
+    deploy: deploy ? deployMetadata(deploy) : run.outcome,
+    remediation: triage?.remediation
   })
 }
 

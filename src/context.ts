@@ -23,6 +23,7 @@ export function contextDefaults(run: RunContext): RunDefaults {
     outcome,
     deletedRef:
       (run.eventName === 'push' && valueAt(run.payload, ['deleted']) === true) || undefined,
+    branch: shippedBranch(run),
     github: githubMetadata(run, version)
   })
 }
@@ -60,6 +61,15 @@ function eventOutcome(event: string, payload: unknown): EventOutcome | undefined
         ? stringAt(payload, 'workflow_run', 'conclusion')
         : undefined
   return status === undefined ? undefined : { outcome: outcomeOf(status), status }
+}
+
+/** The pushed branch, or the pull request's head branch: where issue keys and hotfixes are named. */
+function shippedBranch(run: RunContext): string | undefined {
+  if (PULL_REQUEST_EVENTS.has(run.eventName))
+    return stringAt(run.payload, 'pull_request', 'head', 'ref')
+  if (run.eventName !== 'push') return undefined
+  const ref = pushedRef(run)
+  return ref?.type === 'branch' ? ref.name : undefined
 }
 
 function deploymentEnvironment(event: string, payload: unknown): string | undefined {

@@ -9,6 +9,10 @@ import { readReportingSettings, readSettings } from '../../src/action/settings.t
 import type { GetInput, Settings } from '../../src/action/settings.ts'
 import type { ChangeFields } from '../../src/change.ts'
 import { actionDefaults } from '../../scripts/run-bundled-action.ts'
+import { parseServices } from '../../src/action/services-input.ts'
+import { BUILT_IN_RISK_PATHS } from '../../src/triage/risk.ts'
+
+const BUILT_IN_RISK = parseServices(BUILT_IN_RISK_PATHS)
 
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)
 const NOW_S = NOW_MS / 1000
@@ -51,7 +55,8 @@ describe('readSettings', () => {
       githubToken: '',
       includeCommits: true,
       recordAt: 'now',
-      jobStatus: { outcome: 'unknown', status: '' }
+      jobStatus: { outcome: 'unknown', status: '' },
+      triage: { autoLabels: true, issueKeys: 'auto', riskPaths: BUILT_IN_RISK }
     })
   })
 
@@ -82,7 +87,11 @@ describe('readSettings', () => {
       [Inputs.IncludeCommits]: 'false',
       [Inputs.PreviousVersion]: 'v1.2.3',
       [Inputs.RecordAt]: 'job-end',
-      [Inputs.JobStatus]: 'cancelled'
+      [Inputs.JobStatus]: 'cancelled',
+      [Inputs.AutoLabels]: 'false',
+      [Inputs.RiskPaths]: 'payments: services/pay/**',
+      [Inputs.IssueKeys]: 'ENG, ops',
+      [Inputs.Remediates]: 'chg_41'
     })
     expect(settings).toEqual({
       apiKey: API_KEY,
@@ -113,8 +122,29 @@ describe('readSettings', () => {
       includeCommits: false,
       previousVersion: 'v1.2.3',
       recordAt: 'job-end',
-      jobStatus: { outcome: 'cancelled', status: 'cancelled' }
+      jobStatus: { outcome: 'cancelled', status: 'cancelled' },
+      triage: {
+        autoLabels: false,
+        riskPaths: [{ name: 'payments', patterns: ['services/pay/**'], line: 1 }],
+        issueKeys: { prefixes: ['ENG', 'OPS'] },
+        remediates: 'chg_41'
+      }
     })
+  })
+
+  it('refuses issue-keys that are not auto, none or project prefixes, and a long remediates', () => {
+    expect(() => read({ [Inputs.IssueKeys]: 'ENG-1' })).toThrow(
+      'Input "issue-keys" must be auto, none, or project prefixes'
+    )
+    expect(() => read({ [Inputs.Remediates]: 'v'.repeat(256) })).toThrow(
+      'Input "remediates" must be at most 255 characters'
+    )
+  })
+
+  it('reads risk-paths in the services grammar, naming risk-paths in its errors', () => {
+    expect(() => read({ [Inputs.RiskPaths]: 'db: /migrations/**' })).toThrow(
+      'Input "risk-paths", line 1, has the pattern "/migrations/**", which is absolute'
+    )
   })
 
   it('refuses a record-at other than now or job-end, and job-end with a command that records nothing', () => {

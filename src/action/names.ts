@@ -29,7 +29,11 @@ export const Inputs = {
   PreviousVersion: 'previous-version',
   Services: 'services',
   RecordAt: 'record-at',
-  JobStatus: 'job-status'
+  JobStatus: 'job-status',
+  AutoLabels: 'auto-labels',
+  RiskPaths: 'risk-paths',
+  IssueKeys: 'issue-keys',
+  Remediates: 'remediates'
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 

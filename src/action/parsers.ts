@@ -168,6 +168,13 @@ export function parseId(name: string, raw: string): string | undefined {
   return id
 }
 
+/** What a deploy fixes (remediates): an id or a version, at most MAX_REF_CHARS characters. */
+export function parseShortId(name: string, raw: string): string | undefined {
+  const id = parseId(name, raw)
+  if (id === undefined || id.length <= MAX_REF_CHARS) return id
+  throw refusal(name, `must be at most ${MAX_REF_CHARS} characters; got ${quote(id)}.`)
+}
+
 /** Free text: undefined when blank; otherwise kept exactly as given. */
 export function parseText(name: string, raw: string, multiline: boolean): string | undefined {
   if (raw.trim() === '') return undefined

@@ -2,7 +2,7 @@
 import type { ServiceSpec } from '../affected-services.ts'
 import { InputError } from '../errors.ts'
 import { quote, QUOTED_VALUE_MAX_CHARS } from './parsers.ts'
-import { Inputs } from './names.ts'
+import { Inputs, type InputName } from './names.ts'
 import { hasUnsafeCharacter, inert, truncateText } from '../text.ts'
 
 /** A monorepo's deploy step rarely names more; the bound keeps one run's changes and summary sane. */
@@ -18,13 +18,19 @@ const SERVICE_NAME = /^[A-Za-z0-9._/@-]+$/
 const NAME_RULE = `up to ${MAX_SERVICE_NAME_CHARS} letters, digits and . _ - / @`
 const FORMS = `Each line is NAME or NAME: PATTERN PATTERN … (NAME is ${NAME_RULE}; patterns are globs relative to the repository root, separated by spaces, "!" to exclude).`
 
-/** In the order given, without blank and "#" lines; undefined when none. */
-export function parseServices(raw: string): ServiceSpec[] | undefined {
+/**
+ * In the order given, without blank and "#" lines; undefined when none. `input` names the input in
+ * messages: `risk-paths` is written in the same grammar.
+ */
+export function parseServices(
+  raw: string,
+  input: InputName = Inputs.Services
+): ServiceSpec[] | undefined {
   const specs: ServiceSpec[] = []
   for (const [index, text] of raw.split(/\r\n|\r|\n/).entries()) {
     const line = index + 1
     const fail: Fail = problem => {
-      throw new InputError(Inputs.Services, `Input "${Inputs.Services}", line ${line}, ${problem}`)
+      throw new InputError(input, `Input "${input}", line ${line}, ${problem}`)
     }
     // Tabs are spacing, as in any YAML block; every other control character is refused below.
     const content = text.replace(/\t/g, ' ').trim()
@@ -122,7 +128,10 @@ function checkPattern(pattern: string, fail: Fail): void {
  * Refuses a pattern that picomatch cannot compile, before anything is sent. Apart from
  * parseServices so that glob matching is loaded only for runs that give services.
  */
-export async function checkServiceGlobs(specs: readonly ServiceSpec[]): Promise<void> {
+export async function checkServiceGlobs(
+  specs: readonly ServiceSpec[],
+  input: InputName = Inputs.Services
+): Promise<void> {
   const [{ default: picomatch }, { GLOB_OPTIONS }] = await Promise.all([
     import('picomatch'),
     import('../affected-services.ts')
@@ -135,8 +144,8 @@ export async function checkServiceGlobs(specs: readonly ServiceSpec[]): Promise<
         // picomatch suggests escaping with "\", which this input refuses; brackets do the same job.
         const detail = error instanceof Error ? error.message.replace(/\s+-\s+use .*$/, '') : ''
         throw new InputError(
-          Inputs.Services,
-          `Input "${Inputs.Services}", line ${line}, has the pattern ${quote(pattern)}, which is not a valid glob (${inert(detail)}); to match [ ] { } ( ) literally, put it in brackets, as [[].`
+          input,
+          `Input "${input}", line ${line}, has the pattern ${quote(pattern)}, which is not a valid glob (${inert(detail)}); to match [ ] { } ( ) literally, put it in brackets, as [[].`
         )
       }
     }

@@ -5,6 +5,13 @@ import { parseCreatedAt } from './created-at.ts'
 import type { ServiceSpec } from '../affected-services.ts'
 import { parseServices } from './services-input.ts'
 import {
+  MAX_ISSUE_KEY_PREFIXES,
+  parseIssueKeyMode,
+  type IssueKeyMode
+} from '../triage/issue-keys.ts'
+import { BUILT_IN_RISK_PATHS } from '../triage/risk.ts'
+import type { TriageSettings } from '../triage/triage.ts'
+import {
   COMMANDS,
   Inputs,
   MAX_ATTEMPTS_RANGE,
@@ -28,7 +35,9 @@ import {
   parseJson,
   parseLabels,
   parseOneOf,
+  quote,
   parseRef,
+  parseShortId,
   parseText,
   parseToken,
   parseWholeNumber
@@ -73,6 +82,8 @@ export interface Settings extends Omit<ReportingSettings, 'error'> {
   services?: ServiceSpec[]
   /** How the job ended, as the runner fills in job-status for the post step. */
   jobStatus: EventOutcome
+  /** The labels the action adds, the risk categories, the issue keys and what the deploy fixes. */
+  triage: TriageSettings
 }
 
 /** Returns the raw input (trimmed), or '' when it was not given. */
@@ -158,10 +169,29 @@ export function readSettings(
     includeCommits: flag(Inputs.IncludeCommits),
     previousVersion: parseRef(Inputs.PreviousVersion, getInput(Inputs.PreviousVersion)),
     services: parseServices(getInput(Inputs.Services)),
-    jobStatus: parseJobStatus(getInput(Inputs.JobStatus))
+    jobStatus: parseJobStatus(getInput(Inputs.JobStatus)),
+    triage: {
+      autoLabels: flag(Inputs.AutoLabels),
+      // The built-in categories are this action's own text, in the same grammar.
+      riskPaths:
+        parseServices(getInput(Inputs.RiskPaths), Inputs.RiskPaths) ??
+        parseServices(BUILT_IN_RISK_PATHS) ??
+        [],
+      issueKeys: parseIssueKeys(getInput(Inputs.IssueKeys)),
+      remediates: parseShortId(Inputs.Remediates, getInput(Inputs.Remediates))
+    }
   }
   checkCommandRequirements(settings)
   return settings
+}
+
+function parseIssueKeys(raw: string): IssueKeyMode {
+  const mode = parseIssueKeyMode(raw)
+  if (mode !== undefined) return mode
+  throw new InputError(
+    Inputs.IssueKeys,
+    `Input "${Inputs.IssueKeys}" must be auto, none, or project prefixes separated by commas or spaces (at most ${MAX_ISSUE_KEY_PREFIXES}, each a letter and 1 to 9 letters or digits, as ENG, OPS); got ${quote(raw)}.`
+  )
 }
 
 /** The inputs each command cannot do without, checked once every input is valid. */

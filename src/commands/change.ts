@@ -10,6 +10,7 @@ import { durationSeconds, formatDuration } from '../deploy.ts'
 import { answer, formatField, type SummaryRow } from '../report.ts'
 import type { ChangeRequest } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
+import { findTriage } from './triage.ts'
 import { findShipped, logShipped, outputShipped, summarizeShipped } from './shipped.ts'
 
 export async function recordChange(context: CommandContext): Promise<void> {
@@ -24,7 +25,14 @@ export async function recordChange(context: CommandContext): Promise<void> {
   }
   const shipped = await findShipped(context, changeSubject(settings.change, defaults))
   logShipped(report, shipped)
-  const basis: ChangeBasis = { run: defaults, shipped, deploy, recordedAt: context.clock() }
+  const triage = await findTriage(context, defaults, shipped)
+  const basis: ChangeBasis = {
+    run: defaults,
+    shipped,
+    deploy,
+    recordedAt: context.clock(),
+    triage
+  }
   try {
     // Loaded only for the services input: glob matching is not every run's cost at start-up.
     if (settings.services === undefined) await recordOne(context, basis)
@@ -49,7 +57,10 @@ export async function recordChange(context: CommandContext): Promise<void> {
 /** One change: the service input's, or the repository's. */
 async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<void> {
   const { settings, run, client, report } = context
-  const change = buildChangeRequest(settings.change, basis, settings.githubMetadata)
+  const change = buildChangeRequest(settings.change, basis, {
+    githubMetadata: settings.githubMetadata,
+    autoLabels: settings.triage.autoLabels
+  })
   const changeId = await client.createChange(change)
   report.setTitle('Change', 'recorded')
   report.table('Change', changeRows(change, changeId, runUrl(run), basis.shipped?.compareUrl))

@@ -6,7 +6,6 @@ import { Outputs } from '../action/names.ts'
 import type { ServiceSpec } from '../affected-services.ts'
 import {
   selectServices,
-  type ChangedFiles,
   type ServiceDecision,
   type ServiceSelection
 } from '../affected-services.ts'
@@ -15,9 +14,9 @@ import { errorMessage, failureKind, ServiceError, type FailureKind } from '../er
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
 import { answer } from '../report.ts'
 import { ENDPOINT_CALLS, type ChangeRequest } from '../service/client.ts'
-import type { Shipped } from '../shipped/types.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
+import { changedFiles } from './shipped.ts'
 
 /** Records the touched services' changes; throws when any of them could not be recorded. */
 export async function recordServices(
@@ -60,26 +59,6 @@ export async function recordServices(
   if (failures.length > 0) throw notRecorded(failures, ids.size)
 }
 
-/** What is known of the files changed since the previous deploy, and why not more. */
-function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): ChangedFiles {
-  if (!includeCommits) return { complete: false, reason: 'include-commits is false' }
-  if (shipped?.previousSha === undefined) {
-    return { complete: false, reason: 'no previous deploy was found' }
-  }
-  // A rollback's compare lists no files (only the newer side's): what it reverts is unknown.
-  if (shipped.rollback) {
-    return { complete: false, reason: 'a rollback: the files it reverts are not listed' }
-  }
-  if (shipped.changedFiles === undefined) {
-    return { complete: false, reason: 'the lookup did not read them' }
-  }
-  return {
-    files: shipped.changedFiles,
-    complete: shipped.changedFilesComplete,
-    reason: shipped.changedFilesComplete ? undefined : "GitHub's compare lists at most 300 files"
-  }
-}
-
 function serviceChange(
   { settings }: CommandContext,
   decision: ServiceDecision,
@@ -97,7 +76,14 @@ function serviceChange(
       }
     })
   }
-  return buildChangeRequest(settings.change, { ...basis, service }, settings.githubMetadata)
+  return buildChangeRequest(
+    settings.change,
+    { ...basis, service },
+    {
+      githubMetadata: settings.githubMetadata,
+      autoLabels: settings.triage.autoLabels
+    }
+  )
 }
 
 function describeDecision(decision: ServiceDecision): string {

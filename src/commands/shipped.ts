@@ -7,6 +7,7 @@ import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
+import type { ChangedFiles } from '../affected-services.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
 
@@ -44,6 +45,26 @@ export async function findShipped(
   })
   if (warning) report.warning(warning)
   return shipped
+}
+
+/** What is known of the files changed since the previous deploy, and why not more. */
+export function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): ChangedFiles {
+  if (!includeCommits) return { complete: false, reason: 'include-commits is false' }
+  if (shipped?.previousSha === undefined) {
+    return { complete: false, reason: 'no previous deploy was found' }
+  }
+  // A rollback's compare lists no files (only the newer side's): what it reverts is unknown.
+  if (shipped.rollback) {
+    return { complete: false, reason: 'a rollback: the files it reverts are not listed' }
+  }
+  if (shipped.changedFiles === undefined) {
+    return { complete: false, reason: 'the lookup did not read them' }
+  }
+  return {
+    files: shipped.changedFiles,
+    complete: shipped.changedFilesComplete,
+    reason: shipped.changedFilesComplete ? undefined : "GitHub's compare lists at most 300 files"
+  }
 }
 
 /** The outputs about what shipped, set whether or not the lookup found anything. */

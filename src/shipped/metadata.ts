@@ -1,8 +1,10 @@
 /**
- * The fields a lookup adds to custom_metadata's `github` object, within MAX_SHIPPED_METADATA_BYTES:
- * the lists shrink (newest kept) until they fit, the compare link last, and the counts stay exact
- * (or say that they are not: `pull_requests_complete: false` when commits were left unread).
+ * The fields what shipped adds to custom_metadata's `github` object (the lookup's, and the issues
+ * and risk read from it), within MAX_SHIPPED_METADATA_BYTES: the lists shrink until they fit, the
+ * compare link last, and the counts stay exact (or say that they are not:
+ * `pull_requests_complete: false` when commits were left unread).
  */
+import type { Triage } from '../triage/triage.ts'
 import type { Shipped } from './types.ts'
 
 /** custom_metadata stays small enough to read and store: the lists give way, never the counts. */
@@ -12,44 +14,104 @@ export const MAX_COMMITS = 50
 /** An author longer than this is cut (GitHub logins are at most 39 characters). */
 const MAX_AUTHOR_CHARS = 100
 
-export function shippedMetadata(shipped: Shipped): Record<string, unknown> {
-  let commits = shipped.commits.slice(-MAX_COMMITS).map(({ sha, message, author }) => ({
-    sha,
-    message,
-    ...(author && { author: Array.from(author).slice(0, MAX_AUTHOR_CHARS).join('') })
-  }))
-  let pullRequests = shipped.pullRequests.map(({ number, title, url }) => ({
-    number,
-    ...(title && { title }),
-    url
-  }))
-  let compareUrl = shipped.compareUrl
+export function shippedMetadata(
+  shipped: Shipped | undefined,
+  triage?: Triage
+): Record<string, unknown> {
+  const lists: Lists = {
+    commits: (shipped?.commits ?? []).slice(-MAX_COMMITS).map(({ sha, message, author }) => ({
+      sha,
+      message,
+      ...(author && { author: Array.from(author).slice(0, MAX_AUTHOR_CHARS).join('') })
+    })),
+    pull_requests: (shipped?.pullRequests ?? []).map(({ number, title, url }) => ({
+      number,
+      ...(title && { title }),
+      url
+    })),
+    issues: triage?.issues ?? [],
+    closes: triage?.closes ?? [],
+    risk: Object.entries(triage?.risk ?? {})
+  }
+  let compareUrl = shipped?.compareUrl
   for (;;) {
     const fields = {
-      ...(shipped.previousSha && { previous_sha: shipped.previousSha }),
-      ...(compareUrl && { compare_url: compareUrl }),
-      ...(shipped.commitCount !== undefined && { commit_count: shipped.commitCount }),
-      ...(commits.length > 0 && { commits }),
-      ...(pullRequests.length > 0 && { pull_requests: pullRequests }),
-      ...(shipped.pullRequestCount > pullRequests.length && {
-        pull_request_count: shipped.pullRequestCount
+      ...(shipped && lookupFields(shipped, compareUrl, lists.pull_requests.length)),
+      ...(lists.commits.length > 0 && { commits: lists.commits }),
+      ...(lists.pull_requests.length > 0 && { pull_requests: lists.pull_requests }),
+      ...(lists.risk.length > 0 && { risk: Object.fromEntries(lists.risk) }),
+      ...(triage && { risk_complete: triage.riskComplete }),
+      ...(lists.issues.length > 0 && { issues: lists.issues }),
+      ...(triage?.issuesComplete === false && { issues_complete: false }),
+      ...(lists.issues.length < (triage?.issueCount ?? triage?.issues?.length ?? 0) && {
+        issue_count: triage?.issueCount ?? triage?.issues?.length
       }),
-      ...(!shipped.pullRequestsComplete &&
-        shipped.commits.length > 0 && { pull_requests_complete: false }),
-      ...(shipped.rollback && { rollback: true }),
-      ...(shipped.runStartedAt && { run_started_at: shipped.runStartedAt })
+      ...(lists.closes.length > 0 && { closes: lists.closes }),
+      ...(lists.closes.length < (triage?.closeCount ?? triage?.closes?.length ?? 0) && {
+        close_count: triage?.closeCount ?? triage?.closes?.length
+      })
     }
     if (Buffer.byteLength(JSON.stringify(fields)) <= MAX_SHIPPED_METADATA_BYTES) return fields
-    // The longer list gives way first, by half (the newest kept); a compare link built from a
-    // huge previous-version, last.
-    if (commits.length > 0 && commits.length >= pullRequests.length) {
-      commits = commits.slice(Math.ceil(commits.length / 2))
-    } else if (pullRequests.length > 0) {
-      pullRequests = pullRequests.slice(Math.ceil(pullRequests.length / 2))
-    } else if (compareUrl) {
+    // The largest list gives way first, by half; a compare link built from a huge
+    // previous-version, last.
+    if (!shrinkLargest(lists)) {
+      if (!compareUrl) return fields
       compareUrl = undefined
-    } else {
-      return fields
     }
   }
+}
+
+type Lists = {
+  commits: object[]
+  pull_requests: object[]
+  issues: string[]
+  closes: string[]
+  /** Each category with its paths: every category stays named, its paths give way. */
+  risk: [string, string[]][]
+}
+
+/**
+ * Halves the list that takes the most room: commits and pull requests keep their newest, the
+ * others their first. False when no list has anything left to give.
+ */
+function shrinkLargest(lists: Lists): boolean {
+  const room = (name: keyof Lists): number =>
+    name === 'risk'
+      ? lists.risk.reduce((bytes, [, paths]) => bytes + bytesOf(paths) - 2, 0)
+      : bytesOf(lists[name]) - 2
+  const names = (Object.keys(lists) as (keyof Lists)[]).filter(name => room(name) > 0)
+  if (names.length === 0) return false
+  const largest = names.reduce((a, b) => (room(b) > room(a) ? b : a))
+  if (largest === 'risk') lists.risk = lists.risk.map(([name, paths]) => [name, halve(paths)])
+  else if (largest === 'issues' || largest === 'closes') lists[largest] = halve(lists[largest])
+  else lists[largest] = lists[largest].slice(Math.ceil(lists[largest].length / 2))
+  return true
+}
+
+/** The lookup's own facts, besides its lists. */
+function lookupFields(
+  shipped: Shipped,
+  compareUrl: string | undefined,
+  pullRequestsListed: number
+): Record<string, unknown> {
+  return {
+    ...(shipped.previousSha && { previous_sha: shipped.previousSha }),
+    ...(compareUrl && { compare_url: compareUrl }),
+    ...(shipped.commitCount !== undefined && { commit_count: shipped.commitCount }),
+    ...(shipped.pullRequestCount > pullRequestsListed && {
+      pull_request_count: shipped.pullRequestCount
+    }),
+    ...(!shipped.pullRequestsComplete &&
+      shipped.commits.length > 0 && { pull_requests_complete: false }),
+    ...(shipped.rollback && { rollback: true }),
+    ...(shipped.runStartedAt && { run_started_at: shipped.runStartedAt })
+  }
+}
+
+function halve<T>(list: T[]): T[] {
+  return list.slice(0, Math.floor(list.length / 2))
+}
+
+function bytesOf(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value))
 }

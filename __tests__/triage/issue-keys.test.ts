@@ -1,0 +1,197 @@
+import { describe, expect, it } from '@jest/globals'
+import {
+  MAX_ISSUE_KEY_PREFIXES,
+  MAX_SCANNED_CHARS,
+  MAX_SCANNED_CHARS_PER_TEXT,
+  closedIssuesIn,
+  issueKeysIn,
+  parseIssueKeyMode,
+  scannedTexts
+} from '../../src/triage/issue-keys.ts'
+import { runWithin } from '../../src/time-bound.ts'
+
+const SERVER = 'https://github.com'
+const REPO = 'acme/shop'
+
+function keys(text: string, mode: Parameters<typeof issueKeysIn>[1] = 'auto'): string[] {
+  return issueKeysIn([text], mode)
+}
+
+function closes(...texts: string[]): string[] {
+  return closedIssuesIn(texts, REPO, SERVER)
+}
+
+describe('issueKeysIn', () => {
+  it('finds keys on every line, uppercase and distinct, in order of first appearance', () => {
+    const texts = [
+      'feature/ENG-142-login',
+      'Add login (ENG-142)',
+      'Fix cart\n\nRefs OPS-7, see https://acme.atlassian.net/browse/WEB2-19 and ENG-142.'
+    ]
+    expect(issueKeysIn(texts, 'auto')).toEqual(['ENG-142', 'OPS-7', 'WEB2-19'])
+  })
+
+  it('reads a key as a whole word: a project part of 2 to 10 characters, a number of 1 to 9 digits not starting with 0', () => {
+    expect(
+      keys('AB-1 ABCDEFGHIJ-123456789 X-509 ABCDEFGHIJK-1 ENG-0 ENG-012 ENG-1234567890')
+    ).toEqual(['AB-1', 'ABCDEFGHIJ-123456789'])
+    expect(keys('xENG-1 ENG-1x 1ENG-2 ENG-3a ENG-4_ (ENG-5) fix-ENG-6')).toEqual([
+      'ENG-4',
+      'ENG-5',
+      'ENG-6'
+    ])
+  })
+
+  it('reads only capitals in auto mode: lowercase words with numbers are prose and tool names', () => {
+    expect(keys('renovate/node-20 covid-19 eng-142 Eng-143')).toEqual([])
+  })
+
+  it('skips standards, ciphers, advisories and GitHub references in auto mode', () => {
+    const text =
+      'UTF-8 UTF-16 UCS-2 SHA-1 SHA-256 SHA-512 ISO-8601 RFC-9110 CVE-2024-3094 CWE-79 ' +
+      'GHSA-1234-abcd-efgh AES-256 RSA-2048 GH-12 ENG-1'
+    expect(keys(text)).toEqual(['ENG-1'])
+  })
+
+  it('accepts only the listed prefixes, in any letter case, stop list aside', () => {
+    const mode = { prefixes: ['ENG', 'SHA'] }
+    expect(keys('user/eng-142-login OPS-1 Eng-7 SHA-256', mode)).toEqual([
+      'ENG-142',
+      'ENG-7',
+      'SHA-256'
+    ])
+  })
+
+  it('finds none with none', () => {
+    expect(keys('ENG-142', 'none')).toEqual([])
+  })
+})
+
+describe('parseIssueKeyMode', () => {
+  it('reads auto (also when empty), none and prefixes separated by commas or spaces', () => {
+    expect(parseIssueKeyMode('')).toBe('auto')
+    expect(parseIssueKeyMode(' Auto ')).toBe('auto')
+    expect(parseIssueKeyMode('NONE')).toBe('none')
+    expect(parseIssueKeyMode('eng, OPS\nweb2 ENG')).toEqual({ prefixes: ['ENG', 'OPS', 'WEB2'] })
+  })
+
+  it('refuses what is not a prefix, and too many prefixes', () => {
+    for (const raw of ['E', '1ENG', 'ENG-1', 'ENG_OPS', 'ABCDEFGHIJK', 'ENG OPS!']) {
+      expect(parseIssueKeyMode(raw)).toBeUndefined()
+    }
+    const prefixes = (count: number) => Array.from({ length: count }, (_, i) => `P${i}`).join(',')
+    expect(parseIssueKeyMode(prefixes(MAX_ISSUE_KEY_PREFIXES))).toBeDefined()
+    expect(parseIssueKeyMode(prefixes(MAX_ISSUE_KEY_PREFIXES + 1))).toBeUndefined()
+  })
+})
+
+describe('closedIssuesIn', () => {
+  it('reads every closing keyword, in any case, with a colon or spaces', () => {
+    const text = [
+      'close #1',
+      'Closes #2',
+      'closed: #3',
+      'FIX #4',
+      'fixes:#5',
+      'Fixed  #6',
+      'resolve #7',
+      'Resolves:\t#8',
+      'resolved #9'
+    ].join('\n')
+    expect(closes(text)).toEqual(['#1', '#2', '#3', '#4', '#5', '#6', '#7', '#8', '#9'])
+  })
+
+  it('names other repositories as owner/repo#N and this one as #N, by reference or by URL on the server', () => {
+    expect(
+      closes(
+        'Fixes acme/api#7 and fixes Acme/Shop#8',
+        `Resolves ${SERVER}/acme/api/issues/9, closes ${SERVER}/acme/shop/issues/10`
+      )
+    ).toEqual(['acme/api#7', '#8', 'acme/api#9', '#10'])
+  })
+
+  it('reads issue URLs on a GitHub Enterprise Server', () => {
+    const server = 'https://git.example.com/'
+    const text =
+      'Fixes https://git.example.com/acme/api/issues/3, fixes https://github.com/a/b/issues/4'
+    expect(closedIssuesIn([text], REPO, server)).toEqual(['acme/api#3'])
+  })
+
+  it('ignores words that only contain a keyword, references without a keyword, pull URLs and issue 0', () => {
+    const text =
+      'prefixes #1, fixing #2, see #3, Fixes #0, fixes #4a, fixes #12345678901, ' +
+      `fixes ${SERVER}/acme/shop/pull/5, fixes#6`
+    expect(closes(text)).toEqual([])
+  })
+
+  it('lists each issue once, letter case aside', () => {
+    expect(closes('Fixes #1, closes #1', 'fixes acme/api#2', 'fixes ACME/API#2')).toEqual([
+      '#1',
+      'acme/api#2'
+    ])
+  })
+})
+
+describe('scannedTexts', () => {
+  it('reads each text up to its bound and skips absent ones', () => {
+    const long = `${' x'.repeat(MAX_SCANNED_CHARS_PER_TEXT)}ENG-1`
+    const scanned = scannedTexts([undefined, long, 'ENG-2'])
+    expect(scanned.map(text => text.length)).toEqual([MAX_SCANNED_CHARS_PER_TEXT, 5])
+    expect(issueKeysIn(scanned, 'auto')).toEqual(['ENG-2'])
+  })
+
+  it('reads all the texts together up to their bound, in the order given', () => {
+    const text = 'x '.repeat(MAX_SCANNED_CHARS_PER_TEXT / 2)
+    const count = MAX_SCANNED_CHARS / MAX_SCANNED_CHARS_PER_TEXT
+    const scanned = scannedTexts([...Array.from({ length: count }, () => text), 'ENG-1'])
+    expect(scanned.reduce((sum, t) => sum + t.length, 0)).toBe(MAX_SCANNED_CHARS)
+    expect(issueKeysIn(scanned, 'auto')).toEqual([])
+  })
+
+  it('never leaves part of a word at a cut, so that a cut key is not read as another', () => {
+    const text = `${'x'.repeat(MAX_SCANNED_CHARS_PER_TEXT - 5)} ENG-142`
+    const [scanned] = scannedTexts([text])
+    expect(scanned.endsWith(' ENG')).toBe(true)
+    expect(issueKeysIn([scanned], 'auto')).toEqual([])
+  })
+})
+
+describe('hostile texts', () => {
+  /** Each pattern's work grows with the text, never with its square: megabytes take milliseconds. */
+  const MEGA = 1 << 20
+  /** Far above a linear scan of a few megabytes, far below a backtracking one. */
+  const MARGIN_MS = 10_000
+  const fill = (unit: string, tail = ''): string =>
+    unit.repeat(Math.ceil(MEGA / unit.length)) + tail
+
+  it('are read for keys in linear time', () => {
+    const texts = [
+      fill('A'),
+      fill('AB-'),
+      fill('AB-1'),
+      fill('ABCDEFGHIJ-1234'),
+      fill('-1'),
+      fill('AB-12345678', ' ENG-1')
+    ]
+    for (const mode of ['auto', { prefixes: ['AB'] }] as const) {
+      const found = runWithin(MARGIN_MS, () => issueKeysIn(texts, mode))
+      expect(found).toEqual({ finished: true, value: mode === 'auto' ? ['ENG-1'] : [] })
+    }
+  })
+
+  it('are read for closing references in linear time', () => {
+    const texts = [
+      fill('fixes '),
+      fill('fixes:'),
+      fill('fixes #'),
+      fill('fixes a'),
+      fill('fixes a/'),
+      fill(`fixes ${'a'.repeat(40)}/b#1`),
+      fill(`fixes ${SERVER}/a/`),
+      fill(`fixes ${SERVER}/a/b/issues/`),
+      fill('fixes #1 ')
+    ]
+    const found = runWithin(MARGIN_MS, () => closedIssuesIn(texts, REPO, SERVER))
+    expect(found).toEqual({ finished: true, value: ['#1'] })
+  })
+})

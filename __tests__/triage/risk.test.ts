@@ -1,0 +1,164 @@
+import { describe, expect, it } from '@jest/globals'
+import { parseServices } from '../../src/action/services-input.ts'
+import { selectServices, type ChangedFiles, type ServiceSpec } from '../../src/affected-services.ts'
+import type { ChangedPath } from '../../src/shipped/types.ts'
+import { BUILT_IN_RISK_PATHS, MAX_RISK_PATHS, riskOf } from '../../src/triage/risk.ts'
+
+const BUILT_IN = parseServices(BUILT_IN_RISK_PATHS) ?? []
+
+/** The risk of the changed files, the categories matched as the services selection does. */
+function riskFor(changed: ChangedFiles, categories: ServiceSpec[] = BUILT_IN, budgetMs?: number) {
+  return riskOf(changed, selectServices(categories, changed, budgetMs))
+}
+
+function edited(...paths: string[]): ChangedPath[] {
+  return paths.map(path => ({ path }))
+}
+
+/** The built-in categories a complete list of these files matches. */
+function categories(...paths: string[]): string[] {
+  return Object.keys(riskFor({ files: edited(...paths), complete: true }).risk ?? {})
+}
+
+describe('riskOf, built-in categories', () => {
+  it('are four lines of the services grammar, in the order they are labelled', () => {
+    expect(parseServices(BUILT_IN_RISK_PATHS)?.map(spec => spec.name)).toEqual([
+      'migration',
+      'dependencies',
+      'infrastructure',
+      'ci'
+    ])
+  })
+
+  it.each([
+    [
+      'migration',
+      [
+        'db/migrate/20240101_add_users.rb',
+        'db/schema.rb',
+        'apps/api/db/schema.rb',
+        'db/structure.sql',
+        'shop/orders/migrations/0042_total.py',
+        'src/main/resources/db/migration/V2__cart.sql',
+        'prisma/migrations/1/migration.sql',
+        'prisma/schema.prisma',
+        'alembic/versions/abc_add.py',
+        'src/main/resources/db/changelog/master.xml',
+        'db/liquibase/changes.yaml',
+        'flyway/V1__init.sql'
+      ]
+    ],
+    [
+      'dependencies',
+      [
+        'package.json',
+        'apps/web/package-lock.json',
+        'yarn.lock',
+        'pnpm-lock.yaml',
+        'go.mod',
+        'svc/go.sum',
+        'Cargo.toml',
+        'crates/x/Cargo.lock',
+        'requirements.txt',
+        'requirements-dev.txt',
+        'poetry.lock',
+        'Pipfile.lock',
+        'Gemfile.lock',
+        'pom.xml',
+        'build.gradle',
+        'app/build.gradle.kts',
+        'composer.lock'
+      ]
+    ],
+    [
+      'infrastructure',
+      [
+        'infra/main.tf',
+        'infra/prod.tfvars',
+        'infra/.terraform.lock.hcl',
+        'terragrunt.hcl',
+        'deploy/chart/Chart.yaml',
+        'charts/api/values.yaml',
+        'helm/values-prod.yaml',
+        'k8s/deployment.yaml',
+        'ops/kubernetes/service.yml',
+        'overlays/prod/kustomization.yaml',
+        'Dockerfile',
+        'services/api/Dockerfile.prod',
+        'docker-compose.yml',
+        'dev/docker-compose.override.yaml',
+        'cdk.json',
+        'cdk/lib/stack.ts',
+        'Pulumi.yaml',
+        'stacks/Pulumi.prod.yaml',
+        'pulumi/index.ts'
+      ]
+    ],
+    ['ci', ['.github/workflows/deploy.yml', '.github/actions/setup/action.yml']]
+  ])('match %s files at any depth', (category, paths) => {
+    for (const path of paths) expect([path, categories(path)]).toEqual([path, [category]])
+  })
+
+  it('leave ordinary files alone', () => {
+    expect(
+      categories(
+        'src/app.ts',
+        'README.md',
+        'docs/migration-guide.md',
+        'docs/package.json.md',
+        'src/dockerfile.ts',
+        '.github/CODEOWNERS',
+        'scripts/ci.sh'
+      )
+    ).toEqual([])
+  })
+})
+
+describe('riskOf', () => {
+  it('lists the first paths of each matched category, in the order of the changed list', () => {
+    const sql = Array.from({ length: MAX_RISK_PATHS + 2 }, (_, i) => `db/${i}.sql`)
+    const changed = { files: edited('src/a.ts', ...sql, 'go.mod'), complete: true }
+    expect(riskFor(changed)).toEqual({
+      risk: { migration: sql.slice(0, MAX_RISK_PATHS), dependencies: ['go.mod'] },
+      riskComplete: true
+    })
+  })
+
+  it('matches a renamed file on either of its paths, listing its path after the change', () => {
+    const files = [{ path: 'db/old/0001.sql.bak', previousPath: 'db/migrate/0001.rb' }]
+    expect(riskFor({ files, complete: true })).toEqual({
+      risk: { migration: ['db/old/0001.sql.bak'] },
+      riskComplete: true
+    })
+  })
+
+  it('uses the given categories instead of the built-in ones, "!" excluding', () => {
+    const custom = parseServices('payments: services/pay/** !**/*.md\ndocs\nschema: **/*.graphql')
+    const changed = {
+      files: edited('services/pay/charge.ts', 'services/pay/README.md', 'db/x.sql'),
+      complete: true
+    }
+    expect(riskFor(changed, custom ?? [])).toEqual({
+      risk: { payments: ['services/pay/charge.ts'] },
+      riskComplete: true
+    })
+  })
+
+  it('is incomplete when the list was cut, and unknown when the files are', () => {
+    expect(riskFor({ files: edited('go.mod'), complete: false })).toEqual({
+      risk: { dependencies: ['go.mod'] },
+      riskComplete: false
+    })
+    expect(riskFor({ complete: false, reason: 'no previous deploy was found' })).toEqual({
+      riskComplete: false
+    })
+  })
+
+  it('is unknown when matching runs out of time, as the services selection is bounded', () => {
+    const slow = parseServices('slow: **/*a*a*a*a*a*a*a*b')
+    const files = edited(...Array.from({ length: 5 }, () => `${'a'.repeat(64)}/`))
+    expect(riskFor({ files, complete: true }, slow ?? [], 100)).toEqual({
+      riskComplete: false
+    })
+  })
+})

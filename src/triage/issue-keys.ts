@@ -1,0 +1,110 @@
+/**
+ * Issue keys (`ENG-142`, as Jira and Linear write them) and the GitHub issues a change closes,
+ * read from the texts a lookup already has. Every regular expression here has a fixed start and
+ * bounded repeats, so it scans a text in linear time whatever the text; the texts are bounded too.
+ */
+
+/** Each text (a branch, a title, a commit message) is read this far. */
+export const MAX_SCANNED_CHARS_PER_TEXT = 16 * 1024
+/** All the texts of one change together are read this far, in the order given. */
+export const MAX_SCANNED_CHARS = 256 * 1024
+/** Listed project prefixes of the `issue-keys` input. */
+export const MAX_ISSUE_KEY_PREFIXES = 50
+
+/**
+ * Project parts that look like keys but name standards, ciphers, advisories and GitHub's own
+ * references (UTF-8, SHA-256, ISO-8601, RFC-9110, CVE-2024-1234, GHSA-…, GH-12): never a key in
+ * auto mode, whatever the number. A listed prefix is always accepted.
+ */
+export const NOT_ISSUE_PREFIXES: readonly string[] =
+  'AES CVE CWE GH GHSA ISO RFC RSA SHA UCS UTF'.split(' ')
+
+/** `auto`: keys in capitals, any prefix but NOT_ISSUE_PREFIXES; prefixes: those, in any case. */
+export type IssueKeyMode = 'auto' | 'none' | { prefixes: readonly string[] }
+
+/**
+ * A key: a project part of a letter and 1 to 9 letters or digits, "-", and an issue number of 1
+ * to 9 digits that does not start with 0; not inside a longer word or number.
+ */
+const KEY = /(?<![A-Za-z0-9])([A-Z][A-Z0-9]{1,9})-[1-9][0-9]{0,8}(?![A-Za-z0-9])/g
+const ANY_CASE_KEY = new RegExp(KEY.source, 'gi')
+const PREFIX = /^[A-Z][A-Z0-9]{1,9}$/i
+
+/**
+ * The `issue-keys` input: auto (also when empty), none, or project prefixes separated by commas or
+ * spaces, in any case; undefined when it is none of these.
+ */
+export function parseIssueKeyMode(raw: string): IssueKeyMode | undefined {
+  const value = raw.trim().toUpperCase()
+  if (value === '' || value === 'AUTO') return 'auto'
+  if (value === 'NONE') return 'none'
+  const prefixes = [...new Set(value.split(/[\s,]+/))].filter(Boolean)
+  const valid = prefixes.length <= MAX_ISSUE_KEY_PREFIXES && prefixes.every(p => PREFIX.test(p))
+  return valid ? { prefixes } : undefined
+}
+
+/**
+ * The texts as far as they are read: each cut at MAX_SCANNED_CHARS_PER_TEXT, all together at
+ * MAX_SCANNED_CHARS. A cut never leaves part of a word behind (`ENG-14` of `ENG-142`).
+ */
+export function scannedTexts(texts: readonly (string | undefined)[]): string[] {
+  let left = MAX_SCANNED_CHARS
+  const scanned: string[] = []
+  for (const text of texts) {
+    if (text === undefined || left === 0) continue
+    let end = Math.min(text.length, MAX_SCANNED_CHARS_PER_TEXT, left)
+    if (end < text.length) while (end > 0 && /[A-Za-z0-9]/.test(text[end])) end--
+    scanned.push(text.slice(0, end))
+    left -= end
+  }
+  return scanned
+}
+
+/** Every distinct key in the texts, uppercase, in order of first appearance. */
+export function issueKeysIn(texts: readonly string[], mode: IssueKeyMode): string[] {
+  if (mode === 'none') return []
+  const keys = new Set<string>()
+  for (const text of texts) {
+    for (const match of text.matchAll(mode === 'auto' ? KEY : ANY_CASE_KEY)) {
+      const prefix = match[1].toUpperCase()
+      const accepted =
+        mode === 'auto' ? !NOT_ISSUE_PREFIXES.includes(prefix) : mode.prefixes.includes(prefix)
+      if (accepted) keys.add(match[0].toUpperCase())
+    }
+  }
+  return [...keys]
+}
+
+/** GitHub's closing keywords, in any case, then a colon, spaces or both. */
+const CLOSING_KEYWORD =
+  '(?<![A-Za-z0-9_])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?::[ \\t]{0,8}|[ \\t]{1,8})'
+const OWNER = '([A-Za-z0-9-]{1,39})'
+const REPO = '([A-Za-z0-9._-]{1,100})'
+const NUMBER = '([1-9][0-9]{0,8})(?![A-Za-z0-9])'
+
+/**
+ * The issues the texts close, as GitHub reads closing keywords: `Fixes #12`, `closes:
+ * acme/api#7`, `Resolves {serverUrl}/acme/api/issues/7`. Each as `#N` in `repository` (owner/repo)
+ * or `owner/repo#N` elsewhere, distinct (letter case aside), in order of first appearance.
+ */
+export function closedIssuesIn(
+  texts: readonly string[],
+  repository: string,
+  serverUrl: string
+): string[] {
+  const server = serverUrl.replace(/\/$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const reference = `(?:#${NUMBER}|${OWNER}/${REPO}#${NUMBER}|${server}/${OWNER}/${REPO}/issues/${NUMBER})`
+  const closing = new RegExp(CLOSING_KEYWORD + reference, 'gi')
+  const closed = new Map<string, string>()
+  for (const text of texts) {
+    for (const match of text.matchAll(closing)) {
+      const [, local, owner, repo, number, urlOwner, urlRepo, urlNumber] = match
+      const name = `${owner ?? urlOwner}/${repo ?? urlRepo}`
+      const n = local ?? number ?? urlNumber
+      const ref =
+        local || name.toLowerCase() === repository.toLowerCase() ? `#${n}` : `${name}#${n}`
+      if (!closed.has(ref.toLowerCase())) closed.set(ref.toLowerCase(), ref)
+    }
+  }
+  return [...closed.values()]
+}

@@ -1,0 +1,62 @@
+/**
+ * The labels the action adds to a change, each `key:value`, after the user's own: what the
+ * service filters on. A label never holds a comma (it would split in two) or a character that
+ * breaks or hides a line.
+ */
+import type { DeployOutcome } from '../deploy.ts'
+import { truncateText } from '../text.ts'
+import type { Remediation } from './remediation.ts'
+
+/** The action adds at most this many labels to the user's. */
+export const MAX_ADDED_LABELS = 20
+/** An added label longer than this is cut, ending in "…". */
+export const MAX_LABEL_CHARS = 100
+/** At most this many `issue:KEY` labels, the first keys found. */
+export const MAX_ISSUE_LABELS = 10
+
+/** What is known of a change; each fact that is absent adds no label. */
+export interface LabelFacts {
+  outcome?: DeployOutcome
+  remediation?: Remediation['type']
+  /** The matched risk categories. */
+  risk?: readonly string[]
+  /** Issue keys, in order of first appearance. */
+  issues?: readonly string[]
+}
+
+/** Commas, control characters, line and paragraph separators, and bidirectional controls. */
+const NOT_IN_LABEL = /[,\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu
+
+/** `key:value`, each run of characters a label cannot hold made one "-"; none when empty. */
+function label(key: string, value: string): string | undefined {
+  const clean = value.replace(NOT_IN_LABEL, '-').trim()
+  return clean === '' ? undefined : truncateText(`${key}:${clean}`, MAX_LABEL_CHARS)
+}
+
+/**
+ * The user's labels (trimmed), then the action's in the order outcome, remediation, risk, issues;
+ * a label already present (exactly, letter case included) is not added twice.
+ */
+export function labelsWith(
+  userLabels: readonly string[],
+  facts: LabelFacts,
+  autoLabels: boolean
+): string[] {
+  const labels = new Set(userLabels.map(text => text.trim()).filter(Boolean))
+  if (!autoLabels) return [...labels]
+  const known = facts.outcome === 'unknown' ? undefined : facts.outcome
+  const candidates = [
+    known && label('outcome', known),
+    facts.remediation && label('remediation', facts.remediation),
+    ...(facts.risk ?? []).map(name => label('risk', name)),
+    ...(facts.issues ?? []).slice(0, MAX_ISSUE_LABELS).map(key => label('issue', key))
+  ]
+  let added = 0
+  for (const candidate of candidates) {
+    if (added === MAX_ADDED_LABELS) break
+    if (candidate === undefined || labels.has(candidate)) continue
+    labels.add(candidate)
+    added++
+  }
+  return [...labels]
+}

@@ -1,0 +1,74 @@
+/**
+ * Triage at a glance, from what the lookup already read: the issues shipped and closed, and what
+ * the deploy remediates, beside the risk of the paths changed. Pure.
+ */
+import type { ServiceSpec } from '../affected-services.ts'
+import { closedIssuesIn, issueKeysIn, scannedTexts, type IssueKeyMode } from './issue-keys.ts'
+import { remediationOf, type Remediation } from './remediation.ts'
+import type { Risk } from './risk.ts'
+
+/** Issue keys listed; `issueCount` gives the exact number beyond. */
+export const MAX_ISSUES = 50
+/** Closed issues listed. */
+export const MAX_CLOSES = 50
+
+/** How the `issue-keys`, `risk-paths` and `remediates` inputs ask for triage. */
+export interface TriageSettings {
+  issueKeys: IssueKeyMode
+  /** The categories of `risk-paths`, or the built-in ones. */
+  riskPaths: ServiceSpec[]
+  /** What the deploy fixes, as the user names it: a change id or a version. */
+  remediates?: string
+  /** Whether labels are added to the user's. */
+  autoLabels: boolean
+}
+
+export interface TriageInput {
+  /** Full commit messages, every line, oldest first. */
+  messages: readonly string[]
+  pullRequests: readonly { number: number; title?: string }[]
+  /** The pushed branch or the pull request's head branch, without refs/heads/. */
+  branch?: string
+  issueKeys: IssueKeyMode
+  /** The run's repository, owner/repo. */
+  repository: string
+  /** The run's server, as https://github.com or a GitHub Enterprise Server's URL. */
+  serverUrl: string
+  /** The previous deploy's SHA, when this deploy is a rollback. */
+  rollbackOf?: string
+  /** The `remediates` input. */
+  remediates?: string
+  /** Every shipped commit's message was read: else the issues found are a part. */
+  everyCommitRead: boolean
+}
+
+/** Keys are absent when nothing was found. */
+export interface Triage extends Risk {
+  issues?: string[]
+  /** Set when there are more than MAX_ISSUES keys. */
+  issueCount?: number
+  closes?: string[]
+  /** Set when more than MAX_CLOSES issues are closed. */
+  closeCount?: number
+  /** False when issues were found but some shipped commits were not read. */
+  issuesComplete?: false
+  remediation?: Remediation
+}
+
+export function triage(input: TriageInput, risk: Risk): Triage {
+  const titles = input.pullRequests.map(pull => pull.title)
+  const texts = scannedTexts([input.branch, ...titles, ...input.messages])
+  const keys = issueKeysIn(texts, input.issueKeys)
+  const closes = closedIssuesIn(texts, input.repository, input.serverUrl)
+  const remediation = remediationOf(input)
+  const found = keys.length > 0 || closes.length > 0
+  return {
+    ...(keys.length > 0 && { issues: keys.slice(0, MAX_ISSUES) }),
+    ...(keys.length > MAX_ISSUES && { issueCount: keys.length }),
+    ...(closes.length > 0 && { closes: closes.slice(0, MAX_CLOSES) }),
+    ...(closes.length > MAX_CLOSES && { closeCount: closes.length }),
+    ...(found && !input.everyCommitRead && { issuesComplete: false as const }),
+    ...risk,
+    ...(remediation && { remediation })
+  }
+}
