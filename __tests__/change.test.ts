@@ -258,3 +258,60 @@ describe('buildChangeRequest: the description', () => {
     )
   })
 })
+
+describe('buildChangeRequest: triage', () => {
+  const SHA = '9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c'
+  const triage = {
+    issues: ['ENG-142', 'OPS-7'],
+    closes: ['#88'],
+    risk: { migration: ['db/migrate/1.rb'], ci: ['.github/workflows/deploy.yml'] },
+    riskComplete: true,
+    remediation: { type: 'revert' as const, reverts: [SHA] }
+  }
+  const LABELS = { githubMetadata: true, autoLabels: true }
+  const failed: ChangeBasis = { ...BASIS, deploy: FAILED, triage }
+
+  it("adds the action's labels after the user's, in order, each once", () => {
+    const change = buildChangeRequest({ labels: ['team:shop', 'risk:ci'] }, failed, LABELS)
+    expect(change.labels).toBe(
+      'team:shop,risk:ci,outcome:failure,remediation:revert,risk:migration,issue:ENG-142,issue:OPS-7'
+    )
+  })
+
+  it('adds no outcome label when the outcome is unknown, and none at all with auto-labels false', () => {
+    expect(buildChangeRequest({}, { ...BASIS, triage }, LABELS).labels).not.toContain('outcome:')
+    const off = buildChangeRequest({ labels: ['team:shop'] }, failed, WITH_GITHUB)
+    expect(off.labels).toBe('team:shop')
+    // The metadata is still sent.
+    expect(JSON.parse(off.custom_metadata ?? '')).toMatchObject({
+      github: { issues: triage.issues, closes: triage.closes, risk: triage.risk },
+      remediation: triage.remediation
+    })
+  })
+
+  it('sends issues, closes and risk under github, and remediation beside it', () => {
+    const metadata = JSON.parse(buildChangeRequest({}, failed, LABELS).custom_metadata ?? '')
+    expect(metadata).toEqual({
+      github: {
+        ...GITHUB,
+        issues: triage.issues,
+        closes: triage.closes,
+        risk: triage.risk,
+        risk_complete: true
+      },
+      deploy: expect.objectContaining({ outcome: 'failure' }),
+      remediation: { type: 'revert', reverts: [SHA] }
+    })
+  })
+
+  it('keeps the remediation when the github metadata is turned off', () => {
+    const metadata = JSON.parse(
+      buildChangeRequest({}, failed, { githubMetadata: false, autoLabels: true }).custom_metadata ??
+        ''
+    )
+    expect(metadata).toEqual({
+      deploy: expect.objectContaining({ outcome: 'failure' }),
+      remediation: triage.remediation
+    })
+  })
+})

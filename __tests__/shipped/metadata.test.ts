@@ -100,3 +100,56 @@ describe('shippedMetadata', () => {
     expect(fields.pull_request_count).toBe(70)
   })
 })
+
+describe('shippedMetadata with triage', () => {
+  const triage = {
+    issues: ['ENG-142'],
+    closes: ['#88'],
+    risk: { migration: ['db/1.sql'] },
+    riskComplete: false
+  }
+
+  it('adds the issues, closed issues and risk, and says whether the risk is complete', () => {
+    expect(shippedMetadata(shipped({}), triage)).toMatchObject({
+      issues: ['ENG-142'],
+      closes: ['#88'],
+      risk: { migration: ['db/1.sql'] },
+      risk_complete: false
+    })
+    // No lookup: only what triage found (the branch, the remediates input).
+    expect(
+      shippedMetadata(undefined, { riskComplete: false, issues: ['ENG-1'], issuesComplete: false })
+    ).toEqual({
+      issues: ['ENG-1'],
+      issues_complete: false,
+      risk_complete: false
+    })
+  })
+
+  it(`stays under ${MAX_SHIPPED_METADATA_BYTES} bytes with the lists of triage, naming every category and keeping the counts`, () => {
+    const long = (i: number) => `${'very-long-folder/'.repeat(200)}${i}.sql`
+    const risk = Object.fromEntries(
+      Array.from({ length: 100 }, (_, c) => [`category-${c}`, [long(1), long(2), long(3)]])
+    )
+    const issues = Array.from({ length: 50 }, (_, i) => `PROJECTNAME-${100000000 + i}`)
+    const closes = Array.from(
+      { length: 50 },
+      (_, i) => `${'o'.repeat(39)}/${'r'.repeat(100)}#${i + 1}`
+    )
+    const fields = shippedMetadata(shipped({ commitCount: 7 }), {
+      risk,
+      riskComplete: true,
+      issues,
+      issueCount: 70,
+      closes
+    })
+    expect(Buffer.byteLength(JSON.stringify(fields))).toBeLessThanOrEqual(
+      MAX_SHIPPED_METADATA_BYTES
+    )
+    expect(Object.keys(fields.risk as object)).toEqual(Object.keys(risk))
+    expect(fields).toMatchObject({ commit_count: 7, issue_count: 70, risk_complete: true })
+    // The largest list gave way (the paths); the smaller ones are whole.
+    expect(fields).toMatchObject({ issues, closes })
+    expect(fields).not.toHaveProperty('close_count')
+  })
+})
