@@ -1,7 +1,8 @@
 /**
  * A small, realistic repository for the fake GitHub API, used by the demo and the benchmark: a
- * push to main of three squash-merged or merged pull requests since the previous deploy, whose
- * workflow run and production deployment succeeded.
+ * push to main of three squash-merged or merged pull requests and a revert since the previous
+ * deploy, whose workflow run and production deployment succeeded. It ships an issue key (ENG-142),
+ * closes an issue, adds a migration and changes a lockfile: triage has something to find.
  */
 import type { GitHubRepository } from './github.ts'
 
@@ -24,8 +25,11 @@ export function sampleRepository(
   const before = '9f8e7d6c5b4a39281706f5e4d3c2b1a098765432'
   const shas = [
     '4c1d9e2f7a3b5c6d8e9f0a1b2c3d4e5f6a7b8c9d',
-    '7e2f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f'
+    '7e2f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f',
+    '5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80'
   ]
+  /** A commit of the release before, which this push reverts. */
+  const reverted = '3b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c'
   const mona = { name: 'Mona Octocat', login: 'mona', email: 'mona@example.com' }
   const hubot = { name: 'Hubot', login: 'hubot', email: 'hubot@example.com' }
   const repository: GitHubRepository = {
@@ -34,24 +38,34 @@ export function sampleRepository(
       { sha: before, message: 'Release 1.4.0 (#38)', author: mona },
       {
         sha: shas[0],
-        message: 'Add sign-in with passkeys (#41)\n\n* Add the passkey flow\n* Tests',
+        message: 'ENG-142 Add sign-in with passkeys (#41)\n\n* Add the passkey flow\n* Tests',
         author: mona,
         files: [
           { filename: 'web/login/passkeys.ts', status: 'added' },
-          { filename: 'web/login/index.ts', status: 'modified' }
+          { filename: 'web/login/index.ts', status: 'modified' },
+          { filename: 'db/migrate/20261124_add_passkeys.rb', status: 'added' }
         ]
       },
       {
         sha: shas[1],
-        message: 'Merge pull request #42 from octo-org/fix-cart\n\nFix the cart total',
+        message: 'Merge pull request #42 from octo-org/fix-cart\n\nFix the cart total\n\nFixes #39',
         author: hubot,
         files: [{ filename: 'web/cart/total.ts', status: 'modified' }]
+      },
+      {
+        sha: shas[2],
+        message: `Revert "Cache the cart totals"\n\nThis reverts commit ${reverted}.`,
+        author: hubot,
+        files: [{ filename: 'web/cart/cache.ts', status: 'removed' }]
       },
       {
         sha: head,
         message: 'Speed up checkout (#43)',
         author: { name: 'The Octocat', login: 'octocat' },
-        files: [{ filename: 'web/checkout/index.ts', status: 'modified' }]
+        files: [
+          { filename: 'web/checkout/index.ts', status: 'modified' },
+          { filename: 'package-lock.json', status: 'modified' }
+        ]
       }
     ],
     refs: { main: head },
@@ -69,7 +83,7 @@ export function sampleRepository(
     ],
     pulls: [
       { number: 38, title: 'Release 1.4.0', author: 'mona' },
-      { number: 41, title: 'Add sign-in with passkeys', author: 'mona' },
+      { number: 41, title: 'ENG-142 Add sign-in with passkeys', author: 'mona' },
       { number: 42, title: 'Fix the cart total', author: 'hubot' },
       { number: 43, title: 'Speed up checkout', author: 'octocat' }
     ]

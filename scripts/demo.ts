@@ -2,7 +2,8 @@
  * npm run demo: try the action in one command, with no account. It starts the service emulator
  * and a fake GitHub API holding a few commits and merged pull requests, runs the bundled action as
  * the runner would on a push to main, and shows what happened: the outputs, the job summary (with
- * what the change ships, when the action looks it up), and the change read back by the action.
+ * what the change ships, when the action looks it up), and the change read back by the action,
+ * with the labels the action adds (risk:, issue:, remediation: for the revert it ships).
  */
 import { Emulator } from '../emulator/emulator.ts'
 import { FakeGitHub } from '../emulator/github.ts'
@@ -122,6 +123,7 @@ try {
       {
         description: failed?.description,
         created_at: failed?.created_at,
+        labels: failed?.labels,
         deploy: (JSON.parse(String(failed?.custom_metadata ?? '{}')) as { deploy?: unknown }).deploy
       },
       null,

@@ -13,6 +13,7 @@ const TOKEN = 'ghs_e2eTriageToken0123456789abcd'
 const REPOSITORY = 'octo-org/octo-repo'
 const sha = (n: number): string => n.toString(16).padStart(40, '0')
 
+const ALICE = { name: 'Alice', login: 'alice' }
 const COMMITS: GitHubCommit[] = [
   { sha: sha(1), message: 'Add a cache', files: [{ filename: 'src/cache.ts' }] },
   {
@@ -27,7 +28,7 @@ const COMMITS: GitHubCommit[] = [
   },
   { sha: sha(4), message: 'OPS-7 Bump express (#41)', files: [{ filename: 'package-lock.json' }] },
   { sha: sha(5), message: 'Deploy on tags', files: [{ filename: '.github/workflows/deploy.yml' }] }
-].map(commit => ({ author: { name: 'Alice', login: 'alice' }, ...commit }))
+].map(commit => ({ author: ALICE, ...commit }) as GitHubCommit)
 
 let emulator: Emulator
 let github: FakeGitHub
@@ -69,11 +70,8 @@ async function deployJob(
 }
 
 function recorded(): { labels?: string; metadata: Record<string, Record<string, unknown>> } {
-  const [change] = [...emulator.changes.values()] as Array<Record<string, unknown>>
-  return {
-    labels: change['labels'] as string | undefined,
-    metadata: JSON.parse(String(change['custom_metadata']))
-  }
+  const [change] = emulator.changes.values()
+  return { labels: change?.labels, metadata: JSON.parse(String(change?.custom_metadata)) }
 }
 
 it('labels a failed deploy with its outcome, remediation, risks and issues, and sends them in its metadata', async () => {
