@@ -88,3 +88,25 @@ describe('at a job’s end', () => {
     expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
   })
 })
+
+describe('triage without a lookup', () => {
+  it('reads the hotfix and the issue key from the pushed branch, says so in one line, and calls the risk unknown', async () => {
+    const r = runner({ labels: 'team:shop' })
+    await run(r, {
+      ...pushEnv({ ref: 'refs/heads/hotfix/ENG-9-login' }),
+      GITHUB_REF: 'refs/heads/hotfix/ENG-9-login',
+      GITHUB_REF_NAME: 'hotfix/ENG-9-login',
+      GITHUB_REF_TYPE: 'branch'
+    })
+    const [change] = emulator.changes.values()
+    expect(change?.labels).toBe('team:shop,remediation:hotfix,issue:ENG-9')
+    const metadata = JSON.parse(String(change?.custom_metadata))
+    expect(metadata.remediation).toEqual({ type: 'hotfix' })
+    expect(metadata.github).toMatchObject({
+      issues: ['ENG-9'],
+      issues_complete: false,
+      risk_complete: false
+    })
+    expect(r.lines).toContain('Triage: remediation hotfix; issues ENG-9.')
+  })
+})

@@ -10,7 +10,7 @@ import { durationSeconds, formatDuration } from '../deploy.ts'
 import { answer, formatField, type SummaryRow } from '../report.ts'
 import type { ChangeRequest } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
-import { findTriage } from './triage.ts'
+import { findTriage, logTriage } from './triage.ts'
 import { findShipped, logShipped, outputShipped, summarizeShipped } from './shipped.ts'
 
 export async function recordChange(context: CommandContext): Promise<void> {
@@ -26,6 +26,7 @@ export async function recordChange(context: CommandContext): Promise<void> {
   const shipped = await findShipped(context, changeSubject(settings.change, defaults))
   logShipped(report, shipped)
   const triage = await findTriage(context, defaults, shipped)
+  logTriage(report, triage)
   const basis: ChangeBasis = {
     run: defaults,
     shipped,

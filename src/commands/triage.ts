@@ -6,6 +6,7 @@ import type { RunDefaults } from '../change.ts'
 import type { Shipped } from '../shipped/types.ts'
 import { riskOf, type Risk } from '../triage/risk.ts'
 import { triage, type Triage } from '../triage/triage.ts'
+import type { Report } from '../report.ts'
 import type { CommandContext } from './command.ts'
 import { changedFiles } from './shipped.ts'
 
@@ -35,4 +36,15 @@ export async function findTriage(
     },
     risk
   )
+}
+
+/** What triage found, in one line of the log; nothing when it found nothing. */
+export function logTriage(report: Report, triage: Triage): void {
+  const found = [
+    triage.remediation && `remediation ${triage.remediation.type}`,
+    triage.risk && `risk ${Object.keys(triage.risk).join(', ')}`,
+    triage.issues && `issues ${triage.issues.join(', ')}`,
+    triage.closes && `closes ${triage.closes.join(', ')}`
+  ].filter(Boolean)
+  if (found.length > 0) report.info(`Triage: ${found.join('; ')}.`)
 }
