@@ -6,10 +6,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ACTION_NAME, ACTION_VERSION } from '../src/package.ts'
-import { run, serviceBudget } from '../src/main.ts'
+import { readJobEndState } from '../src/action/post-state.ts'
+import { run, runPost, serviceBudget } from '../src/main.ts'
 import type { Emulator } from '../emulator/emulator.ts'
 import { useEmulator } from './support/use-emulator.ts'
 import { FakeRunner } from './support/fake-runner.ts'
+import { jwtWith } from './support/jwt.ts'
 import { runnerContext } from './support/run-action.ts'
 
 const PUSH_ENV: Record<string, string> = { ...runnerContext(tmpdir()), GITHUB_EVENT_NAME: 'push' }
@@ -90,6 +92,105 @@ describe('command: change', () => {
     expect(r.failures[0]).toContain('POST /v1/heartbeat/no-such-monitor')
     expect(r.failures[0]).toContain('404')
     expect(r.summary).toContain('## Change recorded, then failed')
+  })
+})
+
+describe('the job’s environment, from its OIDC token', () => {
+  const TOKEN = jwtWith({ environment: 'production', sub: 'repo:octo-org/octo-repo' })
+  /** A job with `id-token: write`: the runner sets the token's address. */
+  const OIDC_ENV = {
+    ...PUSH_ENV,
+    ACTIONS_ID_TOKEN_REQUEST_URL: 'https://token.actions.example/?api-version=2.0'
+  }
+  function tokenRunner(inputs: Record<string, string> = {}): FakeRunner {
+    const r = runner(inputs)
+    r.idToken = async () => TOKEN
+    return r
+  }
+
+  it('is the change’s environment, said once, with the token masked and nowhere else', async () => {
+    const r = tokenRunner()
+    await run(r, OIDC_ENV)
+    expect(r.failures).toEqual([])
+    expect(r.tokenRequests).toEqual([ACTION_NAME])
+    expect(lastBody('POST /v2/change')['environment']).toBe('production')
+    expect(r.lines.filter(line => line.includes('OIDC'))).toEqual([
+      'Environment "production" from the job\'s OIDC token (its environment claim).'
+    ])
+    expect(r.secrets).toContain(TOKEN)
+    expect(r.everything()).not.toContain(TOKEN)
+    expect(JSON.stringify(r.states)).not.toContain(TOKEN)
+    expect(JSON.stringify(emulator.requests)).not.toContain(TOKEN)
+  })
+
+  it('is not asked for when the job may not have a token', async () => {
+    const r = tokenRunner()
+    await run(r, PUSH_ENV)
+    expect(r.tokenRequests).toEqual([])
+    expect(lastBody('POST /v2/change')).not.toHaveProperty('environment')
+  })
+
+  it('is not asked for when the environment input is given, which wins', async () => {
+    const r = tokenRunner({ environment: 'staging' })
+    await run(r, OIDC_ENV)
+    expect(r.tokenRequests).toEqual([])
+    expect(lastBody('POST /v2/change')['environment']).toBe('staging')
+  })
+
+  it('is not asked for when the deployment event names an environment', async () => {
+    const r = tokenRunner()
+    const payload = { deployment: { environment: 'canary', sha: 'd'.repeat(40) } }
+    const eventPath = join(mkdtempSync(join(tmpdir(), 'cta-main-')), 'event.json')
+    writeFileSync(eventPath, JSON.stringify(payload))
+    await run(r, { ...OIDC_ENV, GITHUB_EVENT_NAME: 'deployment', GITHUB_EVENT_PATH: eventPath })
+    expect(r.tokenRequests).toEqual([])
+    expect(lastBody('POST /v2/change')['environment']).toBe('canary')
+  })
+
+  it('is not asked for by a command that records no change', async () => {
+    emulator.addHeartbeatMonitor('hb')
+    const r = tokenRunner({ command: 'heartbeat', 'heartbeat-id': 'hb' })
+    await run(r, OIDC_ENV)
+    expect(r.failures).toEqual([])
+    expect(r.tokenRequests).toEqual([])
+  })
+
+  it('is left out, with one debug line and nothing else, when no token can be had', async () => {
+    const r = runner()
+    r.idToken = async () => {
+      throw new Error('Failed to get ID Token: 403')
+    }
+    await run(r, OIDC_ENV)
+    expect(r.failures).toEqual([])
+    expect(r.warnings).toEqual([])
+    expect(r.debugs).toEqual([
+      "No environment from the job's OIDC token: Failed to get ID Token: 403"
+    ])
+    expect(r.lines.join('\n')).not.toContain('OIDC')
+    expect(lastBody('POST /v2/change')).not.toHaveProperty('environment')
+  })
+
+  it('at job-end is read by the main step and recorded by the post step, which asks for none', async () => {
+    const main = tokenRunner({ 'record-at': 'job-end' })
+    await run(main, OIDC_ENV)
+    expect(main.failures).toEqual([])
+    expect(main.tokenRequests).toEqual([ACTION_NAME])
+    expect(main.states['jobEnd']).not.toContain(TOKEN)
+    const jobEnd = readJobEndState({ STATE_jobEnd: main.states['jobEnd'] })
+    expect(jobEnd?.environment).toBe('production')
+
+    const post = tokenRunner({ 'record-at': 'job-end' })
+    await runPost(jobEnd ?? {}, post, OIDC_ENV)
+    expect(post.failures).toEqual([])
+    expect(post.tokenRequests).toEqual([])
+    expect(lastBody('POST /v2/change')['environment']).toBe('production')
+  })
+
+  it('is carried to the post step when the key check fails at the main step', async () => {
+    emulator.inject('GET /v2/hello', { status: 503, body: 'down' }, Infinity)
+    const main = tokenRunner({ 'record-at': 'job-end' })
+    await run(main, OIDC_ENV)
+    expect(readJobEndState({ STATE_jobEnd: main.states['jobEnd'] })?.environment).toBe('production')
   })
 })
 

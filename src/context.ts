@@ -18,7 +18,7 @@ export function contextDefaults(run: RunContext): RunDefaults {
     service: run.repository,
     version,
     user: run.actor,
-    environment: deploymentEnvironment(run.eventName, run.payload),
+    environment: deploymentEnvironment(run.eventName, run.payload) ?? run.jobEnvironment,
     eventDescription: describeEvent(run, version, outcome),
     outcome,
     deletedRef:
@@ -72,7 +72,8 @@ function shippedBranch(run: RunContext): string | undefined {
   return ref?.type === 'branch' ? ref.name : undefined
 }
 
-function deploymentEnvironment(event: string, payload: unknown): string | undefined {
+/** The environment a deployment event names; undefined for any other event. */
+export function deploymentEnvironment(event: string, payload: unknown): string | undefined {
   if (!DEPLOYMENT_EVENTS.has(event)) return undefined
   return (
     stringAt(payload, 'deployment', 'environment') ??

@@ -5,7 +5,8 @@
  */
 import { Inputs, type Command } from './action/names.ts'
 import { ACTION_NAME, ACTION_VERSION } from './package.ts'
-import { readRunContext, type Env } from './action/run-context.ts'
+import { readJobEnvironment } from './action/job-environment.ts'
+import { readRunContext, type Env, type RunContext } from './action/run-context.ts'
 import { githubRunner, type Runner } from './action/runner.ts'
 import { checkServiceGlobs } from './action/services-input.ts'
 import {
@@ -25,6 +26,7 @@ import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandContext, CommandHandler } from './commands/command.ts'
 import { prepareJobEnd } from './commands/job-end.ts'
 import { getChange, hello } from './commands/read.ts'
+import { deploymentEnvironment } from './context.ts'
 import { errorMessage, InputError } from './errors.ts'
 import { Redactor } from './redact.ts'
 import { Report } from './report.ts'
@@ -111,6 +113,7 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
   // SIGINT in a run with a change to record stops the lookup and lets the change be sent.
   const cancelled = new AbortController()
   let recordsChange = false
+  let jobEnvironment: string | undefined
   let exiting = false
   const exitCancelled = (signal: Signal): void => {
     if (exiting) return
@@ -133,14 +136,19 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     report = new Report(runner, redactor, settings.dryRun)
     const { context, warning } = readRunContext(env)
     if (warning) report.warning(warning)
+    recordsChange =
+      settings.command === 'change' && (phase.phase === 'post' || settings.recordAt === 'now')
+    // The main step reads the job's environment; a job-end post step has it from the main step.
+    jobEnvironment =
+      phase.phase === 'post'
+        ? phase.jobEnd.environment
+        : await jobEnvironmentFor(settings, context, env, runner, redactor, report)
     const budget = serviceBudget(settings, phase.phase)
     const transport = settings.dryRun ? undefined : transportFor(settings, budget, redactor, report)
     if (transport) client = new ServiceClient(transport, CALL_HINTS)
-    recordsChange =
-      settings.command === 'change' && (phase.phase === 'post' || settings.recordAt === 'now')
     const commandContext: CommandContext = {
       settings,
-      run: context,
+      run: { ...context, jobEnvironment },
       client: client ?? new DryRunClient(settings.baseUrl, (r, url) => report.printRequest(r, url)),
       report,
       clock: Date.now,
@@ -180,7 +188,7 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     // still runs after it, and records, or fails the job there with the same cause.
     try {
       report.deferFailure(error, policy)
-      runner.saveState(JOB_END_STATE, jobEndStateText(startedAt))
+      runner.saveState(JOB_END_STATE, jobEndStateText(startedAt, jobEnvironment))
       error = undefined
     } catch (fatal) {
       error = fatal
@@ -198,6 +206,32 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
   }
   // Cancelled while the change was recorded: it was sent with what was known; now say so.
   if (cancelled.signal.aborted) exitCancelled('SIGINT')
+}
+
+/**
+ * The job's environment, from its OIDC token, when a change would have none otherwise (no
+ * environment input, no deployment event) and the job may ask for a token (`id-token: write`).
+ */
+async function jobEnvironmentFor(
+  settings: Settings,
+  context: RunContext,
+  env: Env,
+  runner: Runner,
+  redactor: Redactor,
+  report: Report
+): Promise<string | undefined> {
+  if (settings.command !== 'change' || settings.change.environment !== undefined) return undefined
+  if (deploymentEnvironment(context.eventName, context.payload) !== undefined) return undefined
+  if (!env['ACTIONS_ID_TOKEN_REQUEST_URL']) return undefined
+  const found = await readJobEnvironment(runner, redactor, ACTION_NAME)
+  if ('problem' in found) {
+    report.debug(`No environment from the job's OIDC token: ${found.problem}`)
+    return undefined
+  }
+  report.info(
+    `Environment "${found.environment}" from the job's OIDC token (its environment claim).`
+  )
+  return found.environment
 }
 
 /**

@@ -166,6 +166,11 @@ export class Report {
     if (text !== undefined) this.runner.info(this.safe(text))
   }
 
+  /** A line shown only when the run's debug logging is on. */
+  debug(text: string): void {
+    this.runner.debug(this.safe(text))
+  }
+
   notice(line: Line): void {
     const text = this.shown(line)
     if (text !== undefined) this.runner.notice(this.safe(text))

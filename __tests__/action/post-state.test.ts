@@ -15,6 +15,30 @@ describe('the state the main step leaves the post step', () => {
     expect(readJobEndState({ STATE_jobEnd: text })).toEqual({ startedAt: 1_795_000_000_123 })
   })
 
+  it('carries the job’s environment the main step read', () => {
+    const text = jobEndStateText(1_795_000_000_123, 'production')
+    expect(readJobEndState({ STATE_jobEnd: text })).toEqual({
+      startedAt: 1_795_000_000_123,
+      environment: 'production'
+    })
+    expect(JSON.parse(jobEndStateText(1_795_000_000_123))).toEqual({ startedAt: 1_795_000_000_123 })
+  })
+
+  it('keeps the environment when the start cannot be read', () => {
+    expect(readJobEndState({ STATE_jobEnd: '{"environment":"staging"}' })).toEqual({
+      problem: 'the start the main step saved cannot be read',
+      environment: 'staging'
+    })
+  })
+
+  it.each([['""'], ['7'], ['"a\\nb"'], [`"${'e'.repeat(256)}"`], ['{"name":"x"}']])(
+    'leaves out a saved environment of %s, which cannot be one',
+    environment => {
+      const saved = `{"startedAt":1795000000123,"environment":${environment}}`
+      expect(readJobEndState({ STATE_jobEnd: saved })).toEqual({ startedAt: 1_795_000_000_123 })
+    }
+  )
+
   it('is absent when the main step saved none: a run that recorded at once', () => {
     expect(readJobEndState({})).toBeUndefined()
     expect(readJobEndState({ STATE_jobEnd: '' })).toBeUndefined()

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { githubRunner } from '../../src/action/runner.ts'
@@ -85,6 +87,31 @@ describe('githubRunner', () => {
     } finally {
       write.mockRestore()
       process.exitCode = 0
+    }
+  })
+})
+
+describe('githubRunner.getIDToken', () => {
+  it('closes its connection to a token endpoint that never answers, once its signal aborts', async () => {
+    const stop = new AbortController()
+    let closed!: Promise<void>
+    const server = createServer(request => {
+      // Holds the connection, never answering, and sees when the client closes it.
+      closed = new Promise(done => request.socket.on('close', () => done()))
+      stop.abort()
+    })
+    await new Promise<void>(done => server.listen(0, '127.0.0.1', done))
+    const { port } = server.address() as AddressInfo
+    process.env['ACTIONS_ID_TOKEN_REQUEST_URL'] = `http://127.0.0.1:${port}/token?api-version=2.0`
+    process.env['ACTIONS_ID_TOKEN_REQUEST_TOKEN'] = 'request-token'
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+    try {
+      await expect(githubRunner.getIDToken('an-audience', stop.signal)).rejects.toThrow()
+      await closed
+    } finally {
+      write.mockRestore()
+      server.closeAllConnections()
+      server.close()
     }
   })
 })

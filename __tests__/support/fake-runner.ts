@@ -12,6 +12,13 @@ export class FakeRunner implements Runner {
   readonly errors: string[] = []
   readonly failures: string[] = []
   readonly states: Record<string, string> = {}
+  readonly debugs: string[] = []
+  /** The audience of each OIDC token asked for. */
+  readonly tokenRequests: string[] = []
+  /** Answers getIDToken; by default the job may not have a token, as core says without one. */
+  idToken: (signal: AbortSignal) => Promise<string> = async () => {
+    throw new Error('Unable to get ACTIONS_ID_TOKEN_REQUEST_URL env variable')
+  }
   summary = ''
 
   /** Inputs not given take action.yml's defaults, as the runner gives them. */
@@ -34,6 +41,9 @@ export class FakeRunner implements Runner {
   info(message: string): void {
     this.lines.push(message)
   }
+  debug(message: string): void {
+    this.debugs.push(message)
+  }
   notice(message: string): void {
     this.notices.push(message)
   }
@@ -52,11 +62,16 @@ export class FakeRunner implements Runner {
   saveState(name: string, value: string): void {
     this.states[name] = value
   }
+  getIDToken(audience: string, signal: AbortSignal): Promise<string> {
+    this.tokenRequests.push(audience)
+    return this.idToken(signal)
+  }
 
   /** Everything the action printed, output or summarised, as one text (for leak checks). */
   everything(): string {
     return [
       ...this.lines,
+      ...this.debugs,
       ...this.notices,
       ...this.warnings,
       ...this.errors,

@@ -1,7 +1,9 @@
 /**
- * What the main step leaves the post step, read back as STATE_<name>: never an input, only the
- * start time. Imports nothing, so that the post step decides before it loads anything.
+ * What the main step leaves the post step, read back as STATE_<name>: never an input or a secret,
+ * only the start time and the job's environment when the main step read it. Imports only the
+ * check of an environment's name, so that the post step decides before it loads anything.
  */
+import { environmentName } from './job-environment.ts'
 
 /** Saved first by every main step, so that the post step knows it is one (as actions/checkout does). */
 export const IS_POST_STATE = 'isPost'
@@ -10,8 +12,11 @@ export const JOB_END_STATE = 'jobEnd'
 /** A saved start older than this is not this job's: self-hosted jobs run at most 5 days. */
 export const MAX_JOB_START_AGE_MS = 6 * 24 * 60 * 60 * 1000
 
-/** The main step's start (ms since the epoch), or why it cannot be used (mid-sentence). */
-export type JobEndState = { startedAt?: number; problem?: string }
+/**
+ * The main step's start (ms since the epoch), or why it cannot be used (mid-sentence), and the
+ * job's environment from its OIDC token, so that the post step need not ask for one again.
+ */
+export type JobEndState = { startedAt?: number; problem?: string; environment?: string }
 
 type Env = Record<string, string | undefined>
 
@@ -23,15 +28,20 @@ export function isPostStep(env: Env): boolean {
 export function readJobEndState(env: Env): JobEndState | undefined {
   const saved = env[`STATE_${JOB_END_STATE}`]
   if (!saved) return undefined
-  let startedAt: unknown
+  let state: { startedAt?: unknown; environment?: unknown } = {}
   try {
-    startedAt = (JSON.parse(saved) as { startedAt?: unknown } | null)?.startedAt
+    state = (JSON.parse(saved) as typeof state | null) ?? {}
   } catch {
     // Unreadable: said below.
   }
-  return typeof startedAt === 'number' && Number.isSafeInteger(startedAt)
-    ? { startedAt }
-    : { problem: 'the start the main step saved cannot be read' }
+  const { startedAt } = state
+  const start =
+    typeof startedAt === 'number' && Number.isSafeInteger(startedAt)
+      ? { startedAt }
+      : { problem: 'the start the main step saved cannot be read' }
+  // Checked as outside text, though the main step wrote it: an unusable name is left out.
+  const environment = environmentName(state.environment)
+  return environment === undefined ? start : { ...start, environment }
 }
 
 /** The saved start, unless it cannot be this job's: after `now`, or more than 6 days before. */
@@ -45,6 +55,6 @@ export function checkedStart(state: JobEndState, now: number): JobEndState {
   return state
 }
 
-export function jobEndStateText(startedAt: number): string {
-  return JSON.stringify({ startedAt })
+export function jobEndStateText(startedAt: number, environment?: string): string {
+  return JSON.stringify({ startedAt, environment })
 }

@@ -5,7 +5,10 @@ import { parseJsonSafely } from '../json.ts'
 export type Env = Record<string, string | undefined>
 
 /** The run, as the runner describes it. Blank variables are undefined. */
-export type RunContext = ReturnType<typeof runContextOf>
+export type RunContext = ReturnType<typeof runContextOf> & {
+  /** The job's `environment:`, from its OIDC token, when main could read it. */
+  readonly jobEnvironment?: string
+}
 
 /** GitHub caps a webhook payload at 25 MB: a larger event file is not GitHub's. In the README. */
 export const MAX_EVENT_PAYLOAD_BYTES = 25 * 1024 * 1024

@@ -8,7 +8,7 @@ import { JOB_END_STATE, jobEndStateText } from '../action/post-state.ts'
 import type { CommandContext } from './command.ts'
 
 /**
- * The key is checked, then the start is saved for the post step. Nothing is recorded and no
+ * The key is checked, then the start (and the job's environment) is saved for the post step. Nothing is recorded and no
  * output is set. A failure here is the caller's to defer (see Report.deferFailure).
  */
 export async function prepareJobEnd(
@@ -18,7 +18,7 @@ export async function prepareJobEnd(
 ): Promise<void> {
   const { settings, client, report } = context
   await client.hello()
-  saveState(JOB_END_STATE, jobEndStateText(startedAt))
+  saveState(JOB_END_STATE, jobEndStateText(startedAt, context.run.jobEnvironment))
   const what =
     settings.command === 'heartbeat'
       ? 'The heartbeat will be sent when the job ends, if it succeeds'
