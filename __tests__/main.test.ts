@@ -91,7 +91,9 @@ describe('command: change', () => {
     expect(r.outputs['change-id']).toBeTruthy()
     expect(r.failures[0]).toContain('POST /v1/heartbeat/no-such-monitor')
     expect(r.failures[0]).toContain('404')
-    expect(r.summary).toContain('## Change recorded, then failed')
+    expect(r.summary).toContain(
+      '## Change recorded; heartbeat not sent&#58; the service rejected the request'
+    )
   })
 })
 

@@ -4,8 +4,17 @@ import { micromark } from 'micromark'
 import { gfm, gfmHtml } from 'micromark-extension-gfm'
 import { InputError, ServiceError } from '../src/errors.ts'
 import { Redactor } from '../src/redact.ts'
-import { MAX_MESSAGE_CHARS, Report, answer, escapeCell, shouldFail } from '../src/report.ts'
+import { ACTION_NAME } from '../src/package.ts'
+import {
+  MAX_MESSAGE_CHARS,
+  MAX_SUMMARY_CELL_CHARS,
+  Report,
+  answer,
+  escapeCell,
+  shouldFail
+} from '../src/report.ts'
 import { FakeRunner } from './support/fake-runner.ts'
+import { renderSummary } from './support/summary.ts'
 
 function setup() {
   const runner = new FakeRunner()
@@ -86,6 +95,74 @@ describe('Report.finish', () => {
     await report.finish({ error, policy: 'auto', jobSummary: true })
     expect(runner.everything()).not.toContain('sekrit-key')
     expect(runner.outputs['change-id']).toBe('id-***')
+  })
+})
+
+describe('the summary’s title and order, as rendered', () => {
+  async function rendered(act: (report: Report) => void, error?: unknown) {
+    const { runner, report } = setup()
+    act(report)
+    await report.finish({ error, policy: 'auto', jobSummary: true })
+    return renderSummary(runner.summary)
+  }
+
+  it('puts the lead right under the title, before the failure line and every other section', async () => {
+    const { blocks } = await rendered(report => {
+      report.table('Change', [['Service', 'shop']])
+      report.lead('Deploy', [['Outcome', 'failure']])
+      report.note('Heartbeat not sent.')
+    }, rejected)
+    expect(blocks).toEqual([
+      'Deploy',
+      `Failed: ${rejected.message}`,
+      'Change',
+      'Heartbeat not sent.'
+    ])
+  })
+
+  it('opens the title with how the deploy ended, then says what was done', async () => {
+    const { title } = await rendered(report => {
+      report.openTitleWith('Deploy failed after 9 s')
+      report.setTitle('Change', 'recorded')
+      report.table('Change', [['Id', 'c-1']])
+    })
+    expect(title).toBe('Deploy failed after 9 s: change recorded')
+  })
+
+  it('says plainly what was not done and why', async () => {
+    const plain = await rendered(report => report.notDone('Change not recorded', outage), outage)
+    expect(plain.title).toBe('Change not recorded: the service was unavailable')
+    const atJobEnd = await rendered(report => {
+      report.openTitleWith('Deploy succeeded after 2 min 3 s')
+      report.notDone('Change not recorded', rejected)
+    }, rejected)
+    expect(atJobEnd.title).toBe(
+      'Deploy succeeded after 2 min 3 s: change not recorded (the service rejected the request)'
+    )
+  })
+
+  it('says what was not done after what was', async () => {
+    const { title } = await rendered(report => {
+      report.setTitle('Change', 'recorded')
+      report.notDone('Heartbeat not sent', outage)
+    }, outage)
+    expect(title).toBe('Change recorded; heartbeat not sent: the service was unavailable')
+  })
+
+  it('names the action on an input error', async () => {
+    const error = new InputError('api-key', 'Input "api-key" is required.')
+    const { title } = await rendered(report => report.openTitleWith('Deploy failed'), error)
+    expect(title).toBe(`${ACTION_NAME}: an input is invalid`)
+  })
+
+  it('cuts table cells at MAX_SUMMARY_CELL_CHARS, and a paragraph only at 500', async () => {
+    const long = 'word '.repeat(200)
+    const { cells, blocks } = await rendered(report => {
+      report.table('Change', [['Description', long]])
+      report.note(long)
+    })
+    expect(Math.max(...cells.map(cell => cell.length))).toBe(MAX_SUMMARY_CELL_CHARS)
+    expect(blocks.at(-1)).toHaveLength(500)
   })
 })
 
@@ -244,7 +321,8 @@ describe('escapeCell', () => {
     const long = '🚀'.repeat(600)
     const cut = escapeCell(long)
     expect(cut.endsWith('…')).toBe(true)
-    expect(Array.from(cut).length).toBe(500)
+    expect(Array.from(cut).length).toBe(MAX_SUMMARY_CELL_CHARS)
+    expect(Array.from(escapeCell(long, 500)).length).toBe(500)
   })
 
   it('never opens a list where it starts a block of the summary', async () => {
@@ -529,9 +607,9 @@ describe('the summary as GitHub renders it', () => {
     )
     .map(parts => parts.join(''))
 
-  /** A URL that the 500-character cell cut falls inside, gluing `…` onto it. */
+  /** A URL that the cut of a cell (200) or a paragraph (500) falls inside, gluing `…` onto it. */
   const cutInsideUrl = fc
-    .integer({ min: 470, max: 499 })
+    .oneof(fc.integer({ min: 170, max: 199 }), fc.integer({ min: 470, max: 499 }))
     .map(padding => `${'x '.repeat(padding / 2)}https://evil.example/login?next=account`)
 
   it('makes no outside text a link, an image or raw HTML; our own links stay links', async () => {

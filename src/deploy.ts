@@ -5,6 +5,14 @@
 /** How a deploy ended, whatever told it: the job's status, a deployment's state, a run's conclusion. */
 export type DeployOutcome = 'success' | 'failure' | 'cancelled' | 'unknown'
 
+/** How a title or a description says a deploy ended: "Deploy failed after 9 s". */
+export const OUTCOME_WORDS: Record<DeployOutcome, string> = {
+  success: 'succeeded',
+  failure: 'failed',
+  cancelled: 'cancelled',
+  unknown: 'ended with an unknown status'
+}
+
 /** What an event says of how the deploy ended: the outcome, and the event's own word for it. */
 export interface EventOutcome {
   outcome: DeployOutcome

@@ -9,7 +9,7 @@
  *   Deploy d2c8cd8 on main of acme/shop failed after 4 min 12 s: 2 commits since 9f2c1d0
  */
 import { ACTION_NAME } from './package.ts'
-import { durationSeconds, formatDuration, type DeployRecord } from './deploy.ts'
+import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from './deploy.ts'
 import type { Shipped } from './shipped/types.ts'
 import { collapseWhitespace, plural, truncateText } from './text.ts'
 
@@ -39,13 +39,6 @@ export interface DescriptionParts {
   deploy?: DeployRecord
 }
 
-/** How a description says a deploy ended, when it did not succeed. */
-const OUTCOME_WORDING = {
-  failure: 'failed',
-  cancelled: 'cancelled',
-  unknown: 'ended with an unknown status'
-} as const
-
 export function describeChange(parts: DescriptionParts): string {
   const { deploy, service } = parts
   const words = oneLine(parts.event ?? '') || genericHead(parts)
@@ -55,7 +48,7 @@ export function describeChange(parts: DescriptionParts): string {
   const outcome =
     deploy === undefined || deploy.outcome === 'success'
       ? ''
-      : ` ${OUTCOME_WORDING[deploy.outcome]}${after}`
+      : ` ${OUTCOME_WORDS[deploy.outcome]}${after}`
   const lead = `${truncateText(head, MAX_DESCRIPTION_CHARS - outcome.length)}${outcome}`
   const detail = parts.shipped && shippedDetail(parts.shipped, service?.matchingFiles)
   const room = MAX_DESCRIPTION_CHARS - Array.from(lead).length - 2

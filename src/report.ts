@@ -8,13 +8,20 @@
 import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
 import type { Runner } from './action/runner.ts'
 import { errorMessage, failureKind, type FailureKind } from './errors.ts'
+import { ACTION_NAME } from './package.ts'
 import { REDACTED, type Redactor } from './redact.ts'
 import type { CallInFlight } from './service/client.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
 import { collapseWhitespace, endSentence, escapeControls, inert, truncateText } from './text.ts'
 
-/** Cells longer than this are cut in the job summary (the service still gets the whole value). */
-const MAX_SUMMARY_CELL_CHARS = 500
+/**
+ * A table cell is cut to this in the job summary (the service still gets the whole value): a
+ * default description (MAX_DESCRIPTION_CHARS) fits whole, and no cell makes a table run far off
+ * the page. Links are ours, with short texts (a run, `9f8e7d6…a1b2c3d`), never a URL as text.
+ */
+export const MAX_SUMMARY_CELL_CHARS = 200
+/** A paragraph of the summary (a note, the failure) wraps as a table cannot, so it may be longer. */
+const MAX_SUMMARY_TEXT_CHARS = 500
 /** The summary's heading until a command says what happened. */
 const DEFAULT_TITLE = 'Change tracking'
 /** A dry run prints at most this much of a request body. */
@@ -29,6 +36,20 @@ export const MAX_MESSAGE_CHARS = 4000
  * Whether an error fails the step. Under `auto`, what the user must fix fails; a service outage
  * only warns, so that a tracking outage never turns a good deploy red.
  */
+/** Why something was not done, by who must act, for a title: "Change not recorded: <why>". */
+const FAILURE_REASONS: Record<FailureKind, string> = {
+  input: 'an input is invalid',
+  rejected: 'the service rejected the request',
+  protocol: 'an unexpected answer or error',
+  configuration: "the runner's setup kept the request from the service",
+  outage: 'the service was unavailable'
+}
+
+/** Why an error kept something from being done, in a few words ("the service was unavailable"). */
+export function failureReason(error: unknown): string {
+  return FAILURE_REASONS[failureKind(error)]
+}
+
 export function shouldFail(kind: FailureKind, policy: FailOnError): boolean {
   if (policy === 'true') return true
   if (policy === 'false') return false
@@ -71,9 +92,16 @@ export class Report {
   private readonly runner: Runner
   private readonly redactor: Redactor
   private readonly sections: string[] = []
+  /** The lead tables (see `lead`): first under the title. */
+  private readonly leads: string[] = []
   /** A dry run: no answers are shown or set as outputs, and the titles say what was not done. */
   private readonly dryRun: boolean
-  private title = DEFAULT_TITLE
+  /** What the title opens with, before what was done ("Deploy failed after 9 s"). */
+  private opening: string | undefined
+  /** What was done ("Change recorded"), once a command says it. */
+  private title: string | undefined
+  /** What was not done, and why ("Heartbeat not sent", "the service was unavailable"). */
+  private notDoneTitle: { what: string; why: string } | undefined
   /** The first output that could not be written: an error for finish() unless another came first. */
   private outputFailure: Error | undefined
 
@@ -196,17 +224,69 @@ export class Report {
   }
 
   /**
+   * What the title opens with, before what was done: "Deploy failed after 9 s" makes the title
+   * "Deploy failed after 9 s: change recorded".
+   */
+  openTitleWith(opening: string): void {
+    this.opening = opening
+  }
+
+  /**
+   * What was not done, for the title, and the error that kept it from being done (the first one
+   * said stays): "Change not recorded" and an outage make "Change not recorded: the service was
+   * unavailable", after whatever was done ("Change recorded; heartbeat not sent: …").
+   */
+  notDone(what: string, error: unknown): void {
+    this.notDoneTitle ??= { what, why: failureReason(error) }
+  }
+
+  /**
+   * The summary's heading: the opening, what was done, then what was not done and why; an input
+   * error instead names the action, and a run that said nothing of its own is "Change tracking".
+   */
+  private heading(): string {
+    const notDone = this.notDoneTitle
+    const said = [
+      this.title,
+      notDone &&
+        (this.opening ? `${notDone.what} (${notDone.why})` : `${notDone.what}: ${notDone.why}`)
+    ].filter(text => text !== undefined)
+    const body = said.map((text, index) => (index ? lowerFirst(text) : text)).join('; ')
+    if (!this.opening) return body || DEFAULT_TITLE
+    return body ? `${this.opening}: ${lowerFirst(body)}` : this.opening
+  }
+
+  /**
    * A titled two-column table in the job summary; rows without a value (or with an answer, in a
    * dry run) are left out. With an outcome, a dry run's title says it: "Heartbeat (not sent)".
    */
   table(title: string, rows: readonly SummaryRow[], outcome?: Outcome): void {
+    const table = this.fieldTable(title, rows, outcome)
+    if (table) this.sections.push(table)
+  }
+
+  /**
+   * The lead: a table right under the title, before the failure or warning line and every other
+   * section, whenever it is called (several keep their order): what the on-call engineer reads
+   * first, such as how the deploy ended. Rows as in `table`.
+   */
+  lead(title: string, rows: readonly SummaryRow[]): void {
+    const table = this.fieldTable(title, rows)
+    if (table) this.leads.push(table)
+  }
+
+  private fieldTable(
+    title: string,
+    rows: readonly SummaryRow[],
+    outcome?: Outcome
+  ): string | undefined {
     const shown = rows.filter(([, value]) => {
       const text = this.shown(value)
       return text !== undefined && text !== ''
     })
-    if (shown.length === 0) return
+    if (shown.length === 0) return undefined
     const said = outcome && this.dryRun ? `${title} (${DRY_RUN_OUTCOMES[outcome]})` : title
-    this.list(said, ['Field', 'Value'], shown)
+    return this.tableMarkdown(said, ['Field', 'Value'], shown)
   }
 
   /**
@@ -219,23 +299,30 @@ export class Report {
     rows: ReadonlyArray<readonly Cell[]>,
     outcome?: Outcome
   ): void {
+    this.sections.push(this.tableMarkdown(title, headers, rows, outcome))
+  }
+
+  private tableMarkdown(
+    title: string,
+    headers: readonly string[],
+    rows: ReadonlyArray<readonly Cell[]>,
+    outcome?: Outcome
+  ): string {
     const notDone = outcome && DRY_RUN_OUTCOMES[outcome]
     const line = (cells: readonly Cell[]): string =>
       `| ${cells.map(cell => this.cell(isAnswer(cell) && this.dryRun ? notDone : cell)).join(' | ')} |`
-    this.sections.push(
-      [
-        `### ${this.cell(title)}`,
-        '',
-        line(headers),
-        `|${headers.map(() => ' --- |').join('')}`,
-        ...rows.map(line)
-      ].join('\n')
-    )
+    return [
+      `### ${this.cell(title)}`,
+      '',
+      line(headers),
+      `|${headers.map(() => ' --- |').join('')}`,
+      ...rows.map(line)
+    ].join('\n')
   }
 
   /** A line of text in the job summary. */
   note(text: string): void {
-    this.sections.push(this.cell(text))
+    this.sections.push(this.text(text))
   }
 
   /** Dry run: the request, as it would be sent, with the key masked. */
@@ -268,21 +355,36 @@ export class Report {
       const message = this.safe(errorMessage(error))
       // Where outputs cannot be written this one cannot either: the annotation still says it.
       this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, message))
-      if (shouldFail(failureKind(error), policy)) {
+      const fails = shouldFail(failureKind(error), policy)
+      this.titleFailure(error, fails)
+      if (fails) {
         this.runner.setFailed(message)
-        this.title = this.title === DEFAULT_TITLE ? 'Failed' : `${this.title}, then failed`
-        this.sections.unshift(`**Failed:** ${this.cell(message)}`)
+        this.sections.unshift(`**Failed:** ${this.text(message)}`)
       } else {
         const why =
           policy === 'false' ? 'fail-on-error is false' : 'a service outage does not fail the step'
         this.runner.warning(
           this.safeEndingWith(errorMessage(error), ` (Not failing the step: ${why}.)`)
         )
-        this.title = `${this.title} (with a warning)`
-        this.sections.unshift(`**Warning:** ${this.cell(message)} (not failing the step: ${why})`)
+        this.sections.unshift(`**Warning:** ${this.text(message)} (not failing the step: ${why})`)
       }
     }
     if (jobSummary) await this.writeSummary()
+  }
+
+  /**
+   * The title after an error that no command said it kept from being done: an input error, or
+   * one before anything was done, names the action ("change-tracking-action: an input is
+   * invalid"); after something was done the title says that it then failed or warned.
+   */
+  private titleFailure(error: unknown, fails: boolean): void {
+    if (failureKind(error) === 'input' || (this.title === undefined && !this.notDoneTitle)) {
+      this.opening = undefined
+      this.notDoneTitle = undefined
+      this.title = `${ACTION_NAME}: ${failureReason(error)}`
+    } else if (!this.notDoneTitle) {
+      this.title = `${this.title}${fails ? ', then failed' : ' (with a warning)'}`
+    }
   }
 
   /**
@@ -305,15 +407,19 @@ export class Report {
       this.runner.setOutput(Outputs.Error, this.safe(message))
     )
     this.runner.warning(this.safe(message))
+    this.opening = undefined
+    this.notDoneTitle = undefined
     this.title = 'Cancelled'
-    this.sections.unshift(`**Cancelled:** ${this.cell(message)}`)
+    this.sections.unshift(`**Cancelled:** ${this.text(message)}`)
     if (jobSummary) await this.writeSummary()
   }
 
   private async writeSummary(): Promise<void> {
-    if (this.sections.length === 0) return
-    const markdown = `## ${this.cell(this.title)}\n\n${this.sections.join('\n\n')}\n`
+    if (this.sections.length + this.leads.length === 0) return
+    const blocks = [...this.leads, ...this.sections]
+    const markdown = `## ${this.text(this.heading())}\n\n${blocks.join('\n\n')}\n`
     this.sections.length = 0
+    this.leads.length = 0
     try {
       await this.runner.appendSummary(this.redactor.redact(markdown))
     } catch (summaryError) {
@@ -321,6 +427,11 @@ export class Report {
         this.safe(`Could not write the job summary: ${errorMessage(summaryError)}`)
       )
     }
+  }
+
+  /** A paragraph or heading: as a cell, cut at MAX_SUMMARY_TEXT_CHARS. */
+  private text(text: string): string {
+    return escapeCell(this.redactor.redact(text), MAX_SUMMARY_TEXT_CHARS)
   }
 
   /** A summary cell: redacted first, then one line, cut and escaped for markdown (escapeCell). */
@@ -345,9 +456,9 @@ function isAnswer(value: unknown): value is Answer<unknown> {
  * The runner never reads the summary for workflow commands, so only control characters are
  * escaped, and `##[` stays as written.
  */
-export function escapeCell(text: string): string {
+export function escapeCell(text: string, max = MAX_SUMMARY_CELL_CHARS): string {
   return withoutAutolinks(
-    truncateText(escapeControls(collapseWhitespace(text)), MAX_SUMMARY_CELL_CHARS)
+    truncateText(escapeControls(collapseWhitespace(text)), max)
       .replace(/([\\`*_[\]#~!()])/g, '\\$1')
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')
@@ -379,6 +490,11 @@ function safeUrl(url: string): string | undefined {
     /[()<>"'|\\[\]` ]/g,
     character => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
   )
+}
+
+/** "Change recorded" as it reads after a colon; "API key valid" stays as it is. */
+function lowerFirst(text: string): string {
+  return /^\p{Lu}\p{Ll}/u.test(text) ? `${text[0].toLowerCase()}${text.slice(1)}` : text
 }
 
 /** A field of a change as the summary shows it: created_at also as a date. */

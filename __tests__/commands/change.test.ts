@@ -11,6 +11,7 @@ import { run, runPost } from '../../src/main.ts'
 import { useEmulator } from '../support/use-emulator.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
 import { runnerContext } from '../support/run-action.ts'
+import { renderSummary } from '../support/summary.ts'
 
 let emulator: Emulator
 useEmulator(started => (emulator = started))
@@ -55,6 +56,45 @@ describe('a push that deleted its branch or tag', () => {
   })
 })
 
+describe('a change', () => {
+  it('links the run by its number, and keeps every cell short', async () => {
+    const r = runner({ 'heartbeat-id': 'nightly' })
+    await run(r, { ...runnerContext(tmpdir()), GITHUB_RUN_ATTEMPT: '2' })
+    const { title, links, cells } = renderSummary(r.summary)
+    expect(title).toBe('Change recorded')
+    expect(links).toEqual([
+      {
+        text: 'Run 42 attempt 2',
+        href: 'https://github.com/octo-org/octo-repo/actions/runs/9876543210/attempts/2'
+      }
+    ])
+    expect(Math.max(...cells.map(cell => cell.length))).toBeLessThanOrEqual(100)
+  })
+
+  it('in an outage, shows what would have been recorded, says it was not, and that the heartbeat was not attempted', async () => {
+    emulator.inject('POST /v2/change', { status: 503, body: 'down' }, Infinity)
+    const r = runner({ 'heartbeat-id': 'nightly', environment: 'production' })
+    await run(r, runnerContext(tmpdir()))
+    expect(r.failures).toEqual([])
+    expect(emulator.requestsTo('POST /v1/heartbeat/nightly')).toHaveLength(0)
+    const { title, blocks, cells } = renderSummary(r.summary)
+    expect(title).toBe('Change not recorded: the service was unavailable')
+    expect(blocks).toContain('Change not recorded')
+    expect(cells).toEqual(
+      expect.arrayContaining([
+        'Service',
+        'octo-org/octo-repo',
+        'Version',
+        'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
+        'Environment',
+        'production'
+      ])
+    )
+    expect(cells).not.toContain('Id')
+    expect(blocks).toContain('Heartbeat not sent: recording failed, so it was not attempted.')
+  })
+})
+
 describe('at a job’s end', () => {
   const startedAt = Date.now() - 30_000
   const post = (r: FakeRunner): Promise<void> => runPost({ startedAt }, r, runnerContext(tmpdir()))
@@ -66,7 +106,12 @@ describe('at a job’s end', () => {
       await post(r)
       expect(emulator.requestsTo('POST /v1/heartbeat/nightly')).toHaveLength(0)
       expect(emulator.requestsTo('POST /v2/change')).toHaveLength(1)
-      expect(r.lines).toContain(`No heartbeat sent: the job ended with ${status}.`)
+      expect(r.lines).toContain(`Heartbeat not sent: the job ended with ${status}.`)
+      const { title, blocks } = renderSummary(r.summary)
+      const ended = status === 'failure' ? 'failed' : 'cancelled'
+      expect(title).toMatch(new RegExp(`^Deploy ${ended} after \\d+ s: change recorded$`))
+      expect(blocks[0]).toBe('Deploy')
+      expect(blocks).toContain(`Heartbeat not sent: the job ended with ${status}.`)
     }
   )
 

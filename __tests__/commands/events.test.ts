@@ -8,6 +8,7 @@ import { run } from '../../src/main.ts'
 import { Emulator } from '../../emulator/emulator.ts'
 import { trustTestCertificate } from '../../emulator/tls.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
+import { renderSummary } from '../support/summary.ts'
 
 let emulator: Emulator
 let workspace: string
@@ -74,6 +75,26 @@ describe('events', () => {
     expect(r.failures).toEqual([])
     expect(r.warnings[0]).toMatch(/^Sent 0 of 1 event; event 1 was not accepted: POST \/v2\/stream/)
     expect(r.outputs['event-ids']).toBe('[]')
+  })
+
+  it('says how many events were sent and how many the service rejected', async () => {
+    emulator.inject('POST /v2/stream', { status: 400, body: '{"message":"bad event"}' })
+    const r = await action({
+      command: 'events',
+      events: '{"name":"a","data":1}\n{"name":"b","data":2}'
+    })
+    const { title, cells } = renderSummary(r.summary)
+    expect(title).toBe('2 events not accepted: the service rejected the request')
+    expect(cells).toEqual([
+      'Events',
+      '2',
+      'Sent',
+      '2 events in 1 request',
+      'Accepted',
+      '0',
+      'Not accepted',
+      '2 (the service rejected the request)'
+    ])
   })
 
   it('in a dry run prints the batches, sets no output and says they were not sent', async () => {

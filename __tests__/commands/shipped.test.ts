@@ -11,9 +11,11 @@ import { Redactor } from '../../src/redact.ts'
 import { Report } from '../../src/report.ts'
 import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
+import { renderSummary } from '../support/summary.ts'
 
 const sha = (n: number): string => n.toString(16).padStart(40, '0')
 const PREVIOUS = 'a'.repeat(40)
+const RUN = { serverUrl: 'https://github.example', repository: 'o/r' }
 
 function shipped(commits: number, overrides: Partial<Shipped> = {}): Shipped {
   return {
@@ -91,14 +93,23 @@ describe('logShipped', () => {
 
 describe('summarizeShipped', () => {
   it('lists the newest 50 commits, with their pull requests linked, and says of how many', async () => {
-    const runner = await reported(report => summarizeShipped(report, shipped(600)))
+    const runner = await reported(report => summarizeShipped(report, shipped(600), RUN))
     expect(runner.summary).toContain('Commits \\(the newest 50 of 600\\)')
     expect(runner.summary).toContain('[\\#600 The last](https://github.com/o/r/pull/600)')
     expect(runner.summary).toContain('Change 551 ')
     expect(runner.summary).not.toContain('Change 550 ')
     const partial = await reported(report =>
-      summarizeShipped(report, shipped(600, { pullRequestsComplete: false }))
+      summarizeShipped(report, shipped(600, { pullRequestsComplete: false }), RUN)
     )
     expect(partial.summary).toContain('Commits \\(the newest 50 read of 600\\)')
+  })
+
+  it("links each short SHA to its commit page on the run's server", async () => {
+    const runner = await reported(report => summarizeShipped(report, shipped(2), RUN))
+    const { links } = renderSummary(runner.summary)
+    expect(links).toContainEqual({
+      text: sha(2).slice(0, 7),
+      href: `https://github.example/o/r/commit/${sha(2)}`
+    })
   })
 })

@@ -10,6 +10,7 @@ import { FakeGitHub, GitHubFaults, type GitHubCommit } from '../../emulator/gith
 import { testCertificate, TEST_SERVICE_HOST } from '../../emulator/tls.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { actionAgainst, type ActionRun } from '../support/run-action.ts'
+import { renderSummary } from '../support/summary.ts'
 
 const TOKEN = 'ghs_e2eToken0123456789abcdef'
 const REPOSITORY = 'octo-org/octo-repo'
@@ -134,6 +135,10 @@ it('records what the lookup found in the change, its outputs, its log line and i
     `What the change ships: previous deploy ${sha(5)} (from workflow-run), 4 commits`
   )
   expect(run.summary).toContain('Commits \\(4\\)')
+  expect(renderSummary(run.summary).links).toContainEqual({
+    text: `${sha(5).slice(0, 7)}…${sha(9).slice(0, 7)}`,
+    href: run.outputs['compare-url']
+  })
   expect(github.requests.length).toBeLessThanOrEqual(MAX_API_CALLS)
 })
 

@@ -4,17 +4,21 @@
  * same commands run in the post step, with how the deploy ended.
  */
 import { Outputs } from '../action/names.ts'
+import type { RunContext } from '../action/run-context.ts'
 import { buildChangeRequest, changeSubject, type ChangeBasis } from '../change.ts'
 import { contextDefaults, runUrl } from '../context.ts'
-import { durationSeconds, formatDuration } from '../deploy.ts'
-import { answer, formatField, type SummaryRow } from '../report.ts'
+import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from '../deploy.ts'
+import { shortSha } from '../describe.ts'
+import { answer, formatField, type Cell, type Report, type SummaryRow } from '../report.ts'
 import type { ChangeRequest } from '../service/client.ts'
+import type { Shipped } from '../shipped/types.ts'
 import type { CommandContext } from './command.ts'
 import { findTriage, logTriage } from './triage.ts'
 import { findShipped, logShipped, outputShipped, summarizeShipped } from './shipped.ts'
 
 export async function recordChange(context: CommandContext): Promise<void> {
   const { settings, run, report, deploy } = context
+  if (deploy !== undefined) reportDeploy(report, deploy)
   const defaults = contextDefaults(run)
   if (defaults.deletedRef && settings.change.version === undefined) {
     const why = 'No change recorded: this push deleted a branch or tag, so nothing was deployed.'
@@ -34,20 +38,17 @@ export async function recordChange(context: CommandContext): Promise<void> {
     recordedAt: context.clock(),
     triage
   }
+  let recorded = false
   try {
     // Loaded only for the services input: glob matching is not every run's cost at start-up.
     if (settings.services === undefined) await recordOne(context, basis)
     else await (await import('./services.ts')).recordServices(context, settings.services, basis)
+    recorded = true
   } finally {
-    // What shipped and how the deploy ended are worth reading even when recording failed.
-    summarizeShipped(report, shipped)
-    if (deploy !== undefined) {
-      const seconds = durationSeconds(deploy)
-      report.table('Deploy', [
-        ['Outcome', deploy.outcome],
-        ['Started at', deploy.startedAt && new Date(deploy.startedAt).toISOString()],
-        ['Duration', seconds === undefined ? undefined : formatDuration(seconds)]
-      ])
+    // What shipped is worth reading even when recording failed.
+    summarizeShipped(report, shipped, run)
+    if (!recorded && settings.heartbeatId !== undefined) {
+      skipHeartbeat(report, 'recording failed, so it was not attempted')
     }
   }
   // After the change: an output file that cannot be written must not keep it from being recorded.
@@ -62,19 +63,57 @@ async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<v
     githubMetadata: settings.githubMetadata,
     autoLabels: settings.triage.autoLabels
   })
-  const changeId = await client.createChange(change)
+  const links = { run: runLink(run), compare: compareLink(basis.shipped, change.version) }
+  const changeId = await client.createChange(change).catch((error: unknown) => {
+    // What would have been recorded, for whoever records it by hand.
+    report.notDone('Change not recorded', error)
+    report.table('Change not recorded', changeRows(change, undefined, links))
+    throw error
+  })
   report.setTitle('Change', 'recorded')
-  report.table('Change', changeRows(change, changeId, runUrl(run), basis.shipped?.compareUrl))
+  report.table('Change', changeRows(change, changeId, links))
   report.notice(answer(`Recorded change ${changeId}: ${change.description}`))
   report.output(Outputs.ChangeId, changeId)
+}
+
+/**
+ * How the deploy ended, first in the summary: the title opens with it ("Deploy failed after
+ * 9 s"), and the lead table gives the outcome, the start and the duration.
+ */
+function reportDeploy(report: Report, deploy: DeployRecord): void {
+  const seconds = durationSeconds(deploy)
+  const duration = seconds === undefined ? undefined : formatDuration(seconds)
+  report.openTitleWith(
+    `Deploy ${OUTCOME_WORDS[deploy.outcome]}${duration === undefined ? '' : ` after ${duration}`}`
+  )
+  report.lead('Deploy', [
+    ['Outcome', deploy.outcome],
+    ['Started at', deploy.startedAt && new Date(deploy.startedAt).toISOString()],
+    ['Duration', duration]
+  ])
+}
+
+/** The run's page, linked as "Run 42" ("Run 42 attempt 2" after a re-run). */
+function runLink(run: RunContext): Cell {
+  const url = runUrl(run)
+  if (url === undefined) return undefined
+  const attempt = run.runAttempt && run.runAttempt !== '1' ? ` attempt ${run.runAttempt}` : ''
+  return { text: `Run ${run.runNumber ?? run.runId}${attempt}`, url }
+}
+
+/** The compare view, linked by its two ends ("9f8e7d6…a1b2c3d"), not by its long URL. */
+function compareLink(shipped: Shipped | undefined, version: string | undefined): Cell {
+  const url = shipped?.compareUrl
+  if (url === undefined) return undefined
+  const ends = shipped?.previousSha && version && [shipped.previousSha, version].map(shortSha)
+  return { text: ends ? ends.join('…') : 'compare', url }
 }
 
 /** Every field that was sent, and the links to the run and the compare view. */
 function changeRows(
   change: ChangeRequest,
   changeId: string | undefined,
-  runLink: string | undefined,
-  compareLink: string | undefined
+  links: { run: Cell; compare: Cell }
 ): SummaryRow[] {
   return [
     ['Id', answer(changeId)],
@@ -87,9 +126,16 @@ function changeRows(
     ['Comment', change.comment],
     ['Labels', change.labels],
     ['Created at', formatField('created_at', change.created_at)],
-    ['Run', runLink && { text: runLink, url: runLink }],
-    ['Compare', compareLink && { text: compareLink, url: compareLink }]
+    ['Run', links.run],
+    ['Compare', links.compare]
   ]
+}
+
+/** A heartbeat not sent, and why, in the log and the summary. */
+function skipHeartbeat(report: Report, why: string): void {
+  const text = `Heartbeat not sent: ${why}.`
+  report.info(text)
+  report.note(text)
 }
 
 /**
@@ -102,14 +148,20 @@ export async function sendHeartbeat({
   report,
   deploy
 }: CommandContext): Promise<void> {
+  const alone = settings.command === 'heartbeat'
+  if (alone && deploy !== undefined) reportDeploy(report, deploy)
   if (deploy !== undefined && deploy.outcome !== 'success') {
-    report.info(`No heartbeat sent: the job ended with ${deploy.outcome}.`)
+    if (alone) report.setTitle('Heartbeat not sent')
+    skipHeartbeat(report, `the job ended with ${deploy.outcome}`)
     return
   }
   const monitorId = settings.heartbeatId ?? ''
-  const signalId = await client.sendHeartbeat(monitorId)
+  const signalId = await client.sendHeartbeat(monitorId).catch((error: unknown) => {
+    report.notDone('Heartbeat not sent', error)
+    throw error
+  })
   report.info(answer(`Heartbeat ${monitorId} received as signal ${signalId}.`))
-  if (settings.command === 'heartbeat') report.setTitle('Heartbeat', 'received')
+  if (alone) report.setTitle('Heartbeat', 'received')
   report.table(
     'Heartbeat',
     [

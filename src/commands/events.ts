@@ -5,7 +5,7 @@ import { InputError, ServiceError, errorMessage } from '../errors.ts'
 import { EventsError, type EventSource } from '../events/source.ts'
 import { describePartialFailure, streamEvents } from '../events/stream.ts'
 import { validateEvents } from '../events/validate.ts'
-import { answer } from '../report.ts'
+import { answer, failureReason } from '../report.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
 
@@ -24,36 +24,47 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
   })
 
   let requests = 0
+  let sent = 0
   // A failing batch, even one the source could not read, ends up in result.failure.
   const result = await streamEvents(validated, async batch => {
     requests++
+    sent += batch.ids.length
     return client.sendEvents(batch.body, batch.ids.length)
   })
   // Accepted ids are reported even when a later batch failed: nothing accepted is lost.
   report.outputLines(Outputs.EventIds, result.accepted.jsonLines())
+  const { total } = validated
+  const accepted = result.accepted.count
+  const failure = result.failure && inputErrorOf(source, result.failure.error)
+  // A failed batch's events were sent and not accepted; those after it were never sent.
   report.table(
     'Events',
     [
-      ['Events', validated.total],
-      ['Accepted', answer(result.accepted.count)],
-      ['Requests', requests]
+      ['Events', total],
+      ['Sent', answer(`${plural(sent, 'event')} in ${plural(requests, 'request')}`)],
+      ['Accepted', answer(accepted)],
+      [
+        'Not accepted',
+        answer(sent > accepted ? `${sent - accepted} (${failureReason(failure)})` : undefined)
+      ],
+      ['Not sent', total > sent ? total - sent : undefined]
     ],
     'sent'
   )
-  if (result.failure) {
+  if (result.failure === undefined) report.setTitle(plural(total, 'event'), 'sent')
+  else {
+    if (accepted > 0) report.setTitle(`${plural(accepted, 'event')} accepted`)
+    report.notDone(`${plural(total - accepted, 'event')} not accepted`, failure)
     // The partial failure keeps its cause's kind, so an outage stays an outage for the policy.
-    const cause = inputErrorOf(source, result.failure.error)
-    const message = describePartialFailure(result, errorMessage(cause))
-    if (cause instanceof InputError) throw new InputError(cause.input, message)
+    const message = describePartialFailure(result, errorMessage(failure))
+    if (failure instanceof InputError) throw new InputError(failure.input, message)
     throw new ServiceError(message, {
-      kind: cause instanceof ServiceError ? cause.kind : 'protocol',
-      call: cause instanceof ServiceError ? cause.call : ENDPOINT_CALLS.sendEvents,
-      status: cause instanceof ServiceError ? cause.status : undefined
+      kind: failure instanceof ServiceError ? failure.kind : 'protocol',
+      call: failure instanceof ServiceError ? failure.call : ENDPOINT_CALLS.sendEvents,
+      status: failure instanceof ServiceError ? failure.status : undefined
     })
   }
-  report.info(
-    answer(`Sent ${plural(result.accepted.count, 'event')} in ${plural(requests, 'request')}.`)
-  )
+  report.info(answer(`Sent ${plural(accepted, 'event')} in ${plural(requests, 'request')}.`))
 }
 
 /** `event-results`: read results for the ids, at most MAX_EVENT_IDS_PER_REQUEST per request. */

@@ -56,7 +56,11 @@ export async function recordServices(
   report.output(Outputs.ChangeIds, JSON.stringify(Object.fromEntries(ids)))
   if (ids.size === 1) report.output(Outputs.ChangeId, [...ids.values()][0])
   report.output(Outputs.SkippedServices, JSON.stringify(skipped))
-  if (failures.length > 0) throw notRecorded(failures, ids.size)
+  if (failures.length > 0) {
+    const error = notRecorded(failures, ids.size)
+    report.notDone(`${plural(failures.length, 'change')} not recorded`, error)
+    throw error
+  }
 }
 
 function serviceChange(

@@ -3,6 +3,7 @@
  * outputs, its line in the log and its table in the job summary.
  */
 import { Inputs, Outputs } from '../action/names.ts'
+import type { RunContext } from '../action/run-context.ts'
 import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
@@ -92,8 +93,15 @@ export function logShipped(report: Report, shipped: Shipped | undefined): void {
   report.info(`What the change ships: ${found.join(', ')}.`)
 }
 
-/** The commits with their pull requests, as a table an on-call engineer reads at a glance. */
-export function summarizeShipped(report: Report, shipped: Shipped | undefined): void {
+/**
+ * The commits with their pull requests, as a table an on-call engineer reads at a glance. Each
+ * short SHA links to its commit page, built from the run's server URL and repository.
+ */
+export function summarizeShipped(
+  report: Report,
+  shipped: Shipped | undefined,
+  run: Pick<RunContext, 'serverUrl' | 'repository'>
+): void {
   if (shipped === undefined || shipped.commits.length === 0) return
   const byNumber = new Map(shipped.pullRequests.map(pr => [pr.number, pr]))
   const commits = shipped.commits.slice(-MAX_SUMMARY_COMMITS)
@@ -109,8 +117,12 @@ export function summarizeShipped(report: Report, shipped: Shipped | undefined): 
     commits.map(commit => {
       const found = pullRequestInMessage(commit.message)
       const pr = found ? byNumber.get(found.number) : undefined
+      const page = /^[0-9a-f]{40,64}$/i.test(commit.sha) && run.repository
       return [
-        shortSha(commit.sha),
+        {
+          text: shortSha(commit.sha),
+          url: page ? `${run.serverUrl}/${run.repository}/commit/${commit.sha}` : undefined
+        },
         commit.message,
         commit.author,
         pr && { text: `#${pr.number}${pr.title ? ` ${pr.title}` : ''}`, url: pr.url }
