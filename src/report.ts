@@ -81,9 +81,10 @@ const DRY_RUN_OUTPUTS: ReadonlySet<OutputName> = new Set([
   Outputs.Rollback
 ])
 
-/** A summary cell: text, a number, a link (shown only when its URL is http(s)), or an answer. */
+export type Link = { text: string; url?: string }
+/** A summary cell: text, a number, a link or several (each shown as a link only when http(s)), or an answer. */
 export type Cell =
-  string | number | { text: string; url?: string } | Answer<string | number | undefined> | undefined
+  string | number | Link | readonly Link[] | Answer<string | number | undefined> | undefined
 export type SummaryRow = readonly [label: string, value: Cell]
 /** A log line, or a line that tells an answer (which a dry run leaves out). */
 export type Line = string | Answer<string>
@@ -439,8 +440,10 @@ export class Report {
     if (isAnswer(value)) return this.cell(value.answer)
     if (value === undefined) return ''
     if (typeof value === 'object') {
-      const text = escapeCell(this.redactor.redact(value.text))
-      const url = value.url === undefined ? undefined : safeUrl(this.redactor.redact(value.url))
+      if (Array.isArray(value)) return value.map(link => this.cell(link as Link)).join(', ')
+      const link = value as Link
+      const text = escapeCell(this.redactor.redact(link.text))
+      const url = link.url === undefined ? undefined : safeUrl(this.redactor.redact(link.url))
       return url ? `[${text}](${url})` : text
     }
     return escapeCell(this.redactor.redact(String(value)))

@@ -110,7 +110,7 @@ describe('at a job’s end', () => {
       const { title, blocks } = renderSummary(r.summary)
       const ended = status === 'failure' ? 'failed' : 'cancelled'
       expect(title).toMatch(new RegExp(`^Deploy ${ended} after \\d+ s: change recorded$`))
-      expect(blocks[0]).toBe('Deploy')
+      expect(blocks[0]).toBe('Triage')
       expect(blocks).toContain(`Heartbeat not sent: the job ended with ${status}.`)
     }
   )

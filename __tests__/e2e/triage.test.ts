@@ -8,6 +8,7 @@ import { Emulator } from '../../emulator/emulator.ts'
 import { FakeGitHub, type GitHubCommit } from '../../emulator/github.ts'
 import { testCertificate } from '../../emulator/tls.ts'
 import { actionAgainst, type ActionRun } from '../support/run-action.ts'
+import { renderSummary } from '../support/summary.ts'
 
 const TOKEN = 'ghs_e2eTriageToken0123456789abcd'
 const REPOSITORY = 'octo-org/octo-repo'
@@ -92,6 +93,19 @@ it('labels a failed deploy with its outcome, remediation, risks and issues, and 
     risk_complete: true
   })
   expect(metadata.remediation).toEqual({ type: 'revert', reverts: [sha(1)] })
+  // The summary, as GitHub renders it: how it ended, then the triage block first.
+  const summary = renderSummary(post.summary)
+  expect(summary.title).toMatch(/^Deploy failed after \d+ s: change recorded$/)
+  expect(summary.blocks[0]).toBe('Triage')
+  const rows = summary.cells.join('\n')
+  expect(rows).toContain(`Remediation\nrevert of ${sha(1).slice(0, 7)}`)
+  expect(rows).toContain('Risk: migration\ndb/migrate/001_orders.rb')
+  expect(rows).toContain('Issues\nOPS-7, ENG-142')
+  expect(summary.links).toContainEqual({
+    text: '#88',
+    href: `https://github.com/${REPOSITORY}/issues/88`
+  })
+  expect(summary.cells.filter(cell => cell.length > 200)).toEqual([])
   // Read from what the lookup read: the compare alone.
   expect(github.requests.map(request => request.path)).toEqual([
     `/repos/${REPOSITORY}/compare/${sha(1)}...${sha(5)}?per_page=250&page=1`

@@ -13,14 +13,15 @@ import { answer, formatField, type Cell, type Report, type SummaryRow } from '..
 import type { ChangeRequest } from '../service/client.ts'
 import type { Shipped } from '../shipped/types.ts'
 import type { CommandContext } from './command.ts'
-import { findTriage, logTriage } from './triage.ts'
+import { findTriage, logTriage, triageRows } from './triage.ts'
 import { findShipped, logShipped, outputShipped, summarizeShipped } from './shipped.ts'
 
 export async function recordChange(context: CommandContext): Promise<void> {
   const { settings, run, report, deploy } = context
-  if (deploy !== undefined) reportDeploy(report, deploy)
+  const deployed = deploy === undefined ? [] : openWithDeploy(report, deploy)
   const defaults = contextDefaults(run)
   if (defaults.deletedRef && settings.change.version === undefined) {
+    report.lead('Deploy', deployed)
     const why = 'No change recorded: this push deleted a branch or tag, so nothing was deployed.'
     report.setTitle('No change recorded')
     report.notice(why)
@@ -31,6 +32,13 @@ export async function recordChange(context: CommandContext): Promise<void> {
   logShipped(report, shipped)
   const triage = await findTriage(context, defaults, shipped)
   logTriage(report, triage)
+  // First under the title: how it ended, then what an on-call engineer filters on.
+  const eventOutcome = deploy === undefined && defaults.outcome
+  report.lead('Triage', [
+    ...deployed,
+    ['Outcome', eventOutcome ? `${eventOutcome.outcome} (${eventOutcome.status})` : undefined],
+    ...triageRows(triage, run)
+  ])
   const basis: ChangeBasis = {
     run: defaults,
     shipped,
@@ -78,19 +86,19 @@ async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<v
 
 /**
  * How the deploy ended, first in the summary: the title opens with it ("Deploy failed after
- * 9 s"), and the lead table gives the outcome, the start and the duration.
+ * 9 s"); the rows of the lead table give the outcome, the start and the duration.
  */
-function reportDeploy(report: Report, deploy: DeployRecord): void {
+function openWithDeploy(report: Report, deploy: DeployRecord): SummaryRow[] {
   const seconds = durationSeconds(deploy)
   const duration = seconds === undefined ? undefined : formatDuration(seconds)
   report.openTitleWith(
     `Deploy ${OUTCOME_WORDS[deploy.outcome]}${duration === undefined ? '' : ` after ${duration}`}`
   )
-  report.lead('Deploy', [
+  return [
     ['Outcome', deploy.outcome],
     ['Started at', deploy.startedAt && new Date(deploy.startedAt).toISOString()],
     ['Duration', duration]
-  ])
+  ]
 }
 
 /** The run's page, linked as "Run 42" ("Run 42 attempt 2" after a re-run). */
@@ -149,7 +157,7 @@ export async function sendHeartbeat({
   deploy
 }: CommandContext): Promise<void> {
   const alone = settings.command === 'heartbeat'
-  if (alone && deploy !== undefined) reportDeploy(report, deploy)
+  if (alone && deploy !== undefined) report.lead('Deploy', openWithDeploy(report, deploy))
   if (deploy !== undefined && deploy.outcome !== 'success') {
     if (alone) report.setTitle('Heartbeat not sent')
     skipHeartbeat(report, `the job ended with ${deploy.outcome}`)

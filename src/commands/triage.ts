@@ -5,8 +5,10 @@
 import type { RunDefaults } from '../change.ts'
 import type { Shipped } from '../shipped/types.ts'
 import { riskOf, type Risk } from '../triage/risk.ts'
+import type { Remediation } from '../triage/remediation.ts'
 import { triage, type Triage } from '../triage/triage.ts'
-import type { Report } from '../report.ts'
+import { shortSha } from '../describe.ts'
+import type { Link, Report, SummaryRow } from '../report.ts'
 import type { CommandContext } from './command.ts'
 import { changedFiles } from './shipped.ts'
 
@@ -47,4 +49,59 @@ export function logTriage(report: Report, triage: Triage): void {
     triage.closes && `closes ${triage.closes.join(', ')}`
   ].filter(Boolean)
   if (found.length > 0) report.info(`Triage: ${found.join('; ')}.`)
+}
+
+/** The summary's triage block lists at most this many issues and closed issues; the rest counted. */
+const MAX_SUMMARY_ISSUES = 5
+
+/**
+ * The triage rows of the summary's lead block: remediation, each risk category with its paths,
+ * issue keys, and the closed issues linked on the run's server.
+ */
+export function triageRows(
+  triage: Triage,
+  run: { serverUrl: string; repository?: string }
+): SummaryRow[] {
+  const { remediation } = triage
+  const risk = Object.entries(triage.risk ?? {}).map(([name, paths]): SummaryRow => [
+    `Risk: ${name}`,
+    paths.join(', ') || 'matched'
+  ])
+  return [
+    ['Remediation', remediation && remediationText(remediation)],
+    ...risk,
+    ...(triage.riskComplete || triage.risk === undefined
+      ? []
+      : [['Risk', 'incomplete: not every changed file is known'] as const]),
+    ['Issues', triage.issues && shortList(triage.issues, triage.issueCount)],
+    ['Closes', triage.closes && closedLinks(triage.closes, triage.closeCount, run)]
+  ]
+}
+
+function remediationText(remediation: Remediation): string {
+  if (remediation.type === 'hotfix') return 'hotfix'
+  if (remediation.type === 'revert')
+    return `revert of ${remediation.reverts.map(ref => (ref.startsWith('#') ? ref : shortSha(ref))).join(', ')}`
+  const of = remediation.type === 'rollback' ? shortSha(remediation.of) : remediation.of
+  return `${remediation.type} of ${of}`
+}
+
+/** The first items, then how many more: "ENG-1, ENG-2 (+48 more)". */
+function shortList(items: readonly string[], count = items.length): string {
+  const more = count - Math.min(items.length, MAX_SUMMARY_ISSUES)
+  return `${items.slice(0, MAX_SUMMARY_ISSUES).join(', ')}${more > 0 ? ` (+${more} more)` : ''}`
+}
+
+/** `#N` and `owner/repo#N`, each linked to its issue on the run's server. */
+function closedLinks(
+  closes: readonly string[],
+  count: number = closes.length,
+  { serverUrl, repository }: { serverUrl: string; repository?: string }
+): Link[] {
+  const links: Link[] = closes.slice(0, MAX_SUMMARY_ISSUES).map(ref => {
+    const [name, number] = ref.startsWith('#') ? [repository, ref.slice(1)] : ref.split('#')
+    return { text: ref, url: name ? `${serverUrl}/${name}/issues/${number}` : undefined }
+  })
+  const more = count - links.length
+  return more > 0 ? [...links, { text: `+${more} more` }] : links
 }
