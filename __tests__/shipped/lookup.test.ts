@@ -135,7 +135,12 @@ describe('with a token', () => {
     fake().repository.commits = history(601)
     fake().inject('GET /repos/*/*/compare/*?page=3', GitHubFaults.hang)
     const cancel = new AbortController()
-    setTimeout(() => cancel.abort(), 50)
+    // Cancelled once page 3 hangs, whatever the machine's load.
+    const watch = setInterval(() => {
+      if (fake().requests.length < 2) return
+      clearInterval(watch)
+      cancel.abort()
+    }, 5)
     const { shipped, warning } = await lookUpShipped(
       lookupOptions(fake(), {
         version: sha(601),
@@ -158,7 +163,8 @@ describe('with a token', () => {
     const { shipped, warning } = await lookUpShipped(
       lookupOptions(fake(), { previousVersion: sha(9), budgetMs: 200 })
     )
-    expect(shipped).toMatchObject({ previousSha: sha(9), source: 'input', apiCalls: 1 })
+    // Whether the hanging call had started when the budget ran out depends on the machine's load.
+    expect(shipped).toMatchObject({ previousSha: sha(9), source: 'input' })
     expect(warning).toContain("within the lookup's time budget of 0.2 s")
   })
 
