@@ -8,7 +8,7 @@ import { validateAction, validateWorkflow } from '@action-validator/core'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'yaml'
-import { renderReadme } from '../scripts/readme-tables.ts'
+import { renderReadme, riskTable } from '../scripts/readme-tables.ts'
 
 const readme = readFileSync('README.md', 'utf8')
 const actionYaml = readFileSync('action.yml', 'utf8')
@@ -37,7 +37,8 @@ describe('README tables', () => {
       '  id:',
       '    description: The id.'
     ].join('\n')
-    expect(renderReadme(`${markers('inputs')}\n${markers('outputs')}`, yaml)).toBe(
+    const readme = `${markers('inputs')}\n${markers('outputs')}\n${markers('risk')}`
+    expect(renderReadme(readme, yaml)).toBe(
       [
         '<!-- inputs:start -->',
         '| Input | Required | Default | Description |',
@@ -48,7 +49,10 @@ describe('README tables', () => {
         '| Output | Description |',
         '| --- | --- |',
         '| `id` | The id. |',
-        '<!-- outputs:end -->'
+        '<!-- outputs:end -->',
+        '<!-- risk:start -->',
+        riskTable(),
+        '<!-- risk:end -->'
       ].join('\n')
     )
   })

@@ -223,7 +223,11 @@ describe('validation first', () => {
     ['timeout-seconds', '301'],
     ['max-attempts', '0'],
     ['dry-run', 'yes'],
-    ['base-url', 'http://localhost:1/']
+    ['base-url', 'http://localhost:1/'],
+    ['services', 'api: services/[api/**'],
+    ['risk-paths', 'schema: db/[abc/**'],
+    ['issue-keys', 'ENG-1'],
+    ['auto-labels', 'yes']
   ])('rejects %s=%j before any request', async (input, value) => {
     const r = runner({ [input]: value })
     await run(r, PUSH_ENV)

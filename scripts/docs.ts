@@ -1,4 +1,4 @@
-/** npm run docs: regenerate the README's inputs and outputs tables from action.yml. */
+/** npm run docs: regenerate the README's generated tables (inputs, outputs, risk categories). */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { renderReadme } from './readme-tables.ts'
 

@@ -1,8 +1,10 @@
 /**
- * The README's inputs and outputs tables, generated from action.yml so the two cannot drift.
- * `npm run docs` writes them; a test fails when the README differs from what it would write.
+ * The README's inputs and outputs tables, generated from action.yml, and its table of the built-in
+ * risk categories, generated from the code, so that neither can drift. `npm run docs` writes them;
+ * a test fails when the README differs from what it would write.
  */
 import { parse } from 'yaml'
+import { BUILT_IN_RISK } from '../src/triage/risk.ts'
 
 interface ActionInput {
   description?: string
@@ -16,6 +18,7 @@ interface ActionDefinition {
 
 export const INPUTS_MARKERS = ['<!-- inputs:start -->', '<!-- inputs:end -->'] as const
 export const OUTPUTS_MARKERS = ['<!-- outputs:start -->', '<!-- outputs:end -->'] as const
+export const RISK_MARKERS = ['<!-- risk:start -->', '<!-- risk:end -->'] as const
 
 function cell(text: string): string {
   return text.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|')
@@ -43,6 +46,13 @@ export function outputsTable(actionYaml: string): string {
   return ['| Output | Description |', '| --- | --- |', ...rows].join('\n')
 }
 
+export function riskTable(): string {
+  const rows = BUILT_IN_RISK.map(
+    ({ name, patterns }) => `| \`${name}\` | ${patterns.map(p => `\`${p}\``).join(' ')} |`
+  )
+  return ['| Category | Patterns |', '| --- | --- |', ...rows].join('\n')
+}
+
 function replaceBetween(
   text: string,
   [start, end]: readonly [string, string],
@@ -56,8 +66,9 @@ function replaceBetween(
   return `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`
 }
 
-/** The README with both tables regenerated from action.yml. */
+/** The README with its tables regenerated. */
 export function renderReadme(readme: string, actionYaml: string): string {
   const withInputs = replaceBetween(readme, INPUTS_MARKERS, inputsTable(actionYaml))
-  return replaceBetween(withInputs, OUTPUTS_MARKERS, outputsTable(actionYaml))
+  const withOutputs = replaceBetween(withInputs, OUTPUTS_MARKERS, outputsTable(actionYaml))
+  return replaceBetween(withOutputs, RISK_MARKERS, riskTable())
 }

@@ -133,6 +133,8 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
   try {
     const settings = readSettings(getInput, { reporting })
     if (settings.services) await checkServiceGlobs(settings.services)
+    if (settings.triage.riskPaths)
+      await checkServiceGlobs(settings.triage.riskPaths, Inputs.RiskPaths)
     report = new Report(runner, redactor, settings.dryRun)
     const { context, warning } = readRunContext(env)
     if (warning) report.warning(warning)

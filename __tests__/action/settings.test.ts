@@ -9,10 +9,6 @@ import { readReportingSettings, readSettings } from '../../src/action/settings.t
 import type { GetInput, Settings } from '../../src/action/settings.ts'
 import type { ChangeFields } from '../../src/change.ts'
 import { actionDefaults } from '../../scripts/run-bundled-action.ts'
-import { parseServices } from '../../src/action/services-input.ts'
-import { BUILT_IN_RISK_PATHS } from '../../src/triage/risk.ts'
-
-const BUILT_IN_RISK = parseServices(BUILT_IN_RISK_PATHS)
 
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)
 const NOW_S = NOW_MS / 1000
@@ -56,7 +52,7 @@ describe('readSettings', () => {
       includeCommits: true,
       recordAt: 'now',
       jobStatus: { outcome: 'unknown', status: '' },
-      triage: { autoLabels: true, issueKeys: 'auto', riskPaths: BUILT_IN_RISK }
+      triage: { autoLabels: true, issueKeys: 'auto' }
     })
   })
 

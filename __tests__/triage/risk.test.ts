@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals'
-import { parseServices } from '../../src/action/services-input.ts'
+import { checkServiceGlobs, parseServices } from '../../src/action/services-input.ts'
 import { selectServices, type ChangedFiles, type ServiceSpec } from '../../src/affected-services.ts'
 import type { ChangedPath } from '../../src/shipped/types.ts'
-import { BUILT_IN_RISK_PATHS, MAX_RISK_PATHS, riskOf } from '../../src/triage/risk.ts'
+import { BUILT_IN_RISK, MAX_RISK_PATHS, riskOf } from '../../src/triage/risk.ts'
 
-const BUILT_IN = parseServices(BUILT_IN_RISK_PATHS) ?? []
+const BUILT_IN = [...BUILT_IN_RISK]
 
 /** The risk of the changed files, the categories matched as the services selection does. */
 function riskFor(changed: ChangedFiles, categories: ServiceSpec[] = BUILT_IN, budgetMs?: number) {
@@ -21,8 +21,12 @@ function categories(...paths: string[]): string[] {
 }
 
 describe('riskOf, built-in categories', () => {
-  it('are four lines of the services grammar, in the order they are labelled', () => {
-    expect(parseServices(BUILT_IN_RISK_PATHS)?.map(spec => spec.name)).toEqual([
+  it('are four lines of the services grammar, valid globs, in the order they are labelled', async () => {
+    const asInput = BUILT_IN.map(({ name, patterns }) => `${name}: ${patterns.join(' ')}`)
+    const parsed = parseServices(asInput.join('\n')) ?? []
+    expect(parsed).toEqual(BUILT_IN)
+    await expect(checkServiceGlobs(parsed)).resolves.toBeUndefined()
+    expect(parsed.map(spec => spec.name)).toEqual([
       'migration',
       'dependencies',
       'infrastructure',

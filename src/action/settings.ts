@@ -9,7 +9,6 @@ import {
   parseIssueKeyMode,
   type IssueKeyMode
 } from '../triage/issue-keys.ts'
-import { BUILT_IN_RISK_PATHS } from '../triage/risk.ts'
 import type { TriageSettings } from '../triage/triage.ts'
 import {
   COMMANDS,
@@ -172,11 +171,7 @@ export function readSettings(
     jobStatus: parseJobStatus(getInput(Inputs.JobStatus)),
     triage: {
       autoLabels: flag(Inputs.AutoLabels),
-      // The built-in categories are this action's own text, in the same grammar.
-      riskPaths:
-        parseServices(getInput(Inputs.RiskPaths), Inputs.RiskPaths) ??
-        parseServices(BUILT_IN_RISK_PATHS) ??
-        [],
+      riskPaths: parseServices(getInput(Inputs.RiskPaths), Inputs.RiskPaths),
       issueKeys: parseIssueKeys(getInput(Inputs.IssueKeys)),
       remediates: parseShortId(Inputs.Remediates, getInput(Inputs.Remediates))
     }

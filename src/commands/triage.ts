@@ -4,7 +4,7 @@
  */
 import type { RunDefaults } from '../change.ts'
 import type { Shipped } from '../shipped/types.ts'
-import { riskOf, type Risk } from '../triage/risk.ts'
+import { BUILT_IN_RISK, riskOf, type Risk } from '../triage/risk.ts'
 import type { Remediation } from '../triage/remediation.ts'
 import { triage, type Triage } from '../triage/triage.ts'
 import { shortSha } from '../describe.ts'
@@ -22,7 +22,8 @@ export async function findTriage(
   if (changed.files !== undefined) {
     // Loaded only when there are files to match: glob matching is not every run's cost.
     const { selectServices } = await import('../affected-services.ts')
-    risk = riskOf(changed, selectServices(settings.triage.riskPaths, changed))
+    const categories = settings.triage.riskPaths ?? [...BUILT_IN_RISK]
+    risk = riskOf(changed, selectServices(categories, changed))
   }
   return triage(
     {

@@ -15,8 +15,8 @@ export const MAX_CLOSES = 50
 /** How the `issue-keys`, `risk-paths` and `remediates` inputs ask for triage. */
 export interface TriageSettings {
   issueKeys: IssueKeyMode
-  /** The categories of `risk-paths`, or the built-in ones. */
-  riskPaths: ServiceSpec[]
+  /** The categories of `risk-paths`; the built-in ones when absent. */
+  riskPaths?: ServiceSpec[]
   /** What the deploy fixes, as the user names it: a change id or a version. */
   remediates?: string
   /** Whether labels are added to the user's. */
