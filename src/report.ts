@@ -32,10 +32,6 @@ const DRY_RUN_BODY_CHARS = 4000
  */
 export const MAX_MESSAGE_CHARS = 4000
 
-/**
- * Whether an error fails the step. Under `auto`, what the user must fix fails; a service outage
- * only warns, so that a tracking outage never turns a good deploy red.
- */
 /** Why something was not done, by who must act, for a title: "Change not recorded: <why>". */
 const FAILURE_REASONS: Record<FailureKind, string> = {
   input: 'an input is invalid',
@@ -50,6 +46,10 @@ export function failureReason(error: unknown): string {
   return FAILURE_REASONS[failureKind(error)]
 }
 
+/**
+ * Whether an error fails the step. Under `auto`, what the user must fix fails; a service outage
+ * only warns, so that a tracking outage never turns a good deploy red.
+ */
 export function shouldFail(kind: FailureKind, policy: FailOnError): boolean {
   if (policy === 'true') return true
   if (policy === 'false') return false
