@@ -1,6 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals'
-import type { ServiceSpec } from '../src/affected-services.ts'
-import type { ChangedPath } from '../src/shipped/types.ts'
+import type { ChangedPath, ServiceSpec } from '../src/affected-services.ts'
 
 // Wraps picomatch to count compilations and matches; matching itself is the real library's.
 const realPicomatch = (await import('picomatch')).default

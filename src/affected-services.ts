@@ -1,8 +1,13 @@
 /** Which services a deploy touched: path patterns against the files the caller says changed. */
 import picomatch from 'picomatch'
-import type { ChangedPath } from './shipped/types.ts'
 import { formatSeconds, plural } from './text.ts'
 import { runWithin } from './time-bound.ts'
+
+/** A file changed since the previous deploy; a rename names both of its paths, and counts once. */
+export interface ChangedPath {
+  path: string
+  previousPath?: string
+}
 
 /** One service of the `services` input. */
 export interface ServiceSpec {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
 import { checkServiceGlobs, parseServices } from '../../src/action/services-input.ts'
-import { selectServices, type ChangedFiles, type ServiceSpec } from '../../src/affected-services.ts'
-import type { ChangedPath } from '../../src/shipped/types.ts'
+import {
+  selectServices,
+  type ChangedFiles,
+  type ChangedPath,
+  type ServiceSpec
+} from '../../src/affected-services.ts'
 import { BUILT_IN_RISK, MAX_RISK_PATHS, riskOf } from '../../src/triage/risk.ts'
 
 const BUILT_IN = [...BUILT_IN_RISK]

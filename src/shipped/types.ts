@@ -1,4 +1,5 @@
 /** What the lookup is asked, and what a change ships as it found it. Plain data. */
+import type { ChangedPath } from '../affected-services.ts'
 
 /** How messages name the token's input, in the caller's words: e.g. 'github-token'. */
 export interface LookupAdvice {
@@ -44,12 +45,6 @@ export interface ShippedCommit {
   author?: string
   /** When it was committed (the committer's date), when given as a date: for lead time. */
   committedAt?: string
-}
-
-/** A file changed since the previous deploy; a rename names both of its paths, and counts once. */
-export interface ChangedPath {
-  path: string
-  previousPath?: string
 }
 
 export interface ShippedPullRequest {
