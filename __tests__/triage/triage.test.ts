@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
+import { MAX_SCANNED_CHARS_PER_TEXT } from '../../src/triage/issue-keys.ts'
 import { MAX_CLOSES, MAX_ISSUES, triage, type TriageInput } from '../../src/triage/triage.ts'
 
 const SHA = '9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c'
@@ -68,6 +69,12 @@ describe('triage', () => {
   it('says the issues found are a part when some shipped commits were not read', () => {
     expect(triage({ ...DEPLOY, everyCommitRead: false }, RISK).issuesComplete).toBe(false)
     expect(triage(DEPLOY, RISK)).not.toHaveProperty('issuesComplete')
+    // More text than is read: what is past the bound is unknown.
+    const long = [`ENG-1 ${'x'.repeat(MAX_SCANNED_CHARS_PER_TEXT)} ENG-2`]
+    expect(triage(empty({ messages: long }), RISK)).toMatchObject({
+      issues: ['ENG-1'],
+      issuesComplete: false
+    })
     // Nothing found: nothing is claimed.
     expect(triage(empty({ everyCommitRead: false }), RISK)).not.toHaveProperty('issuesComplete')
   })

@@ -50,14 +50,16 @@ export interface Triage extends Risk {
   closes?: string[]
   /** Set when more than MAX_CLOSES issues are closed. */
   closeCount?: number
-  /** False when issues were found but some shipped commits were not read. */
+  /** False when issues were found but some shipped commits, or some of their text, were not read. */
   issuesComplete?: false
   remediation?: Remediation
 }
 
 export function triage(input: TriageInput, risk: Risk): Triage {
   const titles = input.pullRequests.map(pull => pull.title)
-  const texts = scannedTexts([input.branch, ...titles, ...input.messages])
+  const sources = [input.branch, ...titles, ...input.messages]
+  const texts = scannedTexts(sources)
+  const everyTextRead = length(texts) === length(sources)
   const keys = issueKeysIn(texts, input.issueKeys)
   const closes = closedIssuesIn(texts, input.repository, input.serverUrl)
   const remediation = remediationOf(input)
@@ -67,8 +69,12 @@ export function triage(input: TriageInput, risk: Risk): Triage {
     ...(keys.length > MAX_ISSUES && { issueCount: keys.length }),
     ...(closes.length > 0 && { closes: closes.slice(0, MAX_CLOSES) }),
     ...(closes.length > MAX_CLOSES && { closeCount: closes.length }),
-    ...(found && !input.everyCommitRead && { issuesComplete: false as const }),
+    ...(found && !(input.everyCommitRead && everyTextRead) && { issuesComplete: false as const }),
     ...risk,
     ...(remediation && { remediation })
   }
+}
+
+function length(texts: readonly (string | undefined)[]): number {
+  return texts.reduce((sum, text) => sum + (text?.length ?? 0), 0)
 }
