@@ -15,6 +15,7 @@ import { ServiceClient, type ChangeRequest, type ChangeService } from '../../src
 import { Transport } from '../../src/service/transport.ts'
 import { DryRunClient } from '../../src/service/dry-run-client.ts'
 import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
+import type { Triage } from '../../src/triage/triage.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
 
 const SERVICES = 'api: services/api/**\nweb: services/web/**\ndocs: docs/**\nbilling'
@@ -40,7 +41,7 @@ function service(failFor: string[] = []): { client: ChangeService; changes: Chan
     })
   const transport = new Transport({
     baseUrl: new URL(SERVICE_URL),
-    apiKey: 'k',
+    apiKey: 'test-api-key-0123456789',
     timeoutMs: 5000,
     maxAttempts: 1,
     userAgent: 'test',
@@ -72,10 +73,15 @@ function shippedWith(paths: string[] | undefined): Shipped {
 }
 
 async function record(
-  options: { shipped?: Shipped; client?: ChangeService; inputs?: Record<string, string> } = {}
+  options: {
+    shipped?: Shipped
+    client?: ChangeService
+    inputs?: Record<string, string>
+    triage?: Triage
+  } = {}
 ) {
   const runner = new FakeRunner({
-    'api-key': 'k',
+    'api-key': 'test-api-key-0123456789',
     'base-url': 'https://service.example/',
     services: SERVICES,
     ...options.inputs
@@ -92,7 +98,12 @@ async function record(
     await recordServices(
       { settings, run, client, report, clock: () => NOW },
       settings.services ?? [],
-      { run: contextDefaults(run), shipped: options.shipped, recordedAt: NOW }
+      {
+        run: contextDefaults(run),
+        shipped: options.shipped,
+        recordedAt: NOW,
+        triage: options.triage
+      }
     )
   } catch (caught) {
     error = caught
@@ -120,6 +131,28 @@ describe('recordServices', () => {
     expect(changes[0].description).toBe(
       `api: Deploy bbbbbbb of octo/mono: 2 matching files changed in 2 commits since aaaaaaa`
     )
+  })
+
+  it("gives each service's change the step's triage: its labels and metadata", async () => {
+    const { client, changes } = service()
+    await record({
+      client,
+      shipped: shippedWith(['services/api/db/1.sql', 'services/web/a.ts']),
+      inputs: { labels: 'team:mono' },
+      triage: {
+        risk: { migration: ['services/api/db/1.sql'] },
+        riskComplete: true,
+        remediation: { type: 'fix', of: 'chg_1' }
+      }
+    })
+    expect(changes.map(change => [change.service, change.labels])).toEqual([
+      ['api', 'team:mono,remediation:fix,risk:migration'],
+      ['web', 'team:mono,remediation:fix,risk:migration'],
+      ['billing', 'team:mono,remediation:fix,risk:migration']
+    ])
+    const web = JSON.parse(changes[1].custom_metadata ?? '{}')
+    expect(web.remediation).toEqual({ type: 'fix', of: 'chg_1' })
+    expect(web.github.risk).toEqual({ migration: ['services/api/db/1.sql'] })
   })
 
   it('outputs change-id when exactly one change is recorded', async () => {
