@@ -5,14 +5,8 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm'
 import { InputError, ServiceError } from '../src/errors.ts'
 import { Redactor } from '../src/redact.ts'
 import { ACTION_NAME } from '../src/package.ts'
-import {
-  MAX_MESSAGE_CHARS,
-  MAX_SUMMARY_CELL_CHARS,
-  Report,
-  answer,
-  escapeCell,
-  shouldFail
-} from '../src/report.ts'
+import { MAX_MESSAGE_CHARS, Report, shouldFail } from '../src/report.ts'
+import { MAX_SUMMARY_CELL_CHARS, answer, escapeCell } from '../src/summary.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 import { renderSummary } from './support/summary.ts'
 
@@ -79,7 +73,7 @@ describe('Report.finish', () => {
   })
   it('writes no summary when job-summary is false', async () => {
     const { runner, report } = setup()
-    report.table('Change recorded', [['Id', 'c-1']])
+    report.summary.table('Change recorded', [['Id', 'c-1']])
     await report.finish({ policy: 'auto', jobSummary: false })
     expect(runner.summary).toBe('')
   })
@@ -87,7 +81,7 @@ describe('Report.finish', () => {
     const { runner, report } = setup()
     report.output('change-id', 'id-sekrit-key')
     report.info('said sekrit-key')
-    report.table('T', [['Key', 'sekrit-key']])
+    report.summary.table('T', [['Key', 'sekrit-key']])
     const error = new ServiceError('HTTP 401: bad key sekrit-key', {
       kind: 'outage',
       call: 'GET /v2/hello'
@@ -108,9 +102,9 @@ describe('the summary’s title and order, as rendered', () => {
 
   it('puts the lead right under the title, before the failure line and every other section', async () => {
     const { blocks } = await rendered(report => {
-      report.table('Change', [['Service', 'shop']])
-      report.lead('Deploy', [['Outcome', 'failure']])
-      report.note('Heartbeat not sent.')
+      report.summary.table('Change', [['Service', 'shop']])
+      report.summary.lead('Deploy', [['Outcome', 'failure']])
+      report.summary.note('Heartbeat not sent.')
     }, rejected)
     expect(blocks).toEqual([
       'Deploy',
@@ -122,19 +116,22 @@ describe('the summary’s title and order, as rendered', () => {
 
   it('opens the title with how the deploy ended, then says what was done', async () => {
     const { title } = await rendered(report => {
-      report.openTitleWith('Deploy failed after 9 s')
-      report.setTitle('Change', 'recorded')
-      report.table('Change', [['Id', 'c-1']])
+      report.summary.openTitleWith('Deploy failed after 9 s')
+      report.summary.setTitle('Change', 'recorded')
+      report.summary.table('Change', [['Id', 'c-1']])
     })
     expect(title).toBe('Deploy failed after 9 s: change recorded')
   })
 
   it('says plainly what was not done and why', async () => {
-    const plain = await rendered(report => report.notDone('Change not recorded', outage), outage)
+    const plain = await rendered(
+      report => report.summary.notDone('Change not recorded', outage),
+      outage
+    )
     expect(plain.title).toBe('Change not recorded: the service was unavailable')
     const atJobEnd = await rendered(report => {
-      report.openTitleWith('Deploy succeeded after 2 min 3 s')
-      report.notDone('Change not recorded', rejected)
+      report.summary.openTitleWith('Deploy succeeded after 2 min 3 s')
+      report.summary.notDone('Change not recorded', rejected)
     }, rejected)
     expect(atJobEnd.title).toBe(
       'Deploy succeeded after 2 min 3 s: change not recorded (the service rejected the request)'
@@ -143,23 +140,23 @@ describe('the summary’s title and order, as rendered', () => {
 
   it('says what was not done after what was', async () => {
     const { title } = await rendered(report => {
-      report.setTitle('Change', 'recorded')
-      report.notDone('Heartbeat not sent', outage)
+      report.summary.setTitle('Change', 'recorded')
+      report.summary.notDone('Heartbeat not sent', outage)
     }, outage)
     expect(title).toBe('Change recorded; heartbeat not sent: the service was unavailable')
   })
 
   it('names the action on an input error', async () => {
     const error = new InputError('api-key', 'Input "api-key" is required.')
-    const { title } = await rendered(report => report.openTitleWith('Deploy failed'), error)
+    const { title } = await rendered(report => report.summary.openTitleWith('Deploy failed'), error)
     expect(title).toBe(`${ACTION_NAME}: an input is invalid`)
   })
 
   it('cuts table cells at MAX_SUMMARY_CELL_CHARS, and a paragraph only at 500', async () => {
     const long = 'word '.repeat(200)
     const { cells, blocks } = await rendered(report => {
-      report.table('Change', [['Description', long]])
-      report.note(long)
+      report.summary.table('Change', [['Description', long]])
+      report.summary.note(long)
     })
     expect(Math.max(...cells.map(cell => cell.length))).toBe(MAX_SUMMARY_CELL_CHARS)
     expect(blocks.at(-1)).toHaveLength(500)
@@ -171,10 +168,10 @@ describe('a dry run', () => {
   async function reported(dryRun: boolean): Promise<FakeRunner> {
     const runner = new FakeRunner()
     const report = new Report(runner, new Redactor(), dryRun)
-    report.setTitle('2 changes', 'recorded', ', 1 skipped')
+    report.summary.setTitle('2 changes', 'recorded', ', 1 skipped')
     report.notice(answer('Recorded change c-1.'))
     report.info('Matched 2 services.')
-    report.table(
+    report.summary.table(
       'Heartbeat',
       [
         ['Monitor', 'm-1'],
@@ -182,7 +179,7 @@ describe('a dry run', () => {
       ],
       'sent'
     )
-    report.list('Services', ['Service', 'Change id'], [['api', answer('c-1')]], 'recorded')
+    report.summary.list('Services', ['Service', 'Change id'], [['api', answer('c-1')]], 'recorded')
     report.output('change-id', 'c-1')
     report.outputLines('event-ids', ['["e-1"]'])
     report.output('compare-url', 'https://github.com/o/r/compare/a...b')
@@ -221,7 +218,7 @@ describe('a dry run', () => {
 describe('Report.table', () => {
   it('leaves out rows without a value and escapes cells', async () => {
     const { runner, report } = setup()
-    report.table('Change recorded', [
+    report.summary.table('Change recorded', [
       ['Id', 'c-1'],
       ['Environment', undefined],
       ['Description', 'a | b <script>']
@@ -239,7 +236,7 @@ describe('Report.table', () => {
     const key = 'sk_live_' + 'a_b'.repeat(200)
     redactor.add(key)
     const report = new Report(runner, redactor)
-    report.table('Change', [
+    report.summary.table('Change', [
       ['Description', `echo ${key}`],
       ['Id', key]
     ])
@@ -251,7 +248,7 @@ describe('Report.table', () => {
 
   it('links only http(s) URLs, with the characters that could end the link encoded', async () => {
     const { runner, report } = setup()
-    report.table('Links', [
+    report.summary.table('Links', [
       ['Run', { text: 'run', url: 'https://github.com/o/r/actions/runs/1)[x](javascript:y' }],
       ['Bad', { text: 'click', url: 'javascript:alert(1)' }]
     ])
@@ -272,7 +269,7 @@ describe('the one way out', () => {
     report.notice(hostile)
     report.warning(hostile)
     report.output('change-id', hostile)
-    report.table('T', [['Id', hostile]])
+    report.summary.table('T', [['Id', hostile]])
     await report.finish({ error: new Error(hostile), policy: 'auto', jobSummary: true })
     for (const text of runner.everything().split('\n')) {
       expect(text).not.toMatch(/^\s*::/)
@@ -328,7 +325,7 @@ describe('escapeCell', () => {
   it('never opens a list where it starts a block of the summary', async () => {
     const runner = new FakeRunner()
     const report = new Report(runner, new Redactor())
-    for (const text of ['0.', '12) done', '- item', '+ item']) report.note(text)
+    for (const text of ['0.', '12) done', '- item', '+ item']) report.summary.note(text)
     await report.finish({ policy: 'auto', jobSummary: true })
     const html = micromark(runner.summary, { extensions: [gfm()], htmlExtensions: [gfmHtml()] })
     expect(html).not.toMatch(/<(ol|ul|li)\b/)
@@ -535,17 +532,17 @@ describe('the summary as GitHub renders it', () => {
     const runner = new FakeRunner()
     const report = new Report(runner, new Redactor())
     const [first = '', ...rest] = texts
-    report.setTitle(first, 'recorded')
-    report.table(
+    report.summary.setTitle(first, 'recorded')
+    report.summary.table(
       first,
       texts.map((text, index) => [`Field ${text}`, index % 2 ? text : { text, url: OUR_LINKS[0] }])
     )
-    report.list(
+    report.summary.list(
       'Commits',
       ['Commit', 'Author', 'Message'],
       rest.map(text => [{ text: 'a1b2c3d', url: OUR_LINKS[1] }, text, { text, url: OUR_LINKS[2] }])
     )
-    report.note(first)
+    report.summary.note(first)
     await report.finish({ error: new Error(first), policy: 'auto', jobSummary: true })
     return runner.summary
   }

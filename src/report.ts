@@ -1,6 +1,6 @@
 /**
- * Everything the action tells the user: outputs, log lines, annotations, the job summary, the
- * dry-run printout and the failure policy. The one way out for text: whatever came from outside
+ * Everything the action tells the user: outputs, log lines, annotations, the job summary (written
+ * by summary.ts), the dry-run printout and the failure policy. The one way out for text: whatever came from outside
  * reaches the runner only through here, first redacted, then made inert (nothing can start a
  * workflow command or move the terminal), and only then cut and, in the summary, escaped for
  * markdown so that it is neither markup nor a link.
@@ -8,22 +8,12 @@
 import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
 import type { Runner } from './action/runner.ts'
 import { errorMessage, failureKind, type FailureKind } from './errors.ts'
-import { ACTION_NAME } from './package.ts'
 import { REDACTED, type Redactor } from './redact.ts'
 import type { CallInFlight } from './service/client.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
-import { collapseWhitespace, endSentence, escapeControls, inert, truncateText } from './text.ts'
+import { shownOf, Summary, type Answer } from './summary.ts'
+import { endSentence, inert, truncateText } from './text.ts'
 
-/**
- * A table cell is cut to this in the job summary (the service still gets the whole value): a
- * default description (MAX_DESCRIPTION_CHARS) fits whole, and no cell makes a table run far off
- * the page. Links are ours, with short texts (a run, `9f8e7d6…a1b2c3d`), never a URL as text.
- */
-export const MAX_SUMMARY_CELL_CHARS = 200
-/** A paragraph of the summary (a note, the failure) wraps as a table cannot, so it may be longer. */
-const MAX_SUMMARY_TEXT_CHARS = 500
-/** The summary's heading until a command says what happened. */
-const DEFAULT_TITLE = 'Change tracking'
 /** A dry run prints at most this much of a request body. */
 const DRY_RUN_BODY_CHARS = 4000
 /**
@@ -31,20 +21,6 @@ const DRY_RUN_BODY_CHARS = 4000
  * redaction: our own words fit many times over; a hostile 100 KB payload cannot flood the log.
  */
 export const MAX_MESSAGE_CHARS = 4000
-
-/** Why something was not done, by who must act, for a title: "Change not recorded: <why>". */
-const FAILURE_REASONS: Record<FailureKind, string> = {
-  input: 'an input is invalid',
-  rejected: 'the service rejected the request',
-  protocol: 'an unexpected answer or error',
-  configuration: "the runner's setup kept the request from the service",
-  outage: 'the service was unavailable'
-}
-
-/** Why an error kept something from being done, in a few words ("the service was unavailable"). */
-export function failureReason(error: unknown): string {
-  return FAILURE_REASONS[failureKind(error)]
-}
 
 /**
  * Whether an error fails the step. Under `auto`, what the user must fix fails; a service outage
@@ -56,23 +32,6 @@ export function shouldFail(kind: FailureKind, policy: FailOnError): boolean {
   return kind !== 'outage'
 }
 
-/**
- * What the service answered (an id, a count of results): a dry run has no answers, so its report
- * leaves them out. Its client's placeholders never reach a log line, the summary or an output.
- */
-export type Answer<T> = { readonly answer: T }
-export const answer = <T>(value: T): Answer<T> => ({ answer: value })
-
-/** What a call did, and how a dry run says it instead ("Change recorded", "Change not sent"). */
-const DRY_RUN_OUTCOMES = {
-  recorded: 'not sent',
-  received: 'not sent',
-  sent: 'not sent',
-  read: 'not read',
-  valid: 'not checked'
-} as const
-export type Outcome = keyof typeof DRY_RUN_OUTCOMES
-
 /** The outputs a dry run sets: what the lookup found. Every other output is an answer. */
 const DRY_RUN_OUTPUTS: ReadonlySet<OutputName> = new Set([
   Outputs.PreviousVersion,
@@ -81,28 +40,16 @@ const DRY_RUN_OUTPUTS: ReadonlySet<OutputName> = new Set([
   Outputs.Rollback
 ])
 
-export type Link = { text: string; url?: string }
-/** A summary cell: text, a number, a link or several (each shown as a link only when http(s)), or an answer. */
-export type Cell =
-  string | number | Link | readonly Link[] | Answer<string | number | undefined> | undefined
-export type SummaryRow = readonly [label: string, value: Cell]
 /** A log line, or a line that tells an answer (which a dry run leaves out). */
 export type Line = string | Answer<string>
 
 export class Report {
   private readonly runner: Runner
   private readonly redactor: Redactor
-  private readonly sections: string[] = []
-  /** The lead tables (see `lead`): first under the title. */
-  private readonly leads: string[] = []
+  /** The job summary, written when the run ends. */
+  readonly summary: Summary
   /** A dry run: no answers are shown or set as outputs, and the titles say what was not done. */
   private readonly dryRun: boolean
-  /** What the title opens with, before what was done ("Deploy failed after 9 s"). */
-  private opening: string | undefined
-  /** What was done ("Change recorded"), once a command says it. */
-  private title: string | undefined
-  /** What was not done, and why ("Heartbeat not sent", "the service was unavailable"). */
-  private notDoneTitle: { what: string; why: string } | undefined
   /** The first output that could not be written: an error for finish() unless another came first. */
   private outputFailure: Error | undefined
 
@@ -110,6 +57,7 @@ export class Report {
     this.runner = runner
     this.redactor = redactor
     this.dryRun = dryRun
+    this.summary = new Summary(redactor, dryRun)
   }
 
   /**
@@ -207,123 +155,11 @@ export class Report {
 
   /** What is shown of a line or a cell: an answer only in a real run. */
   private shown<T>(value: T | Answer<T>): T | undefined {
-    if (!isAnswer(value)) return value
-    return this.dryRun ? undefined : value.answer
+    return shownOf(value, this.dryRun)
   }
 
   warning(message: string): void {
     this.runner.warning(this.safe(message))
-  }
-
-  /**
-   * The summary's heading: what happened, e.g. "Change recorded" ('Change', 'recorded'), or in a
-   * dry run what did not ("Change not sent"). `rest` follows the outcome (", 2 skipped").
-   */
-  setTitle(subject: string, outcome?: Outcome, rest = ''): void {
-    if (outcome === undefined) this.title = subject
-    else this.title = `${subject} ${this.dryRun ? DRY_RUN_OUTCOMES[outcome] : outcome}${rest}`
-  }
-
-  /**
-   * What the title opens with, before what was done: "Deploy failed after 9 s" makes the title
-   * "Deploy failed after 9 s: change recorded".
-   */
-  openTitleWith(opening: string): void {
-    this.opening = opening
-  }
-
-  /**
-   * What was not done, for the title, and the error that kept it from being done (the first one
-   * said stays): "Change not recorded" and an outage make "Change not recorded: the service was
-   * unavailable", after whatever was done ("Change recorded; heartbeat not sent: …").
-   */
-  notDone(what: string, error: unknown): void {
-    this.notDoneTitle ??= { what, why: failureReason(error) }
-  }
-
-  /**
-   * The summary's heading: the opening, what was done, then what was not done and why; an input
-   * error instead names the action, and a run that said nothing of its own is "Change tracking".
-   */
-  private heading(): string {
-    const notDone = this.notDoneTitle
-    const said = [
-      this.title,
-      notDone &&
-        (this.opening ? `${notDone.what} (${notDone.why})` : `${notDone.what}: ${notDone.why}`)
-    ].filter(text => text !== undefined)
-    const body = said.map((text, index) => (index ? lowerFirst(text) : text)).join('; ')
-    if (!this.opening) return body || DEFAULT_TITLE
-    return body ? `${this.opening}: ${lowerFirst(body)}` : this.opening
-  }
-
-  /**
-   * A titled two-column table in the job summary; rows without a value (or with an answer, in a
-   * dry run) are left out. With an outcome, a dry run's title says it: "Heartbeat (not sent)".
-   */
-  table(title: string, rows: readonly SummaryRow[], outcome?: Outcome): void {
-    const table = this.fieldTable(title, rows, outcome)
-    if (table) this.sections.push(table)
-  }
-
-  /**
-   * The lead: a table right under the title, before the failure or warning line and every other
-   * section, whenever it is called (several keep their order): what the on-call engineer reads
-   * first, such as how the deploy ended. Rows as in `table`.
-   */
-  lead(title: string, rows: readonly SummaryRow[]): void {
-    const table = this.fieldTable(title, rows)
-    if (table) this.leads.push(table)
-  }
-
-  private fieldTable(
-    title: string,
-    rows: readonly SummaryRow[],
-    outcome?: Outcome
-  ): string | undefined {
-    const shown = rows.filter(([, value]) => {
-      const text = this.shown(value)
-      return text !== undefined && text !== ''
-    })
-    if (shown.length === 0) return undefined
-    const said = outcome && this.dryRun ? `${title} (${DRY_RUN_OUTCOMES[outcome]})` : title
-    return this.tableMarkdown(said, ['Field', 'Value'], shown)
-  }
-
-  /**
-   * A titled table with a header row, e.g. the commits a change ships. In a dry run an answer's
-   * cell says what was not done ("not sent").
-   */
-  list(
-    title: string,
-    headers: readonly string[],
-    rows: ReadonlyArray<readonly Cell[]>,
-    outcome?: Outcome
-  ): void {
-    this.sections.push(this.tableMarkdown(title, headers, rows, outcome))
-  }
-
-  private tableMarkdown(
-    title: string,
-    headers: readonly string[],
-    rows: ReadonlyArray<readonly Cell[]>,
-    outcome?: Outcome
-  ): string {
-    const notDone = outcome && DRY_RUN_OUTCOMES[outcome]
-    const line = (cells: readonly Cell[]): string =>
-      `| ${cells.map(cell => this.cell(isAnswer(cell) && this.dryRun ? notDone : cell)).join(' | ')} |`
-    return [
-      `### ${this.cell(title)}`,
-      '',
-      line(headers),
-      `|${headers.map(() => ' --- |').join('')}`,
-      ...rows.map(line)
-    ].join('\n')
-  }
-
-  /** A line of text in the job summary. */
-  note(text: string): void {
-    this.sections.push(this.text(text))
   }
 
   /** Dry run: the request, as it would be sent, with the key masked. */
@@ -357,35 +193,18 @@ export class Report {
       // Where outputs cannot be written this one cannot either: the annotation still says it.
       this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, message))
       const fails = shouldFail(failureKind(error), policy)
-      this.titleFailure(error, fails)
+      const why =
+        policy === 'false' ? 'fail-on-error is false' : 'a service outage does not fail the step'
+      this.summary.failed(error, fails, message, why)
       if (fails) {
         this.runner.setFailed(message)
-        this.sections.unshift(`**Failed:** ${this.text(message)}`)
       } else {
-        const why =
-          policy === 'false' ? 'fail-on-error is false' : 'a service outage does not fail the step'
         this.runner.warning(
           this.safeEndingWith(errorMessage(error), ` (Not failing the step: ${why}.)`)
         )
-        this.sections.unshift(`**Warning:** ${this.text(message)} (not failing the step: ${why})`)
       }
     }
     if (jobSummary) await this.writeSummary()
-  }
-
-  /**
-   * The title after an error that no command said it kept from being done: an input error, or
-   * one before anything was done, names the action ("change-tracking-action: an input is
-   * invalid"); after something was done the title says that it then failed or warned.
-   */
-  private titleFailure(error: unknown, fails: boolean): void {
-    if (failureKind(error) === 'input' || (this.title === undefined && !this.notDoneTitle)) {
-      this.opening = undefined
-      this.notDoneTitle = undefined
-      this.title = `${ACTION_NAME}: ${failureReason(error)}`
-    } else if (!this.notDoneTitle) {
-      this.title = `${this.title}${fails ? ', then failed' : ' (with a warning)'}`
-    }
   }
 
   /**
@@ -408,19 +227,13 @@ export class Report {
       this.runner.setOutput(Outputs.Error, this.safe(message))
     )
     this.runner.warning(this.safe(message))
-    this.opening = undefined
-    this.notDoneTitle = undefined
-    this.title = 'Cancelled'
-    this.sections.unshift(`**Cancelled:** ${this.text(message)}`)
+    this.summary.cancelled(message)
     if (jobSummary) await this.writeSummary()
   }
 
   private async writeSummary(): Promise<void> {
-    if (this.sections.length + this.leads.length === 0) return
-    const blocks = [...this.leads, ...this.sections]
-    const markdown = `## ${this.text(this.heading())}\n\n${blocks.join('\n\n')}\n`
-    this.sections.length = 0
-    this.leads.length = 0
+    const markdown = this.summary.take()
+    if (markdown === undefined) return
     try {
       await this.runner.appendSummary(this.redactor.redact(markdown))
     } catch (summaryError) {
@@ -429,82 +242,4 @@ export class Report {
       )
     }
   }
-
-  /** A paragraph or heading: as a cell, cut at MAX_SUMMARY_TEXT_CHARS. */
-  private text(text: string): string {
-    return escapeCell(this.redactor.redact(text), MAX_SUMMARY_TEXT_CHARS)
-  }
-
-  /** A summary cell: redacted first, then one line, cut and escaped for markdown (escapeCell). */
-  private cell(value: Cell): string {
-    if (isAnswer(value)) return this.cell(value.answer)
-    if (value === undefined) return ''
-    if (typeof value === 'object') {
-      if (Array.isArray(value)) return value.map(link => this.cell(link as Link)).join(', ')
-      const link = value as Link
-      const text = escapeCell(this.redactor.redact(link.text))
-      const url = link.url === undefined ? undefined : safeUrl(this.redactor.redact(link.url))
-      return url ? `[${text}](${url})` : text
-    }
-    return escapeCell(this.redactor.redact(String(value)))
-  }
-}
-
-function isAnswer(value: unknown): value is Answer<unknown> {
-  return typeof value === 'object' && value !== null && 'answer' in value
-}
-
-/**
- * Makes (already redacted) text safe inside a markdown table cell: one line, no markup, no link.
- * The runner never reads the summary for workflow commands, so only control characters are
- * escaped, and `##[` stays as written.
- */
-export function escapeCell(text: string, max = MAX_SUMMARY_CELL_CHARS): string {
-  return withoutAutolinks(
-    truncateText(escapeControls(collapseWhitespace(text)), max)
-      .replace(/([\\`*_[\]#~!()])/g, '\\$1')
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/\|/g, '&#124;')
-      // Where a cell opens a block (a note), "1." or "-" would start a list.
-      .replace(/^(\d{1,9})([.)])/, '$1\\$2')
-      .replace(/^([-+])/, '\\$1')
-  )
-}
-
-/**
- * GFM links bare URLs, `www.` hosts and e-mail addresses by itself, which would make outside text
- * a link we did not build. It needs the `:` after a scheme, the `.` after `www` and the `@` as
- * plain characters, so they become character references: the text reads the same, and the link
- * is gone. Applied after `&` is escaped (so they stay references) and after the cut.
- */
-function withoutAutolinks(markdown: string): string {
-  return markdown
-    .replace(/(?<=[a-z]):/gi, '&#58;')
-    .replace(/(?<=www)\./gi, '&#46;')
-    .replace(/@/g, '&#64;')
-}
-
-/** An http(s) URL for a markdown link, with the characters that could end the link encoded. */
-function safeUrl(url: string): string | undefined {
-  if (!/^https?:\/\/[^\s]+$/i.test(url)) return undefined
-  return escapeControls(url).replace(
-    /[()<>"'|\\[\]` ]/g,
-    character => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`
-  )
-}
-
-/** "Change recorded" as it reads after a colon; "API key valid" stays as it is. */
-function lowerFirst(text: string): string {
-  return /^\p{Lu}\p{Ll}/u.test(text) ? `${text[0].toLowerCase()}${text.slice(1)}` : text
-}
-
-/** A field of a change as the summary shows it: created_at also as a date. */
-export function formatField(field: string, value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined
-  if (field === 'created_at' && typeof value === 'number' && Number.isFinite(value)) {
-    return `${new Date(value * 1000).toISOString()} (${value})`
-  }
-  return typeof value === 'string' ? value : JSON.stringify(value)
 }

@@ -117,7 +117,7 @@ describe('closedIssuesIn', () => {
     expect(closedIssuesIn([text], REPO, server)).toEqual(['acme/api#3'])
   })
 
-  it('ignores words that only contain a keyword, references without a keyword, pull URLs and issue 0', () => {
+  it('ignores words that only contain a keyword, references without a keyword, pull URLs and the number 0', () => {
     const text =
       'prefixes #1, fixing #2, see #3, Fixes #0, fixes #4a, fixes #12345678901, ' +
       `fixes ${SERVER}/acme/shop/pull/5, fixes#6`

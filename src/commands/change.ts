@@ -9,7 +9,8 @@ import { buildChangeRequest, changeSubject, type ChangeBasis } from '../change.t
 import { contextDefaults, runUrl } from '../context.ts'
 import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from '../deploy.ts'
 import { shortSha } from '../describe.ts'
-import { answer, formatField, type Cell, type Report, type SummaryRow } from '../report.ts'
+import type { Report } from '../report.ts'
+import { answer, formatField, type Cell, type SummaryRow } from '../summary.ts'
 import type { ChangeRequest } from '../service/client.ts'
 import type { Shipped } from '../shipped/types.ts'
 import type { CommandContext } from './command.ts'
@@ -21,11 +22,11 @@ export async function recordChange(context: CommandContext): Promise<void> {
   const deployed = deploy === undefined ? [] : openWithDeploy(report, deploy)
   const defaults = contextDefaults(run)
   if (defaults.deletedRef && settings.change.version === undefined) {
-    report.lead('Deploy', deployed)
+    report.summary.lead('Deploy', deployed)
     const why = 'No change recorded: this push deleted a branch or tag, so nothing was deployed.'
-    report.setTitle('No change recorded')
+    report.summary.setTitle('No change recorded')
     report.notice(why)
-    report.note(why)
+    report.summary.note(why)
     return
   }
   const shipped = await findShipped(context, changeSubject(settings.change, defaults))
@@ -34,7 +35,7 @@ export async function recordChange(context: CommandContext): Promise<void> {
   logTriage(report, triage)
   // First under the title: how it ended, then what an on-call engineer filters on.
   const eventOutcome = deploy === undefined && defaults.outcome
-  report.lead('Triage', [
+  report.summary.lead('Triage', [
     ...deployed,
     ['Outcome', eventOutcome ? `${eventOutcome.outcome} (${eventOutcome.status})` : undefined],
     ...triageRows(triage, run)
@@ -74,12 +75,12 @@ async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<v
   const links = { run: runLink(run), compare: compareLink(basis.shipped, change.version) }
   const changeId = await client.createChange(change).catch((error: unknown) => {
     // What would have been recorded, for whoever records it by hand.
-    report.notDone('Change not recorded', error)
-    report.table('Change not recorded', changeRows(change, undefined, links))
+    report.summary.notDone('Change not recorded', error)
+    report.summary.table('Change not recorded', changeRows(change, undefined, links))
     throw error
   })
-  report.setTitle('Change', 'recorded')
-  report.table('Change', changeRows(change, changeId, links))
+  report.summary.setTitle('Change', 'recorded')
+  report.summary.table('Change', changeRows(change, changeId, links))
   report.notice(answer(`Recorded change ${changeId}: ${change.description}`))
   report.output(Outputs.ChangeId, changeId)
 }
@@ -91,7 +92,7 @@ async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<v
 function openWithDeploy(report: Report, deploy: DeployRecord): SummaryRow[] {
   const seconds = durationSeconds(deploy)
   const duration = seconds === undefined ? undefined : formatDuration(seconds)
-  report.openTitleWith(
+  report.summary.openTitleWith(
     `Deploy ${OUTCOME_WORDS[deploy.outcome]}${duration === undefined ? '' : ` after ${duration}`}`
   )
   return [
@@ -143,7 +144,7 @@ function changeRows(
 function skipHeartbeat(report: Report, why: string): void {
   const text = `Heartbeat not sent: ${why}.`
   report.info(text)
-  report.note(text)
+  report.summary.note(text)
 }
 
 /**
@@ -157,20 +158,20 @@ export async function sendHeartbeat({
   deploy
 }: CommandContext): Promise<void> {
   const alone = settings.command === 'heartbeat'
-  if (alone && deploy !== undefined) report.lead('Deploy', openWithDeploy(report, deploy))
+  if (alone && deploy !== undefined) report.summary.lead('Deploy', openWithDeploy(report, deploy))
   if (deploy !== undefined && deploy.outcome !== 'success') {
-    if (alone) report.setTitle('Heartbeat not sent')
+    if (alone) report.summary.setTitle('Heartbeat not sent')
     skipHeartbeat(report, `the job ended with ${deploy.outcome}`)
     return
   }
   const monitorId = settings.heartbeatId ?? ''
   const signalId = await client.sendHeartbeat(monitorId).catch((error: unknown) => {
-    report.notDone('Heartbeat not sent', error)
+    report.summary.notDone('Heartbeat not sent', error)
     throw error
   })
   report.info(answer(`Heartbeat ${monitorId} received as signal ${signalId}.`))
-  if (alone) report.setTitle('Heartbeat', 'received')
-  report.table(
+  if (alone) report.summary.setTitle('Heartbeat', 'received')
+  report.summary.table(
     'Heartbeat',
     [
       ['Monitor', monitorId],

@@ -5,7 +5,7 @@ import { InputError, ServiceError, errorMessage } from '../errors.ts'
 import { EventsError, type EventSource } from '../events/source.ts'
 import { describePartialFailure, streamEvents } from '../events/stream.ts'
 import { validateEvents } from '../events/validate.ts'
-import { answer, failureReason } from '../report.ts'
+import { answer, failureReason } from '../summary.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
 
@@ -37,7 +37,7 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
   const accepted = result.accepted.count
   const failure = result.failure && inputErrorOf(source, result.failure.error)
   // A failed batch's events were sent and not accepted; those after it were never sent.
-  report.table(
+  report.summary.table(
     'Events',
     [
       ['Events', total],
@@ -51,10 +51,10 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
     ],
     'sent'
   )
-  if (result.failure === undefined) report.setTitle(plural(total, 'event'), 'sent')
+  if (result.failure === undefined) report.summary.setTitle(plural(total, 'event'), 'sent')
   else {
-    if (accepted > 0) report.setTitle(`${plural(accepted, 'event')} accepted`)
-    report.notDone(`${plural(total - accepted, 'event')} not accepted`, failure)
+    if (accepted > 0) report.summary.setTitle(`${plural(accepted, 'event')} accepted`)
+    report.summary.notDone(`${plural(total - accepted, 'event')} not accepted`, failure)
     // The partial failure keeps its cause's kind, so an outage stays an outage for the policy.
     const message = describePartialFailure(result, errorMessage(failure))
     if (failure instanceof InputError) throw new InputError(failure.input, message)
@@ -81,7 +81,7 @@ export async function getEventResults({ settings, client, report }: CommandConte
   report.info(
     answer(`Read ${plural(results.length, 'result')} for ${plural(ids.length, 'event id')}.`)
   )
-  report.table(
+  report.summary.table(
     'Event results',
     [
       ['Event ids', ids.length],

@@ -1,5 +1,5 @@
 import { Outputs } from '../action/names.ts'
-import { answer, formatField, type SummaryRow } from '../report.ts'
+import { answer, formatField, type SummaryRow } from '../summary.ts'
 import { ENDPOINT_CALLS } from '../service/client.ts'
 import type { CommandContext } from './command.ts'
 
@@ -13,12 +13,12 @@ export async function getChange({ settings, client, report }: CommandContext): P
   const change = await client.getChange(changeId)
   report.output(Outputs.Change, JSON.stringify(change))
   report.info(answer(`Read change ${changeId}.`))
-  report.setTitle('Change', 'read')
+  report.summary.setTitle('Change', 'read')
   const rows: SummaryRow[] = CHANGE_FIELDS.split(' ').map(field => [
     `${field[0].toUpperCase()}${field.slice(1).replace('_', ' ')}`,
     formatField(field, change[field])
   ])
-  report.table('Change', rows)
+  report.summary.table('Change', rows)
 }
 
 /** `hello`: check that the service accepts the API key. */
@@ -26,8 +26,8 @@ export async function hello({ settings, client, report }: CommandContext): Promi
   const host = settings.baseUrl.host
   const ok = await client.hello()
   report.info(answer(`The service at ${host} accepted the API key.`))
-  report.setTitle('API key', 'valid')
-  report.table('API key check', [
+  report.summary.setTitle('API key', 'valid')
+  report.summary.table('API key check', [
     ['Service', host],
     ['Result', answer(`The API key is valid (${ENDPOINT_CALLS.hello} answered ${ok}).`)]
   ])

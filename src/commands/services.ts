@@ -12,7 +12,7 @@ import {
 import { buildChangeRequest, type ChangeBasis } from '../change.ts'
 import { errorMessage, failureKind, ServiceError, type FailureKind } from '../errors.ts'
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
-import { answer } from '../report.ts'
+import { answer } from '../summary.ts'
 import { ENDPOINT_CALLS, type ChangeRequest } from '../service/client.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
@@ -28,7 +28,7 @@ export async function recordServices(
   const selection = selectServices(specs, changedFiles(settings.includeCommits, basis.shipped))
   if (selection.allRecordedBecause) {
     report.notice(selection.allRecordedBecause)
-    report.note(selection.allRecordedBecause)
+    report.summary.note(selection.allRecordedBecause)
   }
   for (const decision of selection.decisions) report.info(describeDecision(decision))
   const recorded = selection.decisions.filter(decision => decision.recorded)
@@ -46,7 +46,7 @@ export async function recordServices(
     else failures.push({ name, error: result.error })
   })
   for (const [name, id] of ids) report.notice(answer(`Recorded change ${id} for ${name}.`))
-  report.setTitle(
+  report.summary.setTitle(
     plural(ids.size, 'change'),
     'recorded',
     skipped.length ? `, ${skipped.length} skipped` : ''
@@ -58,7 +58,7 @@ export async function recordServices(
   report.output(Outputs.SkippedServices, JSON.stringify(skipped))
   if (failures.length > 0) {
     const error = notRecorded(failures, ids.size)
-    report.notDone(`${plural(failures.length, 'change')} not recorded`, error)
+    report.summary.notDone(`${plural(failures.length, 'change')} not recorded`, error)
     throw error
   }
 }
@@ -100,7 +100,7 @@ function summarize(
   selection: ServiceSelection,
   ids: ReadonlyMap<string, string>
 ): void {
-  report.list(
+  report.summary.list(
     'Services',
     ['Service', 'Change id', 'Why'],
     selection.decisions.map(decision => {

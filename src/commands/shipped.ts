@@ -111,7 +111,7 @@ export function summarizeShipped(
     count > commits.length
       ? `Commits (the newest ${commits.length} ${of} ${count})`
       : `Commits (${commits.length})`
-  report.list(
+  report.summary.list(
     title,
     ['Commit', 'Message', 'Author', 'Pull request'],
     commits.map(commit => {
