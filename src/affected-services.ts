@@ -64,7 +64,7 @@ export const SERVICE_SELECTION_BUDGET_MS = 2000
 
 /** Synchronous; returns soon after `budgetMs` at worst, whatever the patterns and paths. */
 export function selectServices(
-  specs: ServiceSpec[],
+  specs: readonly ServiceSpec[],
   changed: ChangedFiles,
   budgetMs = SERVICE_SELECTION_BUDGET_MS
 ): ServiceSelection {

@@ -135,7 +135,7 @@ export function buildChangeRequest(
       labelsWith(
         fields.labels ?? [],
         {
-          outcome: outcomeOf(basis),
+          outcome: endedWith(basis),
           remediation: triage?.remediation?.type,
           risk: Object.keys(triage?.risk ?? {}),
           issues: triage?.issues
@@ -152,7 +152,7 @@ export function buildChangeRequest(
 }
 
 /** How the deploy ended: at the job's end, or as the event says. */
-function outcomeOf({ deploy, run }: ChangeBasis): DeployOutcome {
+function endedWith({ deploy, run }: ChangeBasis): DeployOutcome {
   return deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'
 }
 
@@ -165,7 +165,7 @@ function defaultMetadata(
   includeGithubMetadata: boolean
 ): Record<string, unknown> {
   const { run, shipped, service, deploy, recordedAt, triage } = basis
-  const outcome = outcomeOf(basis)
+  const outcome = endedWith(basis)
   // Commits of a deploy that did not ship them have not waited yet: the next success counts them.
   const shippedNow = outcome === 'success' || (outcome === 'unknown' && deploy === undefined)
   const waited =

@@ -23,7 +23,7 @@ export async function findTriage(
   if (changed.files !== undefined) {
     // Loaded only when there are files to match: glob matching is not every run's cost.
     const { selectServices } = await import('../affected-services.ts')
-    const categories = settings.triage.riskPaths ?? [...BUILT_IN_RISK]
+    const categories = settings.triage.riskPaths ?? BUILT_IN_RISK
     risk = riskOf(changed, selectServices(categories, changed))
   }
   return triage(
