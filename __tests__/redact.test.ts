@@ -88,4 +88,61 @@ describe('Redactor', () => {
       })
     )
   })
+
+  describe('on a megabyte of text that looks like URLs', () => {
+    // "a://" ends a scheme's pattern, and each "." is a word boundary where it could start again.
+    const hostile = `${'a.'.repeat(512 * 1024)}a://x`
+
+    it('takes one pass, and still removes a password placed at its start, middle and end', () => {
+      const r = redactorFor(KEY)
+      const url = 'https://bot:pw-123@git.example/'
+      const text = `${url} ${hostile} ${url} ${hostile} ${url}`
+      const redacted = r.redact(text)
+      expect(redacted.split('https://***@git.example/')).toHaveLength(4)
+      expect(redacted.includes('pw-123')).toBe(false)
+      expect(r.redactBytes(Buffer.from(text)).includes('pw-123')).toBe(false)
+      expect(r.redactBytes(Buffer.from(hostile)).length).toBe(hostile.length)
+      expect(r.excerpt(text, 4000)).toMatch(/^https:\/\/\*\*\*@git\.example\/ a\.a/)
+    })
+  })
+
+  it('removes the user information of any "://", whatever precedes it', () => {
+    expect(new Redactor().redact('1ssh://u:p@h x://u:p@h ://u:p@h')).toBe(
+      '1ssh://***@h x://***@h ://***@h'
+    )
+  })
+})
+
+describe('Redactor.excerpt', () => {
+  it('is the start of the text, without secrets, ending in "…" only when cut', () => {
+    const r = redactorFor(KEY)
+    expect(r.excerpt(`say ${KEY} twice ${KEY}`, 100)).toBe('say *** twice ***')
+    expect(r.excerpt('x'.repeat(300), 100)).toBe(`${'x'.repeat(99)}…`)
+    expect(r.excerpt(`${KEY.repeat(1000)}`, 10)).toBe('*********…')
+  })
+
+  it('never shows a part of a secret that its cut split, wherever the secret falls', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 0, max: 200 }),
+        fc.constantFrom(KEY, encodeURIComponent(KEY), 'https://bot:pw-123456@h/'),
+        (max, before, secret) => {
+          const r = redactorFor(KEY)
+          const text = `${'x'.repeat(before)}${secret}${'y'.repeat(500)}`
+          const shown = r.excerpt(text, max)
+          expect(Array.from(shown).length).toBeLessThanOrEqual(max)
+          for (const part of [KEY.slice(0, 4), encodeURIComponent(KEY).slice(0, 6), 'pw-1']) {
+            expect(shown).not.toContain(part)
+          }
+        }
+      )
+    )
+  })
+
+  it('hides a password that the cut left without its "@"', () => {
+    const r = new Redactor()
+    const text = `see https://bot:${'p'.repeat(10_000)}@git.example/`
+    expect(r.excerpt(text, 50)).toBe('see https://***…')
+  })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { escapeControls, inert, plural, truncateText } from '../src/text.ts'
+import { escapeControls, inert, plural, truncateText, withoutFinalStop } from '../src/text.ts'
 
 describe('inert', () => {
   it('escapes line breaks, ESC and bidi controls visibly, keeping everything else', () => {
@@ -88,5 +88,14 @@ describe('plural', () => {
     expect(plural(1, 'event')).toBe('1 event')
     expect(plural(2, 'event')).toBe('2 events')
     expect(plural(0, 'batch', 'batches')).toBe('0 batches')
+  })
+})
+
+describe('withoutFinalStop', () => {
+  it('drops the final full stops, in one pass over a megabyte of them', () => {
+    expect(withoutFinalStop(' Done... ')).toBe('Done')
+    const dots = '.'.repeat(1024 * 1024)
+    expect(withoutFinalStop(`${dots}x`)).toHaveLength(dots.length + 1)
+    expect(withoutFinalStop(`x${dots}`)).toBe('x')
   })
 })

@@ -1,8 +1,16 @@
+import { truncateText } from './text.ts'
+
 export const REDACTED = '***'
 
-/** The user-information part of a URL that carries a password: "scheme://user:password@". */
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:]*:[^\s/?#@]+@/gi
-const HAS_URL_CREDENTIALS = new RegExp(URL_CREDENTIALS.source, 'i')
+/**
+ * The user information after a "://" that carries a password ("user:password@"), matched only
+ * where a "://" was found (sticky). Neither part may hold a "/", so no character is read for two
+ * "://"s: the whole scan is linear, whatever the text holds. A pattern free to start anywhere
+ * (at each word boundary before a scheme) took time in the square of a text like "a.a.a…a://x".
+ */
+const URL_USER_INFO = /[^\s/?#@:]*:[^\s/?#@]+@/y
+/** The same, or one that a cut left unfinished: nothing shows the start of a password. */
+const URL_USER_INFO_CUT = /[^\s/?#@:]*:[^\s/?#@]*(?:@|$)/y
 
 /** A secret's base64 forms are looked for only from this length: shorter runs occur by chance. */
 const MIN_BASE64_SECRET_BYTES = 6
@@ -26,15 +34,39 @@ export class Redactor {
     this.forms.sort((a, b) => b.length - a.length)
   }
 
+  /** The whole text without secrets, in time linear in its length. */
   redact(text: string): string {
+    return this.redacted(text, false)
+  }
+
+  /**
+   * At most `max` code points of outside text, without secrets, ending in "…" when cut. Cut before
+   * it is scanned: only a window of it is redacted, wide enough for `max` code points and for a
+   * secret that begins within them. What the window's end may have cut in half is dropped.
+   */
+  excerpt(text: string, max: number): string {
+    // 2 × max UTF-16 units hold at least max code points.
+    const longest = this.forms[0]?.length ?? 0
+    const window = 2 * max + longest
+    if (text.length <= window) return truncateText(this.redacted(text, false), max)
+    const redacted = this.redacted(text.slice(0, window), true)
+    // A secret that the cut split was not removed: what shows of it is the last characters, after
+    // the last "***" and fewer than the longest form's. They are dropped.
+    const last = redacted.lastIndexOf(REDACTED)
+    const after = last === -1 ? redacted.length : redacted.length - last - REDACTED.length
+    let end = redacted.length - Math.min(after, Math.max(0, longest - 1))
+    if (isHighSurrogate(redacted.charCodeAt(end - 1))) end--
+    return truncateText(`${redacted.slice(0, end)}…`, max)
+  }
+
+  private redacted(text: string, cut: boolean): string {
     let result = text
     for (const form of this.forms) {
       // Checked first: most text holds no secret, and split/join would copy it anyway.
       if (result.includes(form)) result = result.split(form).join(REDACTED)
     }
     // A password in a URL (https://user:password@host) is a secret nobody registered.
-    if (result.includes('://')) result = result.replace(URL_CREDENTIALS, `$1${REDACTED}@`)
-    return result
+    return withoutUrlPasswords(result, cut ? URL_USER_INFO_CUT : URL_USER_INFO)
   }
 
   /**
@@ -44,9 +76,36 @@ export class Redactor {
   redactBytes(bytes: Buffer): Buffer {
     const holdsSecret =
       this.forms.some(form => bytes.includes(form)) ||
-      (bytes.includes('://') && HAS_URL_CREDENTIALS.test(bytes.toString('utf8')))
+      (bytes.includes('://') && urlPasswordsIn(bytes.toString('utf8'), URL_USER_INFO).length > 0)
     return holdsSecret ? Buffer.from(this.redact(bytes.toString('utf8')), 'utf8') : bytes
   }
+}
+
+/** Where each URL password is: [start, end) of its user information, found in one pass. */
+function urlPasswordsIn(text: string, userInfo: RegExp): [number, number][] {
+  const found: [number, number][] = []
+  for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
+    userInfo.lastIndex = at + 3
+    const match = userInfo.exec(text)
+    if (match) found.push([at + 3, at + 3 + match[0].length - (match[0].endsWith('@') ? 1 : 0)])
+  }
+  return found
+}
+
+/** "https://user:password@host" as "https://***@host". */
+function withoutUrlPasswords(text: string, userInfo: RegExp): string {
+  if (!text.includes('://')) return text
+  let result = ''
+  let copied = 0
+  for (const [start, end] of urlPasswordsIn(text, userInfo)) {
+    result += `${text.slice(copied, start)}${REDACTED}`
+    copied = end
+  }
+  return copied === 0 ? text : result + text.slice(copied)
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
 }
 
 function secretForms(secret: string): string[] {

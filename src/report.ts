@@ -1,9 +1,9 @@
 /**
  * Everything the action tells the user: outputs, log lines, annotations, the job summary (written
  * by summary.ts), the dry-run printout and the failure policy. The one way out for text: whatever came from outside
- * reaches the runner only through here, first redacted, then made inert (nothing can start a
- * workflow command or move the terminal), and only then cut and, in the summary, escaped for
- * markdown so that it is neither markup nor a link.
+ * reaches the runner only through here: cut to what is shown, redacted, then made inert (nothing
+ * can start a workflow command or move the terminal) and, in the summary, escaped for markdown so
+ * that it is neither markup nor a link.
  */
 import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
 import type { Runner } from './action/runner.ts'
@@ -17,8 +17,8 @@ import { endSentence, inert, truncateText } from './text.ts'
 /** A dry run prints at most this much of a request body. */
 const DRY_RUN_BODY_CHARS = 4000
 /**
- * Every log line, annotation and the `error` output is cut to this many code points, after
- * redaction: our own words fit many times over; a hostile 100 KB payload cannot flood the log.
+ * Every log line, annotation and the `error` output is cut to this many code points: our own
+ * words fit many times over; a hostile 1 MiB answer cannot flood the log.
  */
 export const MAX_MESSAGE_CHARS = 4000
 
@@ -61,7 +61,7 @@ export class Report {
   }
 
   /**
-   * Secrets out, then one inert line, cut to MAX_MESSAGE_CHARS: the form every printed message
+   * Cut to MAX_MESSAGE_CHARS, secrets out, then one inert line: the form every printed message
    * (log line, annotation) and the `error` output take on their way out.
    */
   safe(text: string): string {
@@ -71,7 +71,7 @@ export class Report {
   /** As `safe`, with our own ending kept whole: a cut falls in the text before it. */
   private safeEndingWith(text: string, ending: string): string {
     const room = MAX_MESSAGE_CHARS - Array.from(ending).length
-    return `${truncateText(inert(this.redactor.redact(text)), room)}${ending}`
+    return `${truncateText(inert(this.redactor.excerpt(text, room)), room)}${ending}`
   }
 
   /** An output value: secrets out, one inert line, never cut (JSON outputs can be long). */

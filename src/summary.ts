@@ -1,6 +1,6 @@
 /**
  * The job summary as markdown: its title (how the run ended), the lead table first, then the
- * other tables and notes. Every cell is redacted, made one line, cut and escaped, so that outside
+ * other tables and notes. Every cell is cut, redacted, made one line and escaped, so that outside
  * text is neither markup nor a link; the only links are ours, to http(s) URLs.
  */
 import { failureKind, type FailureKind } from './errors.ts'
@@ -14,6 +14,8 @@ import { collapseWhitespace, escapeControls, truncateText } from './text.ts'
  * the page. Links are ours, with short texts (a run, `9f8e7d6…a1b2c3d`), never a URL as text.
  */
 export const MAX_SUMMARY_CELL_CHARS = 200
+/** A longer address is no link: its text is still shown. */
+const MAX_LINK_URL_CHARS = 2048
 /** A paragraph of the summary (a note, the failure) wraps as a table cannot, so it may be longer. */
 const MAX_SUMMARY_TEXT_CHARS = 500
 /** The summary's heading until a command says what happened. */
@@ -238,21 +240,29 @@ export class Summary {
 
   /** A paragraph or heading: as a cell, cut at MAX_SUMMARY_TEXT_CHARS. */
   private text(text: string): string {
-    return escapeCell(this.redactor.redact(text), MAX_SUMMARY_TEXT_CHARS)
+    return this.escaped(text, MAX_SUMMARY_TEXT_CHARS)
   }
 
-  /** A summary cell: redacted first, then one line, cut and escaped for markdown (escapeCell). */
+  /** A summary cell: one line, without secrets, cut and escaped for markdown. */
   private cell(value: Cell): string {
     if (isAnswer(value)) return this.cell(value.answer)
     if (value === undefined) return ''
     if (typeof value === 'object') {
       if (Array.isArray(value)) return value.map(link => this.cell(link as Link)).join(', ')
       const link = value as Link
-      const text = escapeCell(this.redactor.redact(link.text))
-      const url = link.url === undefined ? undefined : safeUrl(this.redactor.redact(link.url))
+      const text = this.escaped(link.text)
+      const url =
+        link.url !== undefined && link.url.length <= MAX_LINK_URL_CHARS
+          ? safeUrl(this.redactor.redact(link.url))
+          : undefined
       return url ? `[${text}](${url})` : text
     }
-    return escapeCell(this.redactor.redact(String(value)))
+    return this.escaped(String(value))
+  }
+
+  /** Cut first (outside text may be a megabyte), then without secrets, then escaped (escapeCell). */
+  private escaped(text: string, max = MAX_SUMMARY_CELL_CHARS): string {
+    return escapeCell(this.redactor.excerpt(text, max), max)
   }
 }
 

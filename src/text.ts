@@ -62,8 +62,9 @@ export function collapseWhitespace(text: string): string {
  */
 export function truncateText(text: string, max: number): string {
   if (text.length <= max) return text
-  const points = Array.from(text)
-  if (points.length <= max) return text
+  // 2 × max UTF-16 units hold at least max code points: the rest is never read.
+  const points = Array.from(text.slice(0, 2 * max))
+  if (points.length <= max && text.length <= 2 * max) return text
   return `${points.slice(0, Math.max(0, max - 1)).join('')}…`
 }
 
@@ -75,7 +76,11 @@ export function endSentence(text: string): string {
 
 /** A text placed mid-sentence: without its own final full stops. */
 export function withoutFinalStop(text: string): string {
-  return text.trim().replace(/\.+$/, '')
+  const trimmed = text.trim()
+  // A loop, not /\.+$/: that pattern retries at each dot of a long run, in quadratic time.
+  let end = trimmed.length
+  while (end > 0 && trimmed[end - 1] === '.') end--
+  return trimmed.slice(0, end)
 }
 
 /** "1 event", "2 events"; the plural form is given where adding "s" is wrong. */

@@ -324,20 +324,33 @@ describe("the toolkit's proxy rules, in the bundle", () => {
 })
 
 describe('a cancel while the lookup runs', () => {
-  /** Runs the deploy, sending `signal` once the lookup is under way. */
-  async function cancelled(signal: NodeJS.Signals, inputs: Record<string, string> = {}) {
-    github.inject('GET /repos/*/*/compare/*', GitHubFaults.hang, Infinity)
+  const DISPATCH = { eventName: 'workflow_dispatch', payload: {} }
+  /**
+   * Runs the deploy, sending `signal` once the call that hangs has come: the compare (the lookup
+   * is under way) unless told the change's.
+   */
+  async function cancelled(
+    signal: NodeJS.Signals,
+    inputs: Record<string, string> = {},
+    event: { eventName: string; payload: unknown } = DISPATCH,
+    hangs: 'compare' | 'change' = 'compare'
+  ) {
+    if (hangs === 'compare') github.inject('GET /repos/*/*/compare/*', GitHubFaults.hang, Infinity)
+    else emulator.inject('POST /v2/change', { hang: true })
+    const arrived = (): boolean =>
+      hangs === 'compare'
+        ? github.requests.some(r => r.path.includes('/compare/'))
+        : emulator.requests.length > 0
     let signalledAt = 0
     const run = await action(
       { 'github-token': TOKEN, 'include-commits': 'true', ...inputs },
       {
-        eventName: 'workflow_dispatch',
-        payload: {},
+        ...event,
         env: { GITHUB_SHA: sha(9), GITHUB_API_URL: github.url, GITHUB_RUN_ID: RUN_ID },
         onSpawn: child => {
           const started = performance.now()
           const poll = setInterval(() => {
-            if (github.requests.some(r => r.path.includes('/compare/'))) {
+            if (arrived()) {
               clearInterval(poll)
               signalledAt = performance.now() - started
               child.kill(signal)
@@ -365,6 +378,41 @@ describe('a cancel while the lookup runs', () => {
     expect(run.exitCode).toBe(143)
     expect(run.exitAtMs - signalledAt).toBeLessThan(2000)
     expect(run.outputs['error']).toMatch(/cancelled \(SIGTERM\)/)
+  })
+
+  describe('when GitHub and the push bring a megabyte of text like "a.a.…a://x"', () => {
+    // Each "." is a word boundary where a URL pattern could start again; the password must go.
+    const hostile = `https://bot:pw-0123@h/ ${'a.'.repeat(512 * 1024)}a://x`
+    const push = {
+      eventName: 'push',
+      payload: {
+        ref: 'refs/heads/main',
+        before: sha(5),
+        after: sha(9),
+        commits: [{ id: sha(9), message: 'Ship', author: { name: hostile } }]
+      }
+    }
+    const forbidden = { status: 403, body: JSON.stringify({ message: hostile }) }
+
+    it.each([
+      ['SIGINT', 'the lookup waits', 'compare', 130, 7500],
+      ['SIGTERM', 'the change is sent', 'change', 143, 2000]
+    ] as const)(
+      '%s while %s is honoured as ever',
+      async (signal, _while, hangs, exitCode, withinMs) => {
+        // The deployments rule is refused in those words, before the call that hangs.
+        github.inject('GET /repos/*/*/deployments', forbidden, Infinity)
+        const inputs = { environment: 'production' }
+        const { run, signalledAt } = await cancelled(signal, inputs, push, hangs)
+        expect(signalledAt).toBeGreaterThan(0)
+        expect(run.exitCode).toBe(exitCode)
+        expect(run.exitAtMs - signalledAt).toBeLessThan(withinMs)
+        // SIGINT lets the change be recorded with what is known.
+        expect(emulator.changes.size).toBe(signal === 'SIGINT' ? 1 : 0)
+        expect(printedBesidesMasking(run).includes('pw-0123')).toBe(false)
+        expect(emulator.requests.some(request => request.body.includes('pw-0123'))).toBe(false)
+      }
+    )
   })
 })
 

@@ -299,6 +299,25 @@ describe('failures are classified by who must act', () => {
   })
 })
 
+describe('an outage whose answers are a megabyte of text like "a.a.…a://x"', () => {
+  it('ends within max-attempts × timeout-seconds plus the backoff, the password nowhere', async () => {
+    answer('POST /v2/change', {
+      status: 503,
+      body: `https://bot:pw-0123@h/ ${'a.'.repeat(512 * 1024)}a://x`
+    })
+    const run = await against({ 'max-attempts': '3', 'timeout-seconds': '2' })
+    expect(emulator.requests).toHaveLength(3)
+    expect(run.exitCode).toBe(0)
+    // Three attempts of at most 2 s, and two backoffs of at most 0.5 s and 1 s.
+    expect(run.exitAtMs).toBeLessThan(3 * 2000 + 500 + 1000)
+    expect(run.stdout).toMatch(
+      /^::warning::POST \/v2\/change failed with HTTP 503 .*after 3 attempts/m
+    )
+    const shown = `${run.stdout}${run.stderr}${run.summary}${JSON.stringify(run.outputs)}`
+    expect(shown.includes('pw-0123')).toBe(false)
+  })
+})
+
 describe('deep JSON is an input error naming the input', () => {
   const DEPTH = 20_000
   const deep = `${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`

@@ -52,17 +52,31 @@ describe('service messages and excerpts', () => {
   })
 
   it('bodyExcerpt makes one line of at most 200 characters, without HTML tags', () => {
-    expect(bodyExcerpt('  \n\t ')).toBe('(empty body)')
-    expect(bodyExcerpt('line one\n\n  line two')).toBe('line one line two')
+    expect(bodyExcerpt('  \n\t ', redactor)).toBe('(empty body)')
+    expect(bodyExcerpt('line one\n\n  line two', redactor)).toBe('line one line two')
     expect(
       bodyExcerpt(
-        '<!DOCTYPE html><html><head><style>p{}</style><title>502</title></head><body><p>Bad&nbsp;gateway &amp; more</p></body></html>'
+        '<!DOCTYPE html><html><head><style>p{}</style><title>502</title></head><body><p>Bad&nbsp;gateway &amp; more</p></body></html>',
+        redactor
       )
     ).toBe('502 Bad gateway & more')
-    expect(bodyExcerpt('a < b and c > d')).toBe('a < b and c > d')
-    const long = bodyExcerpt('y'.repeat(5000))
+    expect(bodyExcerpt('a < b and c > d', redactor)).toBe('a < b and c > d')
+    const long = bodyExcerpt('y'.repeat(5000), redactor)
     expect(long).toHaveLength(200)
     expect(long.endsWith('…')).toBe(true)
+  })
+
+  it.each([
+    ['unclosed comments', '<!--'],
+    ['unclosed scripts', '<script'],
+    ['tags never closed', '<'],
+    ['scripts that open tags', '<script><'],
+    ['trailing dots', '.']
+  ])('bodyExcerpt reads a megabyte page of %s in one pass', (_kind, unit) => {
+    const page = `<html>${unit.repeat(Math.floor((1024 * 1024) / unit.length))} https://u:pw@h/`
+    const excerpt = bodyExcerpt(page, redactor)
+    expect(Array.from(excerpt).length).toBeLessThanOrEqual(200)
+    expect(excerpt).not.toContain('pw')
   })
 
   it('a 2XX of the wrong shape names the call, the status, what was expected and what came', () => {

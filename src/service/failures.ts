@@ -62,6 +62,10 @@ const CERTIFICATE_ERROR = /^(?!ERR_SSL_).*CERT|^UNABLE_TO_|^INVALID_CA$|^HOSTNAM
 
 /** A service message or body excerpt is cut to this many characters: enough to say why. */
 const MAX_EXCERPT_CHARS = 200
+/** A message field is read this far, its whitespace folded, then cut to MAX_EXCERPT_CHARS. */
+const MAX_MESSAGE_READ_CHARS = 4 * MAX_EXCERPT_CHARS
+/** An HTML error page says why near its start (after its styles): the rest is never read. */
+const MAX_HTML_READ_CHARS = 64 * 1024
 const MESSAGE_FIELDS = ['message', 'error_description', 'error', 'detail', 'errors'] as const
 const HTML_ENTITIES = { nbsp: ' ', lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' }
 
@@ -153,7 +157,7 @@ export function failureError(
     }
     case 'unexpected':
       return protocol(
-        `${call} answered HTTP ${statusText(failure.response.status)}, but not with the documented answer (expected ${failure.expected}); it sent: ${bodyExcerpt(scene.redactor.redact(failure.response.body))}. ${checkAddress}: it must point at the service's root.`
+        `${call} answered HTTP ${statusText(failure.response.status)}, but not with the documented answer (expected ${failure.expected}); it sent: ${bodyExcerpt(failure.response.body, scene.redactor)}. ${checkAddress}: it must point at the service's root.`
       )
     case 'too-large':
       return protocol(
@@ -255,12 +259,18 @@ function rejectionAdvice(status: number, advice: FailureAdvice): string {
 
 /**
  * What the service said: the message field of a JSON error body, or else an excerpt of the body.
- * Redacted before it is shortened, so a cut can never leave part of a secret behind.
+ * Only the start of either is read (Redactor.excerpt), so a megabyte answer costs no more than a
+ * short one, and a cut never leaves part of a secret behind.
  */
 export function serviceMessage(body: string, redactor: Redactor): string {
   const found = messageField(parseJsonSafely(body))
-  const text = found && truncateText(collapseWhitespace(redactor.redact(found)), MAX_EXCERPT_CHARS)
-  return text || bodyExcerpt(redactor.redact(body))
+  const text =
+    found &&
+    truncateText(
+      collapseWhitespace(redactor.excerpt(found, MAX_MESSAGE_READ_CHARS)),
+      MAX_EXCERPT_CHARS
+    )
+  return text || bodyExcerpt(body, redactor)
 }
 
 function messageField(parsed: unknown): string | undefined {
@@ -279,14 +289,18 @@ function messageField(parsed: unknown): string | undefined {
   return undefined
 }
 
-/** One line, whitespace collapsed, HTML tags stripped if it looks like HTML, at most 200 chars. */
-export function bodyExcerpt(body: string): string {
-  let text = body
+/**
+ * One line without secrets, whitespace collapsed, HTML tags stripped if it looks like HTML, at most
+ * 200 chars, read from the body's first MAX_HTML_READ_CHARS. Each pattern consumes what it starts
+ * on (an unclosed comment or script runs to the end), so none is retried at every "<".
+ */
+export function bodyExcerpt(body: string, redactor: Redactor): string {
+  let text = redactor.excerpt(body, MAX_HTML_READ_CHARS)
   if (/^\s*<(!doctype|html|head|body|\?xml|[a-z][a-z0-9]*[\s>])/i.test(text)) {
     text = text
-      .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
-      .replace(/<!--[\s\S]*?-->/g, ' ')
-      .replace(/<[^>]*>/g, ' ')
+      .replace(/<(script|style)\b[^<>]*(?:>[\s\S]*?(?:<\/\1\s*>|$)|$)/gi, ' ')
+      .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
+      .replace(/<[^<>]*>/g, ' ')
       .replace(
         /&(nbsp|lt|gt|quot|#39|amp);/g,
         (_, name: keyof typeof HTML_ENTITIES) => HTML_ENTITIES[name]

@@ -17,6 +17,8 @@ export const MAX_COMPARE_FILES = 300
 export const MAX_COMMIT_MESSAGE_CHARS = 200
 /** Only the start of a message is kept: its title, and the body's references and trailers. */
 const MAX_MESSAGE_READ_CHARS = 2000
+/** An author longer than this is cut (GitHub logins are at most 39 characters). */
+const MAX_AUTHOR_CHARS = 100
 
 /** What a range of commits says (the compare's or a push's). */
 export type Range = Pick<Shipped, 'commitCount' | 'commits' | 'messages' | 'rollback'> &
@@ -45,7 +47,12 @@ export function readCommits(
     commits.push({
       sha: sha.toLowerCase(),
       message: firstLine.slice(0, MAX_COMMIT_MESSAGE_CHARS),
-      ...(author && { author: collapseWhitespace(author) }),
+      // Cut before it is read: an author's name is whatever its commit says.
+      ...(author && {
+        author: Array.from(collapseWhitespace(author.slice(0, 4 * MAX_AUTHOR_CHARS)))
+          .slice(0, MAX_AUTHOR_CHARS)
+          .join('')
+      }),
       ...(dated && { committedAt })
     })
     messages.push(text)

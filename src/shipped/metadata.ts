@@ -11,8 +11,6 @@ import type { Shipped } from './types.ts'
 export const MAX_SHIPPED_METADATA_BYTES = 32 * 1024
 /** Commits listed, the newest; `commit_count` is always given in full. */
 export const MAX_COMMITS = 50
-/** An author longer than this is cut (GitHub logins are at most 39 characters). */
-const MAX_AUTHOR_CHARS = 100
 
 export function shippedMetadata(
   shipped: Shipped | undefined,
@@ -22,7 +20,7 @@ export function shippedMetadata(
     commits: (shipped?.commits ?? []).slice(-MAX_COMMITS).map(({ sha, message, author }) => ({
       sha,
       message,
-      ...(author && { author: Array.from(author).slice(0, MAX_AUTHOR_CHARS).join('') })
+      ...(author && { author })
     })),
     pull_requests: (shipped?.pullRequests ?? []).map(({ number, title, url }) => ({
       number,
