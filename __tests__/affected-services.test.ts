@@ -109,6 +109,32 @@ describe('selectServices', () => {
       expect(decide(['v[0-9]/**'], ['v2/a', 'vx/a']).matchedPaths).toEqual(['v2/a'])
     })
 
+    it('matches a path holding a line break, line separator or control character as its characters would', () => {
+      // Anyone who can land a file chooses its name, and Git allows each of these in one.
+      for (const c of ['\n', '\r', '\u2028', '\u2029', '\u0001']) {
+        const found = {
+          '**': decide(['services/api/**'], [`services/api/${c}main.go`]).matchedPaths,
+          '** then *': decide(['**/k8s/**', '**/*.tf'], [`k8s/dep${c}loy.yaml`, `infra/${c}.tf`])
+            .matchedCount,
+          '*': decide(['a/*/b'], [`a/${c}/b`, `a/x${c}/b`, `a/x/${c}/b`]).matchedCount,
+          '?': decide(['a?b'], [`a${c}b`]).recorded,
+          whole: decide(['services/api/**'], [`services/api${c}/main.go`]).recorded,
+          excluded: decide(['src/**', '!**/*.md'], [`src/${c}.md`]).recorded
+        }
+        expect([c, found]).toEqual([
+          c,
+          {
+            '**': [`services/api/${c}main.go`],
+            '** then *': 2,
+            '*': 2,
+            '?': true,
+            whole: false,
+            excluded: false
+          }
+        ])
+      }
+    })
+
     it('uses "/" as the only separator, even on a Windows runner', () => {
       // picomatch reads the platform from navigator.platform, then process.platform.
       const saved = Object.getOwnPropertyDescriptor(globalThis, 'navigator')

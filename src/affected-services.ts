@@ -45,11 +45,16 @@ export interface ServiceSelection {
   allRecordedBecause?: string
 }
 
-/** Dot files match, "/" separates everywhere, case counts; an unbalanced bracket is an error. */
+/**
+ * Dot files match, "/" separates everywhere, case counts; an unbalanced bracket is an error. The
+ * `s` flag lets `**` cross a line break or line separator as any other character: anyone who can
+ * land a file chooses its name, and a path must not escape its patterns by one.
+ */
 export const GLOB_OPTIONS: picomatch.PicomatchOptions = {
   dot: true,
   windows: false,
-  strictBrackets: true
+  strictBrackets: true,
+  flags: 's'
 }
 
 /** A change's metadata lists at most this many matched paths, so that it stays small. */

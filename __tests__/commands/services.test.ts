@@ -133,6 +133,16 @@ describe('recordServices', () => {
     )
   })
 
+  it('records a service whose changed path holds a line break, sending the path as given', async () => {
+    const { client, changes } = service()
+    await record({ client, shipped: shippedWith(['services/api/\nmain.ts', 'docs/\u2028a.md']) })
+    expect(changes.map(change => change.service)).toEqual(['api', 'docs', 'billing'])
+    const api = JSON.parse(changes[0].custom_metadata ?? '{}') as {
+      github: Record<string, unknown>
+    }
+    expect(api.github['changed_paths']).toEqual(['services/api/\nmain.ts'])
+  })
+
   it("gives each service's change the step's triage: its labels and metadata", async () => {
     const { client, changes } = service()
     await record({

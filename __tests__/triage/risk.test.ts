@@ -109,6 +109,29 @@ describe('riskOf, built-in categories', () => {
     for (const path of paths) expect([path, categories(path)]).toEqual([path, [category]])
   })
 
+  it('match a path holding a line break, line separator or control character as its characters would', () => {
+    const paths: Array<[string, string]> = [
+      ['.github/workflows/\ndeploy.yml', 'ci'],
+      ['k8s/dep\nloy.yaml', 'infrastructure'],
+      ['.github/actions/x\r/action.yml', 'ci'],
+      ['db/migrations/0\u2028/up.rb', 'migration'],
+      ['db/migrations/0\u2029/up.rb', 'migration'],
+      ['infra/\u0001main.tf', 'infrastructure'],
+      ['db/\n.sql', 'migration']
+    ]
+    for (const [path, category] of paths) {
+      expect([path, categories(path)]).toEqual([path, [category]])
+    }
+    expect(riskFor({ files: edited(...paths.map(([path]) => path)), complete: true })).toEqual({
+      risk: {
+        migration: ['db/migrations/0\u2028/up.rb', 'db/migrations/0\u2029/up.rb', 'db/\n.sql'],
+        infrastructure: ['k8s/dep\nloy.yaml', 'infra/\u0001main.tf'],
+        ci: ['.github/workflows/\ndeploy.yml', '.github/actions/x\r/action.yml']
+      },
+      riskComplete: true
+    })
+  })
+
   it('leave ordinary files alone', () => {
     expect(
       categories(
@@ -150,6 +173,15 @@ describe('riskOf', () => {
     }
     expect(riskFor(changed, custom ?? [])).toEqual({
       risk: { payments: ['services/pay/charge.ts'] },
+      riskComplete: true
+    })
+  })
+
+  it('matches the given categories across a line break, as the built-in ones', () => {
+    const custom = parseServices('deploy: deploy/** !**/*.md')
+    const changed = { files: edited('deploy/\nrun.sh', 'deploy/\r.md'), complete: true }
+    expect(riskFor(changed, custom ?? [])).toEqual({
+      risk: { deploy: ['deploy/\nrun.sh'] },
       riskComplete: true
     })
   })
