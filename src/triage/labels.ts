@@ -34,15 +34,35 @@ function label(key: string, value: string): string | undefined {
 }
 
 /**
+ * Whether a user's label says another outcome (`outcome:success` on a failed deploy, in any letter
+ * case) than the one the action knows; never when the action does not know it.
+ */
+export function contradictsOutcome(text: string, outcome: DeployOutcome | undefined): boolean {
+  const [key, value] = text.split(':', 2)
+  return (
+    outcome !== undefined &&
+    outcome !== 'unknown' &&
+    value !== undefined &&
+    key.trim().toLowerCase() === 'outcome' &&
+    value.trim().toLowerCase() !== outcome
+  )
+}
+
+/**
  * The user's labels (trimmed), then the action's in the order outcome, remediation, risk, issues;
- * a label already present (exactly, letter case included) is not added twice.
+ * a label already present (exactly, letter case included) is not added twice. A user's label
+ * that contradicts the known outcome is dropped, whether the action adds its own or not.
  */
 export function labelsWith(
   userLabels: readonly string[],
   facts: LabelFacts,
   autoLabels: boolean
 ): string[] {
-  const labels = new Set(userLabels.map(text => text.trim()).filter(Boolean))
+  const labels = new Set(
+    userLabels
+      .map(text => text.trim())
+      .filter(text => text !== '' && !contradictsOutcome(text, facts.outcome))
+  )
   if (!autoLabels) return [...labels]
   const known = facts.outcome === 'unknown' ? undefined : facts.outcome
   const candidates = [
