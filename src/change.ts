@@ -226,7 +226,7 @@ function customMetadata(
   // Spread, not Object.assign: a user key named "__proto__" stays a plain key.
   if (userValue === undefined && Object.keys(base).length === 0) return undefined
   const merged = { ...base, ...(userValue ?? {}) }
-  if (outcome !== undefined && isJsonObject(merged.deploy) && merged.deploy !== base.deploy) {
+  if (outcome !== undefined && isJsonObject(merged.deploy)) {
     merged.deploy = { ...(base.deploy as object), ...merged.deploy, outcome }
   }
   return JSON.stringify(merged)
