@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals'
-import { buildChangeRequest, type ChangeBasis, type RunDefaults } from '../src/change.ts'
+import {
+  buildChangeRequest,
+  overruledOutcome,
+  type ChangeBasis,
+  type RunDefaults
+} from '../src/change.ts'
 import type { DeployRecord } from '../src/deploy.ts'
 
 const GITHUB = {
@@ -313,5 +318,71 @@ describe('buildChangeRequest: triage', () => {
       deploy: expect.objectContaining({ outcome: 'failure' }),
       remediation: triage.remediation
     })
+  })
+})
+
+describe('buildChangeRequest: the outcome the action knows wins over the user’s', () => {
+  const LABELS = { githubMetadata: false, autoLabels: true }
+  const claimsSuccess = {
+    labels: ['team:shop', 'outcome:success'],
+    customMetadata: { deploy: { outcome: 'success', ticket: 'OPS-1' }, note: 'mine' }
+  }
+  const failedDeployment = {
+    run: { ...DEFAULTS, outcome: { outcome: 'failure' as const, status: 'error' } }
+  }
+
+  it('keeps a failed deploy’s outcome in the labels and the deploy metadata, and the user’s other keys', () => {
+    const change = buildChangeRequest(claimsSuccess, { ...BASIS, deploy: FAILED }, LABELS)
+    expect(change.labels).toBe('team:shop,outcome:failure')
+    expect(JSON.parse(change.custom_metadata ?? '')).toEqual({
+      deploy: {
+        outcome: 'failure',
+        status: 'failure',
+        started_at: '2026-11-23T10:00:00.400Z',
+        finished_at: '2026-11-23T10:00:30.400Z',
+        duration_seconds: 30,
+        ticket: 'OPS-1'
+      },
+      note: 'mine'
+    })
+  })
+
+  it.each([
+    ['a cancelled job', { deploy: { ...FAILED, outcome: 'cancelled' as const } }, 'cancelled'],
+    ['a failed deployment event', failedDeployment, 'failure']
+  ])('keeps the outcome of %s too, even with auto-labels false', (_what, extra, outcome) => {
+    const change = buildChangeRequest(claimsSuccess, { ...BASIS, ...extra }, PLAIN)
+    expect(change.labels).toBe('team:shop')
+    expect(JSON.parse(change.custom_metadata ?? '').deploy).toMatchObject({
+      outcome,
+      ticket: 'OPS-1'
+    })
+  })
+
+  it('drops a contradicting outcome label in any letter case, and keeps one that agrees', () => {
+    const labels = ['Outcome: Success', 'outcome:FAILURE']
+    const change = buildChangeRequest({ labels }, { ...BASIS, deploy: FAILED }, LABELS)
+    expect(change.labels).toBe('outcome:FAILURE,outcome:failure')
+  })
+
+  it('leaves the user’s outcome alone when the action does not know it', () => {
+    const unknown = { ...BASIS, deploy: { ...FAILED, outcome: 'unknown' as const } }
+    const change = buildChangeRequest(claimsSuccess, unknown, LABELS)
+    expect(change.labels).toBe('team:shop,outcome:success')
+    expect(JSON.parse(change.custom_metadata ?? '').deploy).toEqual(
+      claimsSuccess.customMetadata.deploy
+    )
+    expect(overruledOutcome(claimsSuccess, unknown)).toBeUndefined()
+  })
+
+  it('says in one warning what the user claimed and which outcome was kept', () => {
+    expect(overruledOutcome(claimsSuccess, { ...BASIS, deploy: FAILED })).toBe(
+      'The deploy ended with failure, so the change keeps outcome failure: the label "outcome:success" was dropped; custom-metadata\'s deploy.outcome "success" was replaced.'
+    )
+    const agrees = {
+      labels: ['outcome:failure'],
+      customMetadata: { deploy: { outcome: 'failure' } }
+    }
+    expect(overruledOutcome(agrees, failedDeployment)).toBeUndefined()
   })
 })

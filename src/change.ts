@@ -1,7 +1,8 @@
 /**
  * One change, built once: the run's defaults, completed with what it ships, one service of
  * several and how the deploy ended, and the user's fields merged over them, giving the body of
- * POST /v2/change. The user's value wins here and nowhere else.
+ * POST /v2/change. The user's value wins here and nowhere else, but for a deploy's outcome that
+ * the action knows: a fact it saw, which no label or metadata of the user's overrules.
  */
 import {
   deployMetadata,
@@ -15,7 +16,7 @@ import { leadTime } from './lead-time.ts'
 import type { ChangeRequest } from './service/client.ts'
 import { shippedMetadata } from './shipped/metadata.ts'
 import type { Shipped } from './shipped/types.ts'
-import { labelsWith } from './triage/labels.ts'
+import { contradictsOutcome, labelsWith } from './triage/labels.ts'
 import type { Triage } from './triage/triage.ts'
 
 /** The change fields the user gave. Each is undefined when its input is empty. */
@@ -145,7 +146,8 @@ export function buildChangeRequest(
     ),
     custom_metadata: customMetadata(
       fields.customMetadata,
-      defaultMetadata(basis, options.githubMetadata)
+      defaultMetadata(basis, options.githubMetadata),
+      knownOutcome(basis)
     ),
     created_at: fields.createdAt ?? (deploy?.startedAt && Math.floor(deploy.startedAt / 1000))
   })
@@ -154,6 +156,31 @@ export function buildChangeRequest(
 /** How the deploy ended: at the job's end, or as the event says. */
 function endedWith({ deploy, run }: ChangeBasis): DeployOutcome {
   return deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'
+}
+
+/** How the deploy ended, when the action knows it (not `unknown`). */
+function knownOutcome(basis: ChangeBasis): DeployOutcome | undefined {
+  const outcome = endedWith(basis)
+  return outcome === 'unknown' ? undefined : outcome
+}
+
+/**
+ * One warning when the user's labels or custom-metadata's `deploy.outcome` say another outcome
+ * than the one the action knows, naming what was dropped or replaced and the outcome kept;
+ * undefined when they agree or the action does not know it.
+ */
+export function overruledOutcome(fields: ChangeFields, basis: ChangeBasis): string | undefined {
+  const outcome = knownOutcome(basis)
+  if (outcome === undefined) return undefined
+  const claims = (fields.labels ?? [])
+    .filter(text => contradictsOutcome(text, outcome))
+    .map(text => `the label ${JSON.stringify(text)} was dropped`)
+  const deploy = isJsonObject(fields.customMetadata) ? fields.customMetadata.deploy : undefined
+  if (isJsonObject(deploy) && deploy.outcome !== undefined && deploy.outcome !== outcome) {
+    claims.push(`custom-metadata's deploy.outcome ${JSON.stringify(deploy.outcome)} was replaced`)
+  }
+  if (claims.length === 0) return undefined
+  return `The deploy ended with ${outcome}, so the change keeps outcome ${outcome}: ${claims.join('; ')}.`
 }
 
 /**
@@ -187,13 +214,22 @@ function defaultMetadata(
 
 /**
  * The default metadata with the user's object merged over it (their keys win). A user value that
- * is not an object cannot hold the defaults, so it is sent as given.
+ * is not an object cannot hold the defaults, so it is sent as given. When the action knows the
+ * outcome, a user's `deploy` object is merged over the action's, keeping the known outcome.
  */
-function customMetadata(userValue: unknown, base: Record<string, unknown>): string | undefined {
+function customMetadata(
+  userValue: unknown,
+  base: Record<string, unknown>,
+  outcome: DeployOutcome | undefined
+): string | undefined {
   if (userValue !== undefined && !isJsonObject(userValue)) return JSON.stringify(userValue)
   // Spread, not Object.assign: a user key named "__proto__" stays a plain key.
   if (userValue === undefined && Object.keys(base).length === 0) return undefined
-  return JSON.stringify({ ...base, ...(userValue ?? {}) })
+  const merged = { ...base, ...(userValue ?? {}) }
+  if (outcome !== undefined && isJsonObject(merged.deploy)) {
+    merged.deploy = { ...(base.deploy as object), ...merged.deploy, outcome }
+  }
+  return JSON.stringify(merged)
 }
 
 /** The value, unless it is missing or blank. Never altered: the user's text is sent as written. */

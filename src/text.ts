@@ -7,7 +7,15 @@
  * Characters that could start a workflow command or move the terminal when printed: control
  * characters, Unicode line and paragraph separators, and the bidi controls that reorder text.
  */
-const UNSAFE_CHARACTERS = /[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
+const UNSAFE = String.raw`\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069`
+const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE}]`, 'gu')
+
+/**
+ * The unsafe characters and those that show nothing (zero-width space, non-joiner and joiner,
+ * word joiner, byte order mark), for a character class: text that must read as it filters (a
+ * label) holds none of them.
+ */
+export const UNSEEN_CHARACTERS = String.raw`${UNSAFE}\u200b-\u200d\u2060\ufeff`
 
 /**
  * Outside text made inert for one line of a log, an annotation or an output: nothing in it can

@@ -126,8 +126,23 @@ describe('parseLabels', () => {
     const error = inputError(() => parseLabels('ok,a\u0000b'))
     expect(error.input).toBe(Inputs.Labels)
     expect(error.message).toBe(
-      'Input "labels" must not contain control characters; found U+0000 at character 2 in "a\\u0000b".'
+      'Input "labels" must not contain control, invisible, line-separating or bidirectional characters; found U+0000 at character 2 in "a\\u0000b".'
     )
+  })
+
+  it.each([
+    ['a zero-width space', '\u200b', 'U+200B'],
+    ['a zero-width non-joiner', '\u200c', 'U+200C'],
+    ['a zero-width joiner', '\u200d', 'U+200D'],
+    ['a word joiner', '\u2060', 'U+2060'],
+    ['a byte order mark', '\ufeff', 'U+FEFF'],
+    ['a right-to-left override', '\u202e', 'U+202E'],
+    ['a line separator', '\u2028', 'U+2028']
+  ])('refuses %s inside a label, naming it', (_, character, name) => {
+    const error = inputError(() => parseLabels(`ok,outcome:${character}success`))
+    expect(error.input).toBe(Inputs.Labels)
+    expect(error.message).toMatch(/^Input "labels" must not contain control, invisible, /)
+    expect(error.message).toContain(`; found ${name} at character 9 in "outcome:`)
   })
 })
 

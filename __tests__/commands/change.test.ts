@@ -123,6 +123,23 @@ describe('at a job’s end', () => {
     expect(r.summary).toMatch(/\| Outcome \| success \|/)
   })
 
+  it('records a failed deploy as failed whatever the labels and metadata claim, warning once', async () => {
+    const r = runner({
+      'record-at': 'job-end',
+      'job-status': 'failure',
+      labels: 'outcome:success',
+      'custom-metadata': '{"deploy":{"outcome":"success","ticket":"OPS-1"}}'
+    })
+    await post(r)
+    const [change] = emulator.changes.values()
+    expect(change?.labels).toBe('outcome:failure')
+    const { deploy } = JSON.parse(String(change?.custom_metadata))
+    expect(deploy).toMatchObject({ outcome: 'failure', status: 'failure', ticket: 'OPS-1' })
+    expect(r.warnings).toEqual([
+      'The deploy ended with failure, so the change keeps outcome failure: the label "outcome:success" was dropped; custom-metadata\'s deploy.outcome "success" was replaced.'
+    ])
+  })
+
   it('runs the heartbeat command alone the same way', async () => {
     const inputs = { command: 'heartbeat', 'record-at': 'job-end', 'heartbeat-id': 'nightly' }
     const failed = runner({ ...inputs, 'job-status': 'failure' })

@@ -124,6 +124,13 @@ describe('closedIssuesIn', () => {
     expect(closes(text)).toEqual([])
   })
 
+  it('reads no reference whose repository or owner is "." or "..", which GitHub never names', () => {
+    const text =
+      'Fixes evil/..#3, closes acme/.#4, fixes ../api#5, fixes ./api#6, ' +
+      `resolves ${SERVER}/evil/../issues/7, fixes ${SERVER}/../api/issues/8, fixes acme/.api#9`
+    expect(closes(text)).toEqual(['acme/.api#9'])
+  })
+
   it('lists each issue once, letter case aside', () => {
     expect(closes('Fixes #1, closes #1', 'fixes acme/api#2', 'fixes ACME/API#2')).toEqual([
       '#1',

@@ -67,12 +67,14 @@ describe('labelsWith', () => {
     ])
   })
 
-  it('makes each run of commas or line-breaking characters one "-", drops an empty value and cuts long ones', () => {
+  it('makes each run of commas, line-breaking or invisible characters one "-", drops an empty value and cuts long ones', () => {
     const long = 'x'.repeat(MAX_LABEL_CHARS)
-    const labels = labelsWith([], { risk: ['db,\r\n\u2028schema', ' ', `a\u202eb`, long] }, true)
+    const risk = ['db,\r\n\u2028schema', ' ', `a\u202eb`, 'c\u200b\u2060\ufeffd', long]
+    const labels = labelsWith([], { risk }, true)
     expect(labels).toEqual([
       'risk:db-schema',
       'risk:a-b',
+      'risk:c-d',
       `risk:${'x'.repeat(MAX_LABEL_CHARS - 'risk:'.length - 1)}…`
     ])
   })

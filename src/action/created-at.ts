@@ -5,10 +5,17 @@ import { Inputs } from './names.ts'
 /** created-at may lie at most this far in the future (clock skew between runner and service). */
 const MAX_CREATED_AT_FUTURE_SECONDS = 24 * 60 * 60
 
-/** A Unix time above this is milliseconds: as seconds it would be in 5138, as ms in 1973. */
-const UNIX_MILLISECONDS_THRESHOLD = 1e11
+/**
+ * A Unix number is a time in these years, in seconds or in milliseconds. The two ranges do not
+ * overlap, so the number says its unit; any other number (a typo, another unit) is refused rather
+ * than read as a date nobody meant.
+ */
+const FIRST_UNIX_YEAR = 2000
+const LAST_UNIX_YEAR = 2999
+const EARLIEST_UNIX_SECONDS = Date.UTC(FIRST_UNIX_YEAR, 0, 1) / 1000
+const END_OF_UNIX_SECONDS = Date.UTC(LAST_UNIX_YEAR + 1, 0, 1) / 1000
 
-// Unix seconds or milliseconds; a sign is accepted only to say "before 1970" rather than "bad form".
+// Unix seconds or milliseconds; a sign is accepted only to say "out of range" rather than "bad form".
 const UNIX_TIME = /^-?[0-9]+(?:\.[0-9]+)?$/
 // A date, or a date-time with a time zone: a time without one would depend on the runner's zone.
 const ISO_8601 =
@@ -26,7 +33,15 @@ export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
   let seconds: number | undefined
   if (UNIX_TIME.test(value)) {
     const number = Number(value)
-    seconds = Math.abs(number) > UNIX_MILLISECONDS_THRESHOLD ? number / 1000 : number
+    seconds = [number, number / 1000].find(
+      time => time >= EARLIEST_UNIX_SECONDS && time < END_OF_UNIX_SECONDS
+    )
+    if (seconds === undefined) {
+      refuse(
+        `must be Unix seconds or Unix milliseconds of a time in the years ${FIRST_UNIX_YEAR} to ${LAST_UNIX_YEAR}`,
+        ` Give the time the change happened, as ${CREATED_AT_FORMS}.`
+      )
+    }
   } else {
     const match = ISO_8601.exec(value)
     if (match) seconds = isoToSeconds(match)
@@ -44,11 +59,10 @@ export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
     }
     return refuse(`must be ${CREATED_AT_FORMS}`)
   }
-  // "+ 0" turns -0 into 0.
-  const whole = Math.floor(seconds) + 0
+  const whole = Math.floor(seconds)
   if (whole < 0) refuse('must not be before 1970-01-01T00:00:00Z')
   if (whole > Math.floor(nowMs / 1000) + MAX_CREATED_AT_FUTURE_SECONDS) {
-    const readAs = whole <= 8.64e12 ? ` (read as ${new Date(whole * 1000).toISOString()})` : ''
+    const readAs = ` (read as ${new Date(whole * 1000).toISOString()})`
     refuse(
       `must not lie more than ${MAX_CREATED_AT_FUTURE_SECONDS / 3600} hours in the future${readAs}`,
       ` Give the time the change happened, as ${CREATED_AT_FORMS}.`

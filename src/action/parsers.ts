@@ -2,7 +2,7 @@
 import { outcomeOf, type EventOutcome } from '../deploy.ts'
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
-import { inert } from '../text.ts'
+import { inert, UNSEEN_CHARACTERS } from '../text.ts'
 import { FAIL_ON_ERROR_MODES, Inputs, type FailOnError } from './names.ts'
 
 /** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
@@ -36,11 +36,27 @@ export function refusal(name: string, problem: string): InputError {
   return new InputError(name, `Input "${name}" ${problem}`)
 }
 
-/** Refuses control characters; in multi-line text, all but tab and line breaks. */
-function rejectControlCharacters(name: string, value: string, multiline = false): void {
-  const index = value.search(multiline ? /[^\P{Cc}\t\n\r]/u : CONTROL_CHARACTER)
+/**
+ * What each kind of value refuses: a line, control characters; multi-line text, all but tab and
+ * line breaks; a label, which must read as it filters, also what reorders text or shows nothing.
+ */
+const REFUSED_CHARACTERS = {
+  line: [CONTROL_CHARACTER, 'control characters'],
+  text: [/[^\P{Cc}\t\n\r]/u, 'control characters other than tab and line breaks'],
+  label: [
+    new RegExp(`[${UNSEEN_CHARACTERS}]`, 'u'),
+    'control, invisible, line-separating or bidirectional characters'
+  ]
+} as const
+
+function rejectCharacters(
+  name: string,
+  value: string,
+  kind: keyof typeof REFUSED_CHARACTERS = 'line'
+): void {
+  const [pattern, which] = REFUSED_CHARACTERS[kind]
+  const index = value.search(pattern)
   if (index === -1) return
-  const which = `control characters${multiline ? ' other than tab and line breaks' : ''}`
   throw refusal(
     name,
     `must not contain ${which}; found ${describeCharacter(value, index)} in ${quote(value)}.`
@@ -81,10 +97,13 @@ function uniqueItems(items: readonly string[]): string[] | undefined {
   return unique.length > 0 ? unique : undefined
 }
 
-/** Labels separated by commas or line breaks; undefined when none remain. */
+/**
+ * Labels separated by commas or line breaks; undefined when none remain. A label holding a
+ * character that breaks a line, reorders text or shows nothing is refused.
+ */
 export function parseLabels(raw: string): string[] | undefined {
   const labels = uniqueItems(raw.split(/\r\n|[\r\n,]/))
-  for (const label of labels ?? []) rejectControlCharacters(Inputs.Labels, label)
+  for (const label of labels ?? []) rejectCharacters(Inputs.Labels, label, 'label')
   return labels
 }
 
@@ -163,7 +182,7 @@ export function parseEventIds(raw: string): string[] | undefined {
 export function parseId(name: string, raw: string): string | undefined {
   const id = raw.trim()
   if (id === '') return undefined
-  rejectControlCharacters(name, id)
+  rejectCharacters(name, id)
   if (id === '.' || id === '..') throw refusal(name, `must be an id, not ${quote(id)}.`)
   return id
 }
@@ -178,7 +197,7 @@ export function parseShortId(name: string, raw: string): string | undefined {
 /** Free text: undefined when blank; otherwise kept exactly as given. */
 export function parseText(name: string, raw: string, multiline: boolean): string | undefined {
   if (raw.trim() === '') return undefined
-  rejectControlCharacters(name, raw, multiline)
+  rejectCharacters(name, raw, multiline ? 'text' : 'line')
   return raw
 }
 
@@ -225,7 +244,7 @@ export function parseRef(name: string, raw: string): string | undefined {
       `must be a commit SHA, tag or branch name (no spaces, "..", ~ ^ : ? * [ or \\, at most ${MAX_REF_CHARS} characters); got ${quote(raw)}.`
     )
   }
-  rejectControlCharacters(name, ref)
+  rejectCharacters(name, ref)
   return ref
 }
 

@@ -5,7 +5,7 @@
  */
 import { Outputs } from '../action/names.ts'
 import type { RunContext } from '../action/run-context.ts'
-import { buildChangeRequest, changeSubject, type ChangeBasis } from '../change.ts'
+import { buildChangeRequest, changeSubject, overruledOutcome, type ChangeBasis } from '../change.ts'
 import { contextDefaults, runUrl } from '../context.ts'
 import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from '../deploy.ts'
 import { shortSha } from '../describe.ts'
@@ -47,6 +47,9 @@ export async function recordChange(context: CommandContext): Promise<void> {
     recordedAt: context.clock(),
     triage
   }
+  // Once, whatever the number of services: every change keeps the outcome the action knows.
+  const overruled = overruledOutcome(settings.change, basis)
+  if (overruled !== undefined) report.warning(overruled)
   let recorded = false
   try {
     // Loaded only for the services input: glob matching is not every run's cost at start-up.

@@ -85,7 +85,8 @@ const NUMBER = '([1-9][0-9]{0,8})(?![A-Za-z0-9])'
 /**
  * The issues the texts close, as GitHub reads closing keywords: `Fixes #12`, `closes:
  * acme/api#7`, `Resolves {serverUrl}/acme/api/issues/7`. Each as `#N` in `repository` (owner/repo)
- * or `owner/repo#N` elsewhere, distinct (letter case aside), in order of first appearance.
+ * or `owner/repo#N` elsewhere, distinct (letter case aside), in order of first appearance. An
+ * owner or repository named `.` or `..` is no reference (the owner's letters exclude dots).
  */
 export function closedIssuesIn(
   texts: readonly string[],
@@ -99,6 +100,8 @@ export function closedIssuesIn(
   for (const text of texts) {
     for (const match of text.matchAll(closing)) {
       const [, local, owner, repo, number, urlOwner, urlRepo, urlNumber] = match
+      // GitHub has no repository "." or "..": as a path it names another page, never an issue.
+      if (/^\.\.?$/.test(repo ?? urlRepo ?? '')) continue
       const name = `${owner ?? urlOwner}/${repo ?? urlRepo}`
       const n = local ?? number ?? urlNumber
       const ref =

@@ -1,10 +1,10 @@
 /**
  * The labels the action adds to a change, each `key:value`, after the user's own: what the
  * service filters on. A label never holds a comma (it would split in two) or a character that
- * breaks or hides a line.
+ * breaks a line, reorders text or shows nothing.
  */
 import type { DeployOutcome } from '../deploy.ts'
-import { truncateText } from '../text.ts'
+import { truncateText, UNSEEN_CHARACTERS } from '../text.ts'
 import type { Remediation } from './remediation.ts'
 
 /** The action adds at most this many labels to the user's. */
@@ -24,8 +24,8 @@ export interface LabelFacts {
   issues?: readonly string[]
 }
 
-/** Commas, control characters, line and paragraph separators, and bidirectional controls. */
-const NOT_IN_LABEL = /[,\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu
+/** Commas, and characters that break a line, reorder text or show nothing. */
+const NOT_IN_LABEL = new RegExp(`[,${UNSEEN_CHARACTERS}]+`, 'gu')
 
 /** `key:value`, each run of characters a label cannot hold made one "-"; none when empty. */
 function label(key: string, value: string): string | undefined {
@@ -34,15 +34,35 @@ function label(key: string, value: string): string | undefined {
 }
 
 /**
+ * Whether a user's label says another outcome (`outcome:success` on a failed deploy, in any letter
+ * case) than the one the action knows; never when the action does not know it.
+ */
+export function contradictsOutcome(text: string, outcome: DeployOutcome | undefined): boolean {
+  const [key, value] = text.split(':', 2)
+  return (
+    outcome !== undefined &&
+    outcome !== 'unknown' &&
+    value !== undefined &&
+    key.trim().toLowerCase() === 'outcome' &&
+    value.trim().toLowerCase() !== outcome
+  )
+}
+
+/**
  * The user's labels (trimmed), then the action's in the order outcome, remediation, risk, issues;
- * a label already present (exactly, letter case included) is not added twice.
+ * a label already present (exactly, letter case included) is not added twice. A user's label
+ * that contradicts the known outcome is dropped, whether the action adds its own or not.
  */
 export function labelsWith(
   userLabels: readonly string[],
   facts: LabelFacts,
   autoLabels: boolean
 ): string[] {
-  const labels = new Set(userLabels.map(text => text.trim()).filter(Boolean))
+  const labels = new Set(
+    userLabels
+      .map(text => text.trim())
+      .filter(text => text !== '' && !contradictsOutcome(text, facts.outcome))
+  )
   if (!autoLabels) return [...labels]
   const known = facts.outcome === 'unknown' ? undefined : facts.outcome
   const candidates = [
