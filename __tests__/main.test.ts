@@ -102,7 +102,8 @@ describe('the job’s environment, from its OIDC token', () => {
   /** A job with `id-token: write`: the runner sets the token's address. */
   const OIDC_ENV = {
     ...PUSH_ENV,
-    ACTIONS_ID_TOKEN_REQUEST_URL: 'https://token.actions.example/?api-version=2.0'
+    ACTIONS_ID_TOKEN_REQUEST_URL: 'https://token.actions.example/?api-version=2.0',
+    ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'request-token'
   }
   function tokenRunner(inputs: Record<string, string> = {}): FakeRunner {
     const r = runner(inputs)
@@ -114,7 +115,13 @@ describe('the job’s environment, from its OIDC token', () => {
     const r = tokenRunner()
     await run(r, OIDC_ENV)
     expect(r.failures).toEqual([])
-    expect(r.tokenRequests).toEqual([ACTION_NAME])
+    expect(r.tokenRequests).toEqual([
+      {
+        url: OIDC_ENV.ACTIONS_ID_TOKEN_REQUEST_URL,
+        requestToken: OIDC_ENV.ACTIONS_ID_TOKEN_REQUEST_TOKEN,
+        audience: ACTION_NAME
+      }
+    ])
     expect(lastBody('POST /v2/change')['environment']).toBe('production')
     expect(r.lines.filter(line => line.includes('OIDC'))).toEqual([
       'Environment "production" from the job\'s OIDC token (its environment claim).'
@@ -125,12 +132,15 @@ describe('the job’s environment, from its OIDC token', () => {
     expect(JSON.stringify(emulator.requests)).not.toContain(TOKEN)
   })
 
-  it('is not asked for when the job may not have a token', async () => {
-    const r = tokenRunner()
-    await run(r, PUSH_ENV)
-    expect(r.tokenRequests).toEqual([])
-    expect(lastBody('POST /v2/change')).not.toHaveProperty('environment')
-  })
+  it.each(['ACTIONS_ID_TOKEN_REQUEST_URL', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN'])(
+    'is not asked for when the job may not have a token (no %s)',
+    async name => {
+      const r = tokenRunner()
+      await run(r, { ...OIDC_ENV, [name]: '' })
+      expect(r.tokenRequests).toEqual([])
+      expect(lastBody('POST /v2/change')).not.toHaveProperty('environment')
+    }
+  )
 
   it('is not asked for when the environment input is given, which wins', async () => {
     const r = tokenRunner({ environment: 'staging' })
@@ -176,7 +186,7 @@ describe('the job’s environment, from its OIDC token', () => {
     const main = tokenRunner({ 'record-at': 'job-end' })
     await run(main, OIDC_ENV)
     expect(main.failures).toEqual([])
-    expect(main.tokenRequests).toEqual([ACTION_NAME])
+    expect(main.tokenRequests).toHaveLength(1)
     expect(main.states['jobEnd']).not.toContain(TOKEN)
     const jobEnd = readJobEndState({ STATE_jobEnd: main.states['jobEnd'] })
     expect(jobEnd?.environment).toBe('production')

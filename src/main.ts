@@ -224,8 +224,10 @@ async function jobEnvironmentFor(
 ): Promise<string | undefined> {
   if (settings.command !== 'change' || settings.change.environment !== undefined) return undefined
   if (deploymentEnvironment(context.eventName, context.payload) !== undefined) return undefined
-  if (!env['ACTIONS_ID_TOKEN_REQUEST_URL']) return undefined
-  const found = await readJobEnvironment(runner, redactor, ACTION_NAME)
+  const url = env['ACTIONS_ID_TOKEN_REQUEST_URL']
+  const requestToken = env['ACTIONS_ID_TOKEN_REQUEST_TOKEN']
+  if (!url || !requestToken) return undefined
+  const found = await readJobEnvironment(runner, redactor, { url, requestToken }, ACTION_NAME)
   if ('problem' in found) {
     report.debug(`No environment from the job's OIDC token: ${found.problem}`)
     return undefined

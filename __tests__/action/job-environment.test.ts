@@ -55,15 +55,16 @@ describe('the environment claim of a token', () => {
 
 describe('reading the job’s environment', () => {
   const token = jwtWith({ environment: 'production' })
+  const endpoint = { url: 'https://token.example/?api-version=2.0', requestToken: 'request-token' }
 
   it('asks for a token for the audience, masks it and names the environment', async () => {
     const runner = new FakeRunner()
     runner.idToken = async () => token
     const redactor = new Redactor()
-    expect(await readJobEnvironment(runner, redactor, 'change-tracking-action')).toEqual({
+    expect(await readJobEnvironment(runner, redactor, endpoint, 'change-tracking-action')).toEqual({
       environment: 'production'
     })
-    expect(runner.tokenRequests).toEqual(['change-tracking-action'])
+    expect(runner.tokenRequests).toEqual([{ ...endpoint, audience: 'change-tracking-action' }])
     expect(runner.secrets).toEqual([token])
     expect(redactor.redact(`token ${token}`)).toBe('token ***')
   })
@@ -72,14 +73,16 @@ describe('reading the job’s environment', () => {
     const unusable = jwtWith({ environment: 'x'.repeat(300) })
     const runner = new FakeRunner()
     runner.idToken = async () => unusable
-    const found = await readJobEnvironment(runner, new Redactor(), 'a')
+    const found = await readJobEnvironment(runner, new Redactor(), endpoint, 'a')
     expect(found).toEqual({ problem: 'the token has no usable environment claim' })
     expect(runner.secrets).toEqual([unusable])
   })
 
-  it('gives the runner’s reason when there is no token', async () => {
-    const found = await readJobEnvironment(new FakeRunner(), new Redactor(), 'a')
-    expect(found).toEqual({ problem: expect.stringContaining('ACTIONS_ID_TOKEN_REQUEST_URL') })
+  it('gives the endpoint’s reason when there is no token, and masks nothing', async () => {
+    const runner = new FakeRunner()
+    const found = await readJobEnvironment(runner, new Redactor(), endpoint, 'a')
+    expect(found).toEqual({ problem: 'the token endpoint answered HTTP 403' })
+    expect(runner.secrets).toEqual([])
   })
 
   it(`gives up after ${JOB_ENVIRONMENT_BUDGET_MS} ms, aborting the request it waited for`, async () => {
@@ -89,7 +92,7 @@ describe('reading the job’s environment', () => {
       request = signal
       return new Promise(() => undefined)
     }
-    const found = await readJobEnvironment(runner, new Redactor(), 'a')
+    const found = await readJobEnvironment(runner, new Redactor(), endpoint, 'a')
     expect(found).toEqual({ problem: 'no token came in time' })
     expect(request?.aborted).toBe(true)
     expect(runner.secrets).toEqual([])

@@ -1,10 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
+import { afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { TEST_SERVICE_HOST, trustTestCertificate } from '../../emulator/tls.ts'
 import { githubRunner } from '../../src/action/runner.ts'
+import { startConnectProxy } from '../support/connect-proxy.ts'
+import { jwtWith } from '../support/jwt.ts'
+import { startLoopback, type Handler, type Loopback } from '../support/loopback.ts'
 import { parseOutputFile } from '../support/run-action.ts'
 
 let dir: string
@@ -92,26 +94,154 @@ describe('githubRunner', () => {
 })
 
 describe('githubRunner.getIDToken', () => {
+  const TOKEN = jwtWith({ environment: 'production' })
+  const REQUEST_TOKEN = 'request-token'
+  const servers: Loopback[] = []
+  const never = new AbortController().signal
+
+  async function server(handle?: Handler): Promise<Loopback> {
+    const started = await startLoopback(handle)
+    servers.push(started)
+    return started
+  }
+  /** The runner's token URL on this server (or host, port), asked for the audience `an-audience`. */
+  function tokenAt(url: string, signal = never): Promise<string> {
+    const endpoint = { url: `${url}token?api-version=2.0`, requestToken: REQUEST_TOKEN }
+    return githubRunner.getIDToken(endpoint, 'an-audience', signal)
+  }
+  const answering =
+    (status: number, body: string, headers: Record<string, string> = {}): Handler =>
+    (_request, response) => {
+      response.writeHead(status, { 'content-type': 'application/json', ...headers })
+      response.end(body)
+    }
+
+  beforeAll(async () => {
+    await trustTestCertificate()
+  })
+  beforeEach(() => {
+    for (const name of [
+      'HTTPS_PROXY',
+      'https_proxy',
+      'HTTP_PROXY',
+      'http_proxy',
+      'NO_PROXY',
+      'no_proxy'
+    ])
+      delete process.env[name]
+  })
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map(started => started.close()))
+  })
+
+  it('asks as core does (a GET with the audience, the request token as a bearer) and gives the value', async () => {
+    const seen: Array<{ method?: string; url?: string; authorization?: string }> = []
+    const endpoint = await server((request, response) => {
+      seen.push({
+        method: request.method,
+        url: request.url,
+        authorization: request.headers.authorization
+      })
+      answering(200, JSON.stringify({ value: TOKEN }))(request, response, 0)
+    })
+    await expect(tokenAt(endpoint.url)).resolves.toBe(TOKEN)
+    expect(seen).toEqual([
+      {
+        method: 'GET',
+        url: '/token?api-version=2.0&audience=an-audience',
+        authorization: `Bearer ${REQUEST_TOKEN}`
+      }
+    ])
+  })
+
+  it.each([
+    ['a number', '{"value":12345}'],
+    ['true', '{"value":true}'],
+    ['an object', '{"value":{"a":1}}'],
+    ['an array', '{"value":["a.b.c"]}'],
+    ['an empty string', '{"value":""}'],
+    ['null', '{"value":null}'],
+    ['missing', '{"count":1}'],
+    ['in an answer that is JSON null', 'null'],
+    ['in an answer that is not JSON', '<html>token</html>']
+  ])('gives no token when the value is %s', async (_, body) => {
+    const endpoint = await server(answering(200, body))
+    await expect(tokenAt(endpoint.url)).rejects.toThrow(
+      'the token endpoint\'s answer has no token (a "value" that is a non-empty string)'
+    )
+  })
+
+  it.each([302, 307, 308])(
+    'sends the request token to no other origin: HTTP %i to another port is not followed',
+    async status => {
+      const elsewhere = await server(answering(200, JSON.stringify({ value: TOKEN })))
+      const endpoint = await server(
+        answering(status, '', { location: `${elsewhere.url}token?api-version=2.0` })
+      )
+      await expect(tokenAt(endpoint.url)).rejects.toThrow(
+        `the token endpoint answered HTTP ${status}, a redirect, which is not followed`
+      )
+      expect(endpoint.requests).toBe(1)
+      expect(elsewhere.connections).toBe(0)
+    }
+  )
+
+  it('stops reading an answer over 64 KiB, and gives no token', async () => {
+    /** Far more than loopback's socket buffers hold: the whole is sent only if it is all read. */
+    const ANSWER_BYTES = 32 * 1024 * 1024
+    const chunk = Buffer.alloc(64 * 1024, 'a')
+    let sentWhole!: Promise<boolean>
+    const endpoint = await server((_request, response) => {
+      sentWhole = new Promise(done => response.on('close', () => done(response.writableFinished)))
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.write('{"value":"')
+      let sent = 0
+      const more = (): void => {
+        while (sent < ANSWER_BYTES && !response.destroyed) {
+          sent += chunk.byteLength
+          if (!response.write(chunk)) return void response.once('drain', more)
+        }
+        response.end('"}')
+      }
+      more()
+    })
+    await expect(tokenAt(endpoint.url)).rejects.toThrow(
+      "the token endpoint's answer is over 64 KiB"
+    )
+    expect(await sentWhole).toBe(false)
+  })
+
   it('closes its connection to a token endpoint that never answers, once its signal aborts', async () => {
     const stop = new AbortController()
-    let closed!: Promise<void>
-    const server = createServer(request => {
-      // Holds the connection, never answering, and sees when the client closes it.
-      closed = new Promise(done => request.socket.on('close', () => done()))
-      stop.abort()
+    const endpoint = await server(() => stop.abort())
+    await expect(tokenAt(endpoint.url, stop.signal)).rejects.toThrow()
+    await endpoint.allClosed()
+  })
+
+  describe('through a proxy', () => {
+    it('tunnels through HTTPS_PROXY, as core would, to a host only the proxy can reach', async () => {
+      const proxy = await startConnectProxy({
+        route: (_host, port) => ({ host: '127.0.0.1', port })
+      })
+      try {
+        process.env['HTTPS_PROXY'] = proxy.url
+        const endpoint = await server(answering(200, JSON.stringify({ value: TOKEN })))
+        await expect(tokenAt(`https://${TEST_SERVICE_HOST}:${endpoint.port}/`)).resolves.toBe(TOKEN)
+        expect(proxy.connects).toEqual([`${TEST_SERVICE_HOST}:${endpoint.port}`])
+      } finally {
+        await proxy.close()
+      }
     })
-    await new Promise<void>(done => server.listen(0, '127.0.0.1', done))
-    const { port } = server.address() as AddressInfo
-    process.env['ACTIONS_ID_TOKEN_REQUEST_URL'] = `http://127.0.0.1:${port}/token?api-version=2.0`
-    process.env['ACTIONS_ID_TOKEN_REQUEST_TOKEN'] = 'request-token'
-    const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
-    try {
-      await expect(githubRunner.getIDToken('an-audience', stop.signal)).rejects.toThrow()
-      await closed
-    } finally {
-      write.mockRestore()
-      server.closeAllConnections()
-      server.close()
-    }
+
+    it('ends the tunnel it waits for once its signal aborts, whatever the proxy does', async () => {
+      const silent = await server()
+      process.env['HTTPS_PROXY'] = silent.url
+      const stop = new AbortController()
+      const token = tokenAt(`https://${TEST_SERVICE_HOST}:1/`, stop.signal)
+      while (silent.connections === 0) await new Promise(done => setTimeout(done, 5))
+      stop.abort()
+      await expect(token).rejects.toThrow()
+      await silent.allClosed()
+    })
   })
 })

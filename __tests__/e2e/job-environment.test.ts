@@ -22,6 +22,8 @@ let endpoint: Server
 let requests: Array<{ url: string; authorization?: string }>
 /** Whether the endpoint holds each request open, never answering, instead of giving the token. */
 let hang: boolean
+/** The `value` the endpoint answers: the token, unless a test says otherwise. */
+let value: unknown
 /** The variables the runner sets for a job with `permissions: id-token: write`. */
 let oidcEnv: Record<string, string>
 
@@ -34,7 +36,7 @@ beforeAll(async () => {
     const allowed =
       request.method === 'GET' && request.headers.authorization === `Bearer ${REQUEST_TOKEN}`
     response.writeHead(allowed ? 200 : 401, { 'content-type': 'application/json' })
-    response.end(allowed ? JSON.stringify({ value: TOKEN }) : '{"message":"denied"}')
+    response.end(allowed ? JSON.stringify({ value }) : '{"message":"denied"}')
   })
   await new Promise<void>(done => endpoint.listen(0, '127.0.0.1', done))
   const { port } = endpoint.address() as AddressInfo
@@ -52,6 +54,7 @@ beforeEach(() => {
   emulator.reset()
   requests = []
   hang = false
+  value = TOKEN
 })
 
 function changeSent(): Record<string, unknown> {
@@ -119,6 +122,22 @@ describe('a job that may ask for an OIDC token', () => {
     expect(run.stdout).not.toContain('Environment "')
     expect(run.stdout).not.toMatch(/ECONNRESET|retry/)
     expect(run.stdout).toMatch(/^::debug::No environment from the job's OIDC token: /m)
+  })
+
+  it('at job-end, a value that is not a string costs the change only its environment', async () => {
+    value = 12345
+    const main = await action({ 'record-at': 'job-end' }, { env: oidcEnv })
+    expect(main.exitCode).toBe(0)
+    expect(main.stdout).not.toMatch(/^::(error|warning)::/m)
+    expect(main.stdout.split('\n').filter(line => line.includes('OIDC'))).toEqual([
+      `::debug::No environment from the job's OIDC token: the token endpoint's answer has no token (a "value" that is a non-empty string)`
+    ])
+    const post = await action(
+      { 'record-at': 'job-end', 'job-status': 'success' },
+      { env: oidcEnv, state: main.state }
+    )
+    expect(post.exitCode).toBe(0)
+    expect(changeSent()).not.toHaveProperty('environment')
   })
 
   it('asks for no token when the environment input is given', async () => {

@@ -1,4 +1,4 @@
-import type { Runner } from '../../src/action/runner.ts'
+import type { IdTokenEndpoint, Runner } from '../../src/action/runner.ts'
 import { actionDefaults } from '../../scripts/run-bundled-action.ts'
 
 /** A runner that records everything the action says, for in-process tests. */
@@ -13,11 +13,11 @@ export class FakeRunner implements Runner {
   readonly failures: string[] = []
   readonly states: Record<string, string> = {}
   readonly debugs: string[] = []
-  /** The audience of each OIDC token asked for. */
-  readonly tokenRequests: string[] = []
-  /** Answers getIDToken; by default the job may not have a token, as core says without one. */
+  /** Each OIDC token asked for: where, and for which audience. */
+  readonly tokenRequests: Array<IdTokenEndpoint & { audience: string }> = []
+  /** Answers getIDToken; by default the endpoint refuses, as it does a job that may not ask. */
   idToken: (signal: AbortSignal) => Promise<string> = async () => {
-    throw new Error('Unable to get ACTIONS_ID_TOKEN_REQUEST_URL env variable')
+    throw new Error('the token endpoint answered HTTP 403')
   }
   summary = ''
 
@@ -62,8 +62,8 @@ export class FakeRunner implements Runner {
   saveState(name: string, value: string): void {
     this.states[name] = value
   }
-  getIDToken(audience: string, signal: AbortSignal): Promise<string> {
-    this.tokenRequests.push(audience)
+  getIDToken(endpoint: IdTokenEndpoint, audience: string, signal: AbortSignal): Promise<string> {
+    this.tokenRequests.push({ ...endpoint, audience })
     return this.idToken(signal)
   }
 

@@ -6,7 +6,7 @@
  */
 import type { Redactor } from '../redact.ts'
 import { hasUnsafeCharacter } from '../text.ts'
-import type { Runner } from './runner.ts'
+import type { IdTokenEndpoint, Runner } from './runner.ts'
 
 /** The most the token request may delay a step; past it the change goes on without. In the README. */
 export const JOB_ENVIRONMENT_BUDGET_MS = 2000
@@ -16,10 +16,11 @@ const MAX_ENVIRONMENT_CHARS = 255
 /** The job's environment, or why there is none (mid-sentence). */
 export type JobEnvironment = { environment: string } | { problem: string }
 
-/** Asks the runner for a token with this audience, within JOB_ENVIRONMENT_BUDGET_MS. */
+/** Asks the endpoint for a token with this audience, within JOB_ENVIRONMENT_BUDGET_MS. */
 export async function readJobEnvironment(
   runner: Pick<Runner, 'getIDToken' | 'setSecret'>,
   redactor: Redactor,
+  endpoint: IdTokenEndpoint,
   audience: string
 ): Promise<JobEnvironment> {
   const budget = AbortSignal.timeout(JOB_ENVIRONMENT_BUDGET_MS)
@@ -28,7 +29,7 @@ export async function readJobEnvironment(
   )
   let token: string
   try {
-    token = await Promise.race([runner.getIDToken(audience, budget), overBudget])
+    token = await Promise.race([runner.getIDToken(endpoint, audience, budget), overBudget])
   } catch (error) {
     return { problem: error instanceof Error ? error.message : String(error) }
   }

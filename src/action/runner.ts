@@ -1,10 +1,15 @@
-/** The runner, through @actions/core. Nothing here makes text safe: the report does, before. */
+/**
+ * The runner, through @actions/core, and its OIDC token endpoint. Nothing here makes text safe:
+ * the report does, before.
+ */
 import { randomUUID } from 'node:crypto'
-import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import type { ClientRequest } from 'node:http'
 import { appendFileSync } from 'node:fs'
+import * as http from 'node:http'
+import * as https from 'node:https'
 import { EOL } from 'node:os'
+import type { Duplex } from 'node:stream'
 import * as core from '@actions/core'
+import { getProxyUrl } from '@actions/http-client/lib/proxy'
 
 /** Everything the action says to the runner goes through one of these; tests replace it. */
 export interface Runner {
@@ -28,16 +33,22 @@ export interface Runner {
   /** Saves a value for the post step, which reads it as STATE_<name>. Never a secret. */
   saveState(name: string, value: string): void
   /**
-   * The job's OIDC token for this audience (ACTIONS_ID_TOKEN_REQUEST_URL): rejects when the job
-   * may not have one. Once `signal` aborts, its requests are destroyed.
+   * The job's OIDC token for this audience, a non-empty string: rejects, saying why mid-sentence,
+   * when the endpoint gives none. Once `signal` aborts, its request and sockets are destroyed.
    */
-  getIDToken(audience: string, signal: AbortSignal): Promise<string>
+  getIDToken(endpoint: IdTokenEndpoint, audience: string, signal: AbortSignal): Promise<string>
 }
 
-/** Published by Node for every HTTP(S) request a client creates. */
-const REQUEST_CREATED = 'http.client.request.created'
-/** The User-Agent of core's OIDC client: its requests, and no other, are the token's. */
-const OIDC_CLIENT_USER_AGENT = 'actions/oidc-client'
+/** Where a job with `permissions: id-token: write` asks for its OIDC token, as the runner says. */
+export interface IdTokenEndpoint {
+  /** ACTIONS_ID_TOKEN_REQUEST_URL, with its query (api-version). */
+  url: string
+  /** ACTIONS_ID_TOKEN_REQUEST_TOKEN: sent as a bearer, to the origin of `url` only. */
+  requestToken: string
+}
+
+/** A token is a few KiB: a larger answer is no token, and is not read further. */
+const MAX_ID_TOKEN_ANSWER_BYTES = 64 * 1024
 
 export const githubRunner: Runner = {
   getInput: name => core.getInput(name),
@@ -68,24 +79,78 @@ export const githubRunner: Runner = {
     if (!process.env['GITHUB_STEP_SUMMARY']) return
     await core.summary.addRaw(markdown, true).write()
   },
-  getIDToken: async (audience, signal) => {
-    // Core's HTTP client takes no timeout and no signal, and a request left waiting would hold the
-    // step open: the requests it creates are stopped here when the signal aborts.
-    const requests: ClientRequest[] = []
-    const stop = (): void => requests.forEach(request => request.destroy())
-    const track = (message: unknown): void => {
-      const { request } = message as { request: ClientRequest }
-      if (request.getHeader('user-agent') !== OIDC_CLIENT_USER_AGENT) return
-      requests.push(request)
-      if (signal.aborted) stop()
-    }
-    subscribe(REQUEST_CREATED, track)
-    signal.addEventListener('abort', stop)
-    try {
-      return await core.getIDToken(audience)
-    } finally {
-      unsubscribe(REQUEST_CREATED, track)
+  getIDToken: requestIdToken
+}
+
+/**
+ * Asks for the token as core does (GET the URL with `&audience=`, the request token as a bearer,
+ * `{"value": "<jwt>"}` back), through the proxy core would choose (@actions/http-client's rules),
+ * but with node:http(s) itself: a redirect is an answer like any other, never followed, so the
+ * request token reaches no other origin; the answer is read up to MAX_ID_TOKEN_ANSWER_BYTES; and
+ * every socket ends with the request, a proxy tunnel's pending one included.
+ */
+async function requestIdToken(
+  endpoint: IdTokenEndpoint,
+  audience: string,
+  signal: AbortSignal
+): Promise<string> {
+  const url = new URL(`${endpoint.url}&audience=${encodeURIComponent(audience)}`)
+  const client = url.protocol === 'https:' ? https : http
+  const proxy = getProxyUrl(url)?.href
+  const proxyEnv = proxy ? { [client === https ? 'HTTPS_PROXY' : 'HTTP_PROXY']: proxy } : {}
+  const agent = new client.Agent({ proxyEnv })
+  // Each socket it opens: Node hands a request a tunnel's socket only once the proxy answers.
+  const sockets: Duplex[] = []
+  const connect = agent.createConnection.bind(agent)
+  agent.createConnection = (options, callback) => {
+    const socket = connect(options, callback)
+    if (socket) sockets.push(socket)
+    return socket
+  }
+  const headers = { Authorization: `Bearer ${endpoint.requestToken}`, Accept: 'application/json' }
+  return new Promise((resolve, reject) => {
+    const settle = (token: string | undefined, problem: string): void => {
       signal.removeEventListener('abort', stop)
+      request.destroy()
+      for (const socket of sockets) socket.destroy()
+      if (token) resolve(token)
+      else reject(new Error(problem))
     }
+    const stop = (): void => settle(undefined, 'the token request was stopped')
+    const failed = (error: Error): void =>
+      settle(undefined, `the token request failed: ${error.message}`)
+    const request = client.get(url, { agent, headers }, response => {
+      response.on('error', failed)
+      const status = response.statusCode ?? 0
+      if (status < 200 || status > 299) {
+        const redirect = status >= 300 && status < 400 ? ', a redirect, which is not followed' : ''
+        return settle(undefined, `the token endpoint answered HTTP ${status}${redirect}`)
+      }
+      const chunks: Buffer[] = []
+      let received = 0
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.byteLength
+        if (received > MAX_ID_TOKEN_ANSWER_BYTES) return settle(undefined, TOO_LARGE)
+        chunks.push(chunk)
+      })
+      response.on('end', () =>
+        settle(tokenValue(Buffer.concat(chunks).toString('utf8')), NO_TOKEN_VALUE)
+      )
+    })
+    request.on('error', failed)
+    signal.addEventListener('abort', stop)
+  })
+}
+
+const NO_TOKEN_VALUE = `the token endpoint's answer has no token (a "value" that is a non-empty string)`
+const TOO_LARGE = `the token endpoint's answer is over ${MAX_ID_TOKEN_ANSWER_BYTES / 1024} KiB`
+
+/** The `value` of the token endpoint's JSON answer, when it is a non-empty string. */
+function tokenValue(body: string): string | undefined {
+  try {
+    const { value } = JSON.parse(body) as { value?: unknown }
+    return typeof value === 'string' && value !== '' ? value : undefined
+  } catch {
+    return undefined
   }
 }
