@@ -21,7 +21,8 @@ const DEFAULTS: RunDefaults = {
   user: 'monalisa',
   environment: 'production',
   eventDescription: 'Deploy d2c8cd8 on main of octo-org/shop-api',
-  github: GITHUB
+  metadata: { key: 'github', fields: GITHUB },
+  workspace: '/work'
 }
 const BASIS: ChangeBasis = { run: DEFAULTS }
 const STARTED = Date.parse('2026-11-23T10:00:00.400Z')
@@ -33,8 +34,8 @@ const FAILED: DeployRecord = {
 }
 
 /** Without the action's labels, so that each test sees the fields it is about. */
-const PLAIN = { githubMetadata: false, autoLabels: false }
-const WITH_GITHUB = { githubMetadata: true, autoLabels: false }
+const PLAIN = { runMetadata: false, autoLabels: false }
+const WITH_GITHUB = { runMetadata: true, autoLabels: false }
 
 describe('buildChangeRequest', () => {
   it('takes every field the user left empty from the context', () => {
@@ -93,7 +94,7 @@ describe('buildChangeRequest', () => {
   it('leaves out every optional field that ends up empty, rather than sending it undefined', () => {
     const request = buildChangeRequest(
       { environment: '', service: '', comment: '', team: undefined, labels: [] },
-      { run: { service: '', github: {} } },
+      { run: { service: '', metadata: { key: 'github', fields: {} }, workspace: '/work' } },
       PLAIN
     )
     expect(JSON.stringify(request)).toBe(
@@ -273,7 +274,7 @@ describe('buildChangeRequest: triage', () => {
     riskComplete: true,
     remediation: { type: 'revert' as const, reverts: [SHA] }
   }
-  const LABELS = { githubMetadata: true, autoLabels: true }
+  const LABELS = { runMetadata: true, autoLabels: true }
   const failed: ChangeBasis = { ...BASIS, deploy: FAILED, triage }
 
   it("adds the action's labels after the user's, in order, each once", () => {
@@ -311,8 +312,7 @@ describe('buildChangeRequest: triage', () => {
 
   it('keeps the remediation when the github metadata is turned off', () => {
     const metadata = JSON.parse(
-      buildChangeRequest({}, failed, { githubMetadata: false, autoLabels: true }).custom_metadata ??
-        ''
+      buildChangeRequest({}, failed, { runMetadata: false, autoLabels: true }).custom_metadata ?? ''
     )
     expect(metadata).toEqual({
       deploy: expect.objectContaining({ outcome: 'failure' }),
@@ -322,7 +322,7 @@ describe('buildChangeRequest: triage', () => {
 })
 
 describe('buildChangeRequest: the outcome the action knows wins over the user’s', () => {
-  const LABELS = { githubMetadata: false, autoLabels: true }
+  const LABELS = { runMetadata: false, autoLabels: true }
   const claimsSuccess = {
     labels: ['team:shop', 'outcome:success'],
     customMetadata: { deploy: { outcome: 'success', ticket: 'OPS-1' }, note: 'mine' }

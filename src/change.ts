@@ -37,15 +37,11 @@ export interface ChangeFields {
 }
 
 /**
- * The run's GitHub context, sent in custom_metadata under "github" (repository, sha: the resolved
- * version, ref, event_name, workflow, job, run_id, run_number, run_attempt, run_url, actor,
- * pull_request), and what a lookup or a service selection adds. Fields with no value are omitted.
+ * The run as plain data, whichever door read it (a GitHub event and the runner's variables, or a
+ * CI's variables): the change's defaults, and where its pages and links are.
  */
-export type GithubMetadata = Record<string, unknown>
-
-/** What the run's context suggests for a change. */
 export interface RunDefaults {
-  /** The repository, "owner/repo". */
+  /** The repository's path ("owner/repo", "group/project"). */
   service?: string
   version?: string
   user?: string
@@ -58,7 +54,30 @@ export interface RunDefaults {
   deletedRef?: boolean
   /** The pushed branch or the pull request's head branch. */
   branch?: string
-  github: GithubMetadata
+  /**
+   * The run's own fields in custom_metadata, under `key` ("github": repository, sha, ref, run_url,
+   * …; "ci": provider, build_url, …); what shipped and a service selection are added to them.
+   */
+  metadata: { key: string; fields: Record<string, unknown> }
+  /** The web root and the repository ("owner/repo") where commits and issues are linked, if any. */
+  links?: { serverUrl: string; repository: string }
+  /** The run's page, as the summary links it ("Run 42"). */
+  runLink?: { text: string; url: string }
+  /** Where a relative events file is read from. */
+  workspace: string
+  /** What the GitHub lookup of what shipped reads besides the settings: only a GitHub run has it. */
+  github?: GitHubRun
+}
+
+/** A GitHub Actions run, for the lookup: its API, its event and its id. */
+export interface GitHubRun {
+  apiUrl: string
+  eventName: string
+  /** The event payload, of untrusted shape. */
+  payload: unknown
+  runId?: string
+  /** How the door names the token's setting, in the lookup's advice. */
+  tokenInput: string
 }
 
 /** One service of several: its name, and what its patterns matched when that is known. */
@@ -83,8 +102,8 @@ export interface ChangeBasis {
 
 /** What the action adds besides the defaults: its metadata and its labels. */
 export interface ChangeOptions {
-  /** The run's GitHub context (and what shipped) in custom_metadata under "github". */
-  githubMetadata: boolean
+  /** The run's own fields (and what shipped) in custom_metadata, under its key ("github", "ci"). */
+  runMetadata: boolean
   /** The action's labels after the user's. */
   autoLabels: boolean
 }
@@ -146,7 +165,7 @@ export function buildChangeRequest(
     ),
     custom_metadata: customMetadata(
       fields.customMetadata,
-      defaultMetadata(basis, options.githubMetadata),
+      defaultMetadata(basis, options.runMetadata),
       knownOutcome(basis)
     ),
     created_at: fields.createdAt ?? (deploy?.startedAt && Math.floor(deploy.startedAt / 1000))
@@ -184,13 +203,10 @@ export function overruledOutcome(fields: ChangeFields, basis: ChangeBasis): stri
 }
 
 /**
- * The keys the action adds to custom_metadata: "github" (unless turned off), "deploy" and
+ * The keys the action adds to custom_metadata: the run's ("github" or "ci", unless turned off), "deploy" and
  * "remediation".
  */
-function defaultMetadata(
-  basis: ChangeBasis,
-  includeGithubMetadata: boolean
-): Record<string, unknown> {
+function defaultMetadata(basis: ChangeBasis, includeRunMetadata: boolean): Record<string, unknown> {
   const { run, shipped, service, deploy, recordedAt, triage } = basis
   const outcome = endedWith(basis)
   // Commits of a deploy that did not ship them have not waited yet: the next success counts them.
@@ -199,14 +215,14 @@ function defaultMetadata(
     shipped && recordedAt !== undefined && shippedNow
       ? leadTime(shipped.commits, recordedAt)
       : undefined
-  const github = {
-    ...run.github,
+  const fields = {
+    ...run.metadata.fields,
     ...((shipped ?? triage) && shippedMetadata(shipped, triage)),
     ...(waited && { lead_time_seconds: waited }),
     ...service?.metadata
   }
   return withoutUndefined({
-    github: includeGithubMetadata ? github : undefined,
+    [run.metadata.key]: includeRunMetadata ? fields : undefined,
     deploy: deploy ? deployMetadata(deploy) : run.outcome,
     remediation: triage?.remediation
   })

@@ -11,14 +11,30 @@
  */
 export type FailureKind = 'input' | 'rejected' | 'protocol' | 'configuration' | 'outage'
 
-/** A bad input. The message names the input and the accepted forms. */
+/** The words of an input error, given how the door names the input ('Input "labels"', '--labels'). */
+export type Saying = (subject: string) => string
+
+/**
+ * A bad input. The message names the input and the accepted forms; `problem` follows the input's
+ * name (' must be …', ', line 3, …'). The action names an input 'Input "labels"'; another door
+ * names it in its own words with `namedAs`.
+ */
 export class InputError extends Error {
   readonly kind = 'input' as const
+  /** The setting's name, as action.yml and the command line's flags spell it. */
   readonly input: string
-  constructor(input: string, message: string) {
-    super(message)
+  readonly saying: Saying
+  constructor(input: string, problem: string | Saying, subject = `Input "${input}"`) {
+    const saying: Saying = typeof problem === 'string' ? named => `${named}${problem}` : problem
+    super(saying(subject))
     this.name = 'InputError'
     this.input = input
+    this.saying = saying
+  }
+
+  /** The same error, naming the input as `subject` ("--labels"). */
+  namedAs(subject: string): InputError {
+    return new InputError(this.input, this.saying, subject)
   }
 }
 

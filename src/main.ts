@@ -3,18 +3,12 @@
  * service (or a dry run of it), report. With `record-at: job-end` the main step only checks and
  * saves its start, and the post step records.
  */
-import { Inputs, type Command } from './action/names.ts'
 import { ACTION_NAME, ACTION_VERSION } from './package.ts'
+import { contextDefaults, deploymentEnvironment } from './action/defaults.ts'
+import { prepareJobEnd } from './action/job-end.ts'
 import { readJobEnvironment } from './action/job-environment.ts'
 import { readRunContext, type Env, type RunContext } from './action/run-context.ts'
 import { githubRunner, type Runner } from './action/runner.ts'
-import { checkServiceGlobs } from './action/services-input.ts'
-import {
-  readReportingSettings,
-  readSecrets,
-  readSettings,
-  type Settings
-} from './action/settings.ts'
 import {
   checkedStart,
   IS_POST_STATE,
@@ -24,9 +18,7 @@ import {
 } from './action/post-state.ts'
 import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandContext, CommandHandler } from './commands/command.ts'
-import { prepareJobEnd } from './commands/job-end.ts'
 import { getChange, hello } from './commands/read.ts'
-import { deploymentEnvironment } from './context.ts'
 import { errorMessage, InputError } from './errors.ts'
 import { Redactor } from './redact.ts'
 import { Report } from './report.ts'
@@ -35,6 +27,9 @@ import { DryRunClient } from './service/dry-run-client.ts'
 import type { FailureAdvice } from './service/failures.ts'
 import { OUTAGE_BUDGET_MS } from './service/retry.ts'
 import { Transport } from './service/transport.ts'
+import { Inputs, type Command, type Settings } from './settings.ts'
+import { readReportingSettings, readSecrets, readSettings } from './values/read-settings.ts'
+import { checkServiceGlobs } from './values/services.ts'
 
 const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   change: recordChange,
@@ -150,7 +145,7 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
     if (transport) client = new ServiceClient(transport, CALL_HINTS)
     const commandContext: CommandContext = {
       settings,
-      run: { ...context, jobEnvironment },
+      run: contextDefaults({ ...context, jobEnvironment }, process.cwd()),
       client: client ?? new DryRunClient(settings.baseUrl, (r, url) => report.printRequest(r, url)),
       report,
       clock: Date.now,
@@ -167,11 +162,10 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
           deploy: { ...settings.jobStatus, startedAt: start.startedAt, finishedAt: startedAt }
         })
       } else if (settings.recordAt === 'job-end') {
-        await prepareJobEnd(
-          commandContext,
-          (name, value) => runner.saveState(name, value),
-          startedAt
-        )
+        await prepareJobEnd(commandContext, (name, value) => runner.saveState(name, value), {
+          at: startedAt,
+          jobEnvironment
+        })
       } else {
         await COMMAND_HANDLERS[settings.command](commandContext)
       }
@@ -183,7 +177,8 @@ async function runStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
   }
   if (phase.phase === 'post' && error instanceof InputError) {
     // At the job's end an invalid input leaves the deploy unrecorded: say so, with the cause.
-    error = new InputError(error.input, `The deploy was not recorded: ${error.message}`)
+    const { saying } = error
+    error = new InputError(error.input, named => `The deploy was not recorded: ${saying(named)}`)
   }
   if (error !== undefined && phase.phase === 'main' && reporting.recordAt === 'job-end') {
     // Tracking never decides whether the deploy runs: unless fail-on-error is true, the post step

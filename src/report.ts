@@ -5,12 +5,11 @@
  * can start a workflow command or move the terminal) and, in the summary, escaped for markdown so
  * that it is neither markup nor a link.
  */
-import { Outputs, type FailOnError, type OutputName } from './action/names.ts'
-import type { Runner } from './action/runner.ts'
 import { errorMessage, failureKind, type FailureKind } from './errors.ts'
 import { REDACTED, type Redactor } from './redact.ts'
 import type { CallInFlight } from './service/client.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
+import { Outputs, type FailOnError, type OutputName } from './settings.ts'
 import { shownOf, Summary, type Answer } from './summary.ts'
 import { endSentence, inert, truncateText } from './text.ts'
 
@@ -40,11 +39,32 @@ const DRY_RUN_OUTPUTS: ReadonlySet<OutputName> = new Set([
   Outputs.Rollback
 ])
 
+/**
+ * Where a door shows what the report says: the runner (log commands, step outputs, the job
+ * summary), or a terminal and files. Text reaches it already safe.
+ */
+export interface ReportSink {
+  setOutput(name: string, value: string): void
+  /** An output of these lines, written one by one: 100,000 event ids are never one string. */
+  setOutputLines(name: string, lines: Iterable<string>): void
+  info(message: string): void
+  /** A line shown only when debug logging is on. */
+  debug(message: string): void
+  notice(message: string): void
+  warning(message: string): void
+  /** An error annotation that does not fail the step. */
+  error(message: string): void
+  /** An error annotation, and a failing exit code. */
+  setFailed(message: string): void
+  /** Appends markdown to the job summary, when there is one. */
+  appendSummary(markdown: string): Promise<void>
+}
+
 /** A log line, or a line that tells an answer (which a dry run leaves out). */
 export type Line = string | Answer<string>
 
 export class Report {
-  private readonly runner: Runner
+  private readonly runner: ReportSink
   private readonly redactor: Redactor
   /** The job summary, written when the run ends. */
   readonly summary: Summary
@@ -53,7 +73,7 @@ export class Report {
   /** The first output that could not be written: an error for finish() unless another came first. */
   private outputFailure: Error | undefined
 
-  constructor(runner: Runner, redactor: Redactor, dryRun = false) {
+  constructor(runner: ReportSink, redactor: Redactor, dryRun = false) {
     this.runner = runner
     this.redactor = redactor
     this.dryRun = dryRun
@@ -88,7 +108,7 @@ export class Report {
     this.writingOutput(name, () => this.runner.setOutput(name, this.outputValue(value)))
   }
 
-  /** An output written line by line; see Runner.setOutputLines. */
+  /** An output written line by line; see ReportSink.setOutputLines. */
   outputLines(name: OutputName, lines: Iterable<string>): void {
     if (this.dryRun && !DRY_RUN_OUTPUTS.has(name)) return
     const safe = (text: string): string => this.outputValue(text)

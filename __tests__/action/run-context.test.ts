@@ -8,7 +8,7 @@ import {
   readEventPayload,
   readRunContext
 } from '../../src/action/run-context.ts'
-import { contextDefaults as defaultsOfRun } from '../../src/context.ts'
+import { contextDefaults as defaultsOfRun } from '../../src/action/defaults.ts'
 
 const FIXTURES = new URL('../fixtures/payloads/', import.meta.url)
 const REPOSITORY = 'octo-org/shop-api'
@@ -135,6 +135,6 @@ describe('readRunContext', () => {
       "The event payload (GITHUB_EVENT_PATH) could not be read (ENOENT): it is ignored, and the change's defaults come from the runner's environment only."
     )
     expect(context.payload).toEqual({})
-    expect(defaultsOfRun(context).version).toBe(MAIN_HEAD)
+    expect(defaultsOfRun(context, '/work').version).toBe(MAIN_HEAD)
   })
 })

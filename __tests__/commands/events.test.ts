@@ -60,13 +60,13 @@ describe('events', () => {
 
   it('names the invalid event and sends nothing', async () => {
     const r = await action({ command: 'events', events: '{"name":"a","data":1}\n{"name":""}' })
-    expect(r.failures[0]).toContain('Input events, line 2')
+    expect(r.failures[0]).toContain('Input "events", line 2')
     expect(emulator.requests).toEqual([])
   })
 
   it('names the file when it cannot be read', async () => {
     const r = await action({ command: 'events', 'events-file': 'missing.ndjson' })
-    expect(r.failures[0]).toMatch(/^Input events-file \(".*missing\.ndjson"\) cannot be read/)
+    expect(r.failures[0]).toMatch(/^Input "events-file" \(".*missing\.ndjson"\) cannot be read/)
   })
 
   it('keeps the accepted ids when a batch fails, and treats an outage as a warning', async () => {

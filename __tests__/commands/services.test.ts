@@ -5,8 +5,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import nock from 'nock'
 import { runContextOf } from '../../src/action/run-context.ts'
-import { readSettings } from '../../src/action/settings.ts'
-import { contextDefaults } from '../../src/context.ts'
+import { readSettings } from '../../src/values/read-settings.ts'
+import { contextDefaults } from '../../src/action/defaults.ts'
 import { recordServices } from '../../src/commands/services.ts'
 import { ServiceError } from '../../src/errors.ts'
 import { Redactor } from '../../src/redact.ts'
@@ -87,9 +87,12 @@ async function record(
     ...options.inputs
   })
   const settings = readSettings(name => runner.getInput(name))
-  const run = runContextOf(
-    { GITHUB_REPOSITORY: 'octo/mono', GITHUB_SHA: VERSION, GITHUB_EVENT_NAME: 'push' },
-    {}
+  const run = contextDefaults(
+    runContextOf(
+      { GITHUB_REPOSITORY: 'octo/mono', GITHUB_SHA: VERSION, GITHUB_EVENT_NAME: 'push' },
+      {}
+    ),
+    '/work'
   )
   const report = new Report(runner, new Redactor(), options.client instanceof DryRunClient)
   const client = options.client ?? service().client
@@ -99,7 +102,7 @@ async function record(
       { settings, run, client, report, clock: () => NOW },
       settings.services ?? [],
       {
-        run: contextDefaults(run),
+        run,
         shipped: options.shipped,
         recordedAt: NOW,
         triage: options.triage

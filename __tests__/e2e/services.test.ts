@@ -182,7 +182,7 @@ it('outputs the changes recorded when one service’s change fails, and names th
 it('refuses service and services together before sending anything', async () => {
   const run = await deploy({ services: SERVICES, service: 'api' })
   expect(run.exitCode).toBe(1)
-  expect(run.outputs['error']).toMatch(/Inputs "service" and "services" are both given/)
+  expect(run.outputs['error']).toMatch(/Input "services" is given with "service"/)
   expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
   expect(github.requests).toHaveLength(0)
 })

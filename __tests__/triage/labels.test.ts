@@ -7,7 +7,7 @@ import {
   labelsWith,
   type LabelFacts
 } from '../../src/triage/labels.ts'
-import { hostileText, NUM_RUNS } from '../action/hostile-text.ts'
+import { hostileText, NUM_RUNS } from '../support/hostile-text.ts'
 
 describe('labelsWith', () => {
   it("adds the action's labels after the user's, in the order outcome, remediation, risk, issues", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { checkServiceGlobs, parseServices } from '../../src/action/services-input.ts'
+import { checkServiceGlobs, parseServices } from '../../src/values/services.ts'
 import {
   selectServices,
   type ChangedFiles,

@@ -10,26 +10,13 @@ import { EOL } from 'node:os'
 import type { Duplex } from 'node:stream'
 import * as core from '@actions/core'
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
+import type { ReportSink } from '../report.ts'
 
 /** Everything the action says to the runner goes through one of these; tests replace it. */
-export interface Runner {
+export interface Runner extends ReportSink {
   /** The raw input, as the runner passes it (INPUT_<NAME>), trimmed. Empty when not given. */
   getInput(name: string): string
   setSecret(secret: string): void
-  setOutput(name: string, value: string): void
-  /** An output of these lines, written one by one: 100,000 event ids are never one string. */
-  setOutputLines(name: string, lines: Iterable<string>): void
-  info(message: string): void
-  /** A line shown only when the run's debug logging is on. */
-  debug(message: string): void
-  notice(message: string): void
-  warning(message: string): void
-  /** An error annotation that does not fail the step. */
-  error(message: string): void
-  /** An error annotation, and a failing exit code. */
-  setFailed(message: string): void
-  /** Appends markdown to the job summary, when the runner offers one. */
-  appendSummary(markdown: string): Promise<void>
   /** Saves a value for the post step, which reads it as STATE_<name>. Never a secret. */
   saveState(name: string, value: string): void
   /**

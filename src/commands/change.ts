@@ -3,15 +3,13 @@
  * with the services input), then send the heartbeat when a monitor is named. At a job's end the
  * same commands run in the post step, with how the deploy ended.
  */
-import { Outputs } from '../action/names.ts'
-import type { RunContext } from '../action/run-context.ts'
 import { buildChangeRequest, changeSubject, overruledOutcome, type ChangeBasis } from '../change.ts'
-import { contextDefaults, runUrl } from '../context.ts'
 import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from '../deploy.ts'
 import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
 import { answer, formatField, type Cell, type SummaryRow } from '../summary.ts'
 import type { ChangeRequest } from '../service/client.ts'
+import { Outputs } from '../settings.ts'
 import type { Shipped } from '../shipped/types.ts'
 import type { CommandContext } from './command.ts'
 import { findTriage, logTriage, triageRows } from './triage.ts'
@@ -20,8 +18,7 @@ import { findShipped, logShipped, outputShipped, summarizeShipped } from './ship
 export async function recordChange(context: CommandContext): Promise<void> {
   const { settings, run, report, deploy } = context
   const deployed = deploy === undefined ? [] : openWithDeploy(report, deploy)
-  const defaults = contextDefaults(run)
-  if (defaults.deletedRef && settings.change.version === undefined) {
+  if (run.deletedRef && settings.change.version === undefined) {
     report.summary.lead('Deploy', deployed)
     const why = 'No change recorded: this push deleted a branch or tag, so nothing was deployed.'
     report.summary.setTitle('No change recorded')
@@ -29,19 +26,19 @@ export async function recordChange(context: CommandContext): Promise<void> {
     report.summary.note(why)
     return
   }
-  const shipped = await findShipped(context, changeSubject(settings.change, defaults))
+  const shipped = await findShipped(context, changeSubject(settings.change, run))
   logShipped(report, shipped)
-  const triage = await findTriage(context, defaults, shipped)
+  const triage = await findTriage(context, shipped)
   logTriage(report, triage)
   // First under the title: how it ended, then what an on-call engineer filters on.
-  const eventOutcome = deploy === undefined && defaults.outcome
+  const eventOutcome = deploy === undefined && run.outcome
   report.summary.lead('Triage', [
     ...deployed,
     ['Outcome', eventOutcome ? `${eventOutcome.outcome} (${eventOutcome.status})` : undefined],
-    ...triageRows(triage, run)
+    ...triageRows(triage, run.links)
   ])
   const basis: ChangeBasis = {
-    run: defaults,
+    run,
     shipped,
     deploy,
     recordedAt: context.clock(),
@@ -58,7 +55,7 @@ export async function recordChange(context: CommandContext): Promise<void> {
     recorded = true
   } finally {
     // What shipped is worth reading even when recording failed.
-    summarizeShipped(report, shipped, run)
+    summarizeShipped(report, shipped, run.links)
     if (!recorded && settings.heartbeatId !== undefined) {
       skipHeartbeat(report, 'recording failed, so it was not attempted')
     }
@@ -72,10 +69,10 @@ export async function recordChange(context: CommandContext): Promise<void> {
 async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<void> {
   const { settings, run, client, report } = context
   const change = buildChangeRequest(settings.change, basis, {
-    githubMetadata: settings.githubMetadata,
+    runMetadata: settings.githubMetadata,
     autoLabels: settings.triage.autoLabels
   })
-  const links = { run: runLink(run), compare: compareLink(basis.shipped, change.version) }
+  const links = { run: run.runLink, compare: compareLink(basis.shipped, change.version) }
   const changeId = await client.createChange(change).catch((error: unknown) => {
     // What would have been recorded, for whoever records it by hand.
     report.summary.notDone('Change not recorded', error)
@@ -103,14 +100,6 @@ function openWithDeploy(report: Report, deploy: DeployRecord): SummaryRow[] {
     ['Started at', deploy.startedAt && new Date(deploy.startedAt).toISOString()],
     ['Duration', duration]
   ]
-}
-
-/** The run's page, linked as "Run 42" ("Run 42 attempt 2" after a re-run). */
-function runLink(run: RunContext): Cell {
-  const url = runUrl(run)
-  if (url === undefined) return undefined
-  const attempt = run.runAttempt && run.runAttempt !== '1' ? ` attempt ${run.runAttempt}` : ''
-  return { text: `Run ${run.runNumber ?? run.runId}${attempt}`, url }
 }
 
 /** The compare view, linked by its two ends ("9f8e7d6…a1b2c3d"), not by its long URL. */

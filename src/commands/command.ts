@@ -1,19 +1,22 @@
-import type { RunContext } from '../action/run-context.ts'
-import type { Settings } from '../action/settings.ts'
+import type { RunDefaults } from '../change.ts'
 import type { DeployRecord } from '../deploy.ts'
 import type { Report } from '../report.ts'
 import type { ChangeService } from '../service/client.ts'
+import type { Settings } from '../settings.ts'
 
-/** What every command gets: the validated settings, the run's context, the service and the report. */
+/**
+ * What every command gets, whichever door it came through: the validated settings, the run as
+ * plain data, the service and the report.
+ */
 export interface CommandContext {
   settings: Settings
-  run: RunContext
+  run: RunDefaults
   /** The service, or a dry run that prints each request (its answers are placeholders). */
   client: ChangeService
   report: Report
   /** Milliseconds since the epoch, now: when the change is recorded, for its lead time. */
   clock: () => number
-  /** In the post step of `record-at: job-end`: how the deploy ended, and when it started. */
+  /** After the deploy (a job-end post step, a wrapped command): how it ended, and when it started. */
   deploy?: DeployRecord
   /** Aborted when the run is cancelled: the lookup stops, and the change is sent with what it knows. */
   signal?: AbortSignal

@@ -1,11 +1,11 @@
 import { isAbsolute, resolve } from 'node:path'
-import { Inputs, Outputs } from '../action/names.ts'
 import { ENDPOINT_CALLS, MAX_EVENT_IDS_PER_REQUEST } from '../service/client.ts'
 import { InputError, ServiceError, errorMessage } from '../errors.ts'
 import { EventsError, type EventSource } from '../events/source.ts'
 import { describePartialFailure, streamEvents } from '../events/stream.ts'
 import { validateEvents } from '../events/validate.ts'
 import { answer, failureReason } from '../summary.ts'
+import { Inputs, Outputs } from '../settings.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
 
@@ -17,7 +17,7 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
       ? { kind: 'inline', text: settings.events }
       : {
           kind: 'file',
-          path: isAbsolute(path) ? path : resolve(run.workspace ?? process.cwd(), path)
+          path: isAbsolute(path) ? path : resolve(run.workspace, path)
         }
   const validated = await validateEvents(source).catch((error: unknown) => {
     throw inputErrorOf(source, error)
@@ -56,8 +56,11 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
     if (accepted > 0) report.summary.setTitle(`${plural(accepted, 'event')} accepted`)
     report.summary.notDone(`${plural(total - accepted, 'event')} not accepted`, failure)
     // The partial failure keeps its cause's kind, so an outage stays an outage for the policy.
+    if (failure instanceof InputError) {
+      const { saying } = failure
+      throw new InputError(failure.input, named => describePartialFailure(result, saying(named)))
+    }
     const message = describePartialFailure(result, errorMessage(failure))
-    if (failure instanceof InputError) throw new InputError(failure.input, message)
     throw new ServiceError(message, {
       kind: failure instanceof ServiceError ? failure.kind : 'protocol',
       call: failure instanceof ServiceError ? failure.call : ENDPOINT_CALLS.sendEvents,
@@ -105,6 +108,6 @@ export function combineResults(responses: readonly unknown[]): unknown[] {
 function inputErrorOf(source: EventSource, error: unknown): unknown {
   if (!(error instanceof EventsError)) return error
   const input = source.kind === 'file' ? Inputs.EventsFile : Inputs.Events
-  const subject = source.kind === 'file' ? `Input ${input} ("${source.path}")` : `Input ${input}`
-  return new InputError(input, `${subject}${error.detail}`)
+  const path = source.kind === 'file' ? ` ("${source.path}")` : ''
+  return new InputError(input, `${path}${error.detail}`)
 }

@@ -1,6 +1,6 @@
-import { Outputs } from '../action/names.ts'
 import { answer, formatField, type SummaryRow } from '../summary.ts'
 import { ENDPOINT_CALLS } from '../service/client.ts'
+import { Outputs } from '../settings.ts'
 import type { CommandContext } from './command.ts'
 
 /** The change fields shown in the summary, in the interface's order ("Created at" for created_at). */

@@ -2,7 +2,6 @@
  * `change` with the services input: one change per service the deploy touched, a few in flight
  * at once. Every change that was recorded is output, even when another one failed.
  */
-import { Outputs } from '../action/names.ts'
 import type { ServiceSpec } from '../affected-services.ts'
 import {
   selectServices,
@@ -14,6 +13,7 @@ import { errorMessage, failureKind, ServiceError, type FailureKind } from '../er
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
 import { answer } from '../summary.ts'
 import { ENDPOINT_CALLS, type ChangeRequest } from '../service/client.ts'
+import { Outputs } from '../settings.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
 import { changedFiles } from './shipped.ts'
@@ -84,7 +84,7 @@ function serviceChange(
     settings.change,
     { ...basis, service },
     {
-      githubMetadata: settings.githubMetadata,
+      runMetadata: settings.githubMetadata,
       autoLabels: settings.triage.autoLabels
     }
   )

@@ -2,13 +2,13 @@
  * What a change ships, for the `change` command: the lookup (which never fails the run), its
  * outputs, its line in the log and its table in the job summary.
  */
-import { Inputs, Outputs } from '../action/names.ts'
-import type { RunContext } from '../action/run-context.ts'
+import type { RunDefaults } from '../change.ts'
 import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
 import type { ChangedFiles } from '../affected-services.ts'
+import { Outputs } from '../settings.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
 
@@ -24,24 +24,23 @@ export async function findShipped(
   { settings, run, report, signal }: CommandContext,
   subject: { version?: string; environment?: string }
 ): Promise<Shipped | undefined> {
-  if (!settings.includeCommits) return undefined
-  const repository = run.repository
+  const { github, links } = run
   const version = subject.version
-  if (!repository || !version) return undefined
+  if (!settings.includeCommits || !github || !links || !version) return undefined
   // Loaded only for a lookup, which the lookup's own figure then includes.
   const { lookUpShipped } = await import('../shipped/lookup.ts')
   const { shipped, warning } = await lookUpShipped({
     token: settings.githubToken,
-    apiUrl: run.apiUrl,
-    serverUrl: run.serverUrl,
-    repository,
-    eventName: run.eventName,
-    payload: run.payload,
-    runId: run.runId,
+    apiUrl: github.apiUrl,
+    serverUrl: links.serverUrl,
+    repository: links.repository,
+    eventName: github.eventName,
+    payload: github.payload,
+    runId: github.runId,
     version,
     previousVersion: settings.previousVersion,
     environment: subject.environment,
-    advice: { tokenInput: Inputs.GithubToken },
+    advice: { tokenInput: github.tokenInput },
     signal
   })
   if (warning) report.warning(warning)
@@ -100,7 +99,7 @@ export function logShipped(report: Report, shipped: Shipped | undefined): void {
 export function summarizeShipped(
   report: Report,
   shipped: Shipped | undefined,
-  run: Pick<RunContext, 'serverUrl' | 'repository'>
+  links: RunDefaults['links']
 ): void {
   if (shipped === undefined || shipped.commits.length === 0) return
   const byNumber = new Map(shipped.pullRequests.map(pr => [pr.number, pr]))
@@ -117,11 +116,11 @@ export function summarizeShipped(
     commits.map(commit => {
       const found = pullRequestInMessage(commit.message)
       const pr = found ? byNumber.get(found.number) : undefined
-      const page = /^[0-9a-f]{40,64}$/i.test(commit.sha) && run.repository
+      const page = /^[0-9a-f]{40,64}$/i.test(commit.sha) && links
       return [
         {
           text: shortSha(commit.sha),
-          url: page ? `${run.serverUrl}/${run.repository}/commit/${commit.sha}` : undefined
+          url: page ? `${links.serverUrl}/${links.repository}/commit/${commit.sha}` : undefined
         },
         commit.message,
         commit.author,

@@ -15,7 +15,6 @@ import { changedFiles } from './shipped.ts'
 
 export async function findTriage(
   { settings, run }: CommandContext,
-  defaults: RunDefaults,
   shipped: Shipped | undefined
 ): Promise<Triage> {
   const changed = changedFiles(settings.includeCommits, shipped)
@@ -30,10 +29,10 @@ export async function findTriage(
     {
       messages: shipped?.messages ?? [],
       pullRequests: shipped?.pullRequests ?? [],
-      branch: defaults.branch,
+      branch: run.branch,
       issueKeys: settings.triage.issueKeys,
-      repository: run.repository ?? '',
-      serverUrl: run.serverUrl,
+      repository: run.links?.repository ?? '',
+      serverUrl: run.links?.serverUrl,
       rollbackOf: shipped?.rollback ? shipped.previousSha : undefined,
       remediates: settings.triage.remediates,
       everyCommitRead: shipped?.pullRequestsComplete ?? false
@@ -60,10 +59,7 @@ const MAX_SUMMARY_ISSUES = 5
  * The triage rows of the summary's lead block: remediation, each risk category with its paths,
  * issue keys, and the closed issues linked on the run's server.
  */
-export function triageRows(
-  triage: Triage,
-  run: { serverUrl: string; repository?: string }
-): SummaryRow[] {
+export function triageRows(triage: Triage, links: RunDefaults['links']): SummaryRow[] {
   const { remediation } = triage
   const risk = Object.entries(triage.risk ?? {}).map(([name, paths]): SummaryRow => [
     `Risk: ${name}`,
@@ -76,7 +72,7 @@ export function triageRows(
       ? []
       : [['Risk', 'incomplete: not every changed file is known'] as const]),
     ['Issues', triage.issues && shortList(triage.issues, triage.issueCount)],
-    ['Closes', triage.closes && closedLinks(triage.closes, triage.closeCount, run)]
+    ['Closes', triage.closes && closedLinks(triage.closes, triage.closeCount, links)]
   ]
 }
 
@@ -94,15 +90,15 @@ function shortList(items: readonly string[], count = items.length): string {
   return `${items.slice(0, MAX_SUMMARY_ISSUES).join(', ')}${more > 0 ? ` (+${more} more)` : ''}`
 }
 
-/** `#N` and `owner/repo#N`, each linked to its issue on the run's server. */
+/** `#N` and `owner/repo#N`, each linked to its issue on the run's server, when it has one. */
 function closedLinks(
   closes: readonly string[],
   count: number = closes.length,
-  { serverUrl, repository }: { serverUrl: string; repository?: string }
+  run: RunDefaults['links']
 ): Link[] {
   const links: Link[] = closes.slice(0, MAX_SUMMARY_ISSUES).map(ref => {
-    const [name, number] = ref.startsWith('#') ? [repository, ref.slice(1)] : ref.split('#')
-    return { text: ref, url: name ? `${serverUrl}/${name}/issues/${number}` : undefined }
+    const [name, number] = ref.startsWith('#') ? [run?.repository, ref.slice(1)] : ref.split('#')
+    return { text: ref, url: name && run ? `${run.serverUrl}/${name}/issues/${number}` : undefined }
   })
   const more = count - links.length
   return more > 0 ? [...links, { text: `+${more} more` }] : links

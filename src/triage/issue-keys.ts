@@ -91,10 +91,13 @@ const NUMBER = '([1-9][0-9]{0,8})(?![A-Za-z0-9])'
 export function closedIssuesIn(
   texts: readonly string[],
   repository: string,
-  serverUrl: string
+  serverUrl: string | undefined
 ): string[] {
-  const server = serverUrl.replace(/\/$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  const reference = `(?:#${NUMBER}|${OWNER}/${REPO}#${NUMBER}|${server}/${OWNER}/${REPO}/issues/${NUMBER})`
+  // An issue's URL is read only on the run's own server, when it has one.
+  const server = serverUrl?.replace(/\/$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  // Without a server, a branch that never matches keeps the groups' numbers.
+  const url = server ? `|${server}/${OWNER}/${REPO}/issues/${NUMBER}` : '|(?!)()()()'
+  const reference = `(?:#${NUMBER}|${OWNER}/${REPO}#${NUMBER}${url})`
   const closing = new RegExp(CLOSING_KEYWORD + reference, 'gi')
   const closed = new Map<string, string>()
   for (const text of texts) {

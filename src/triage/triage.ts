@@ -33,7 +33,7 @@ export interface TriageInput {
   /** The run's repository, owner/repo. */
   repository: string
   /** The run's server, as https://github.com or a GitHub Enterprise Server's URL. */
-  serverUrl: string
+  serverUrl?: string
   /** The previous deploy's SHA, when this deploy is a rollback. */
   rollbackOf?: string
   /** The `remediates` input. */

@@ -2,7 +2,7 @@
 import type { ServiceSpec } from '../affected-services.ts'
 import { InputError } from '../errors.ts'
 import { quote, QUOTED_VALUE_MAX_CHARS } from './parsers.ts'
-import { Inputs, type InputName } from './names.ts'
+import { Inputs, type InputName } from '../settings.ts'
 import { hasUnsafeCharacter, inert, truncateText } from '../text.ts'
 
 /** A monorepo's deploy step rarely names more; the bound keeps one run's changes and summary sane. */
@@ -30,7 +30,7 @@ export function parseServices(
   for (const [index, text] of raw.split(/\r\n|\r|\n/).entries()) {
     const line = index + 1
     const fail: Fail = problem => {
-      throw new InputError(input, `Input "${input}", line ${line}, ${problem}`)
+      throw new InputError(input, `, line ${line}, ${problem}`)
     }
     // Tabs are spacing, as in any YAML block; every other control character is refused below.
     const content = text.replace(/\t/g, ' ').trim()
@@ -145,7 +145,7 @@ export async function checkServiceGlobs(
         const detail = error instanceof Error ? error.message.replace(/\s+-\s+use .*$/, '') : ''
         throw new InputError(
           input,
-          `Input "${input}", line ${line}, has the pattern ${quote(pattern)}, which is not a valid glob (${inert(detail)}); to match [ ] { } ( ) literally, put it in brackets, as [[].`
+          `, line ${line}, has the pattern ${quote(pattern)}, which is not a valid glob (${inert(detail)}); to match [ ] { } ( ) literally, put it in brackets, as [[].`
         )
       }
     }

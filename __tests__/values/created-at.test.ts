@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { parseCreatedAt } from '../../src/action/created-at.ts'
-import { Inputs } from '../../src/action/names.ts'
+import { parseCreatedAt } from '../../src/values/created-at.ts'
+import { Inputs } from '../../src/settings.ts'
 import { inputError } from '../support/input-error.ts'
-import { hostileText, NUM_RUNS, resultOrInputError } from './hostile-text.ts'
+import { hostileText, NUM_RUNS, resultOrInputError } from '../support/hostile-text.ts'
 
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)
 const NOW_S = NOW_MS / 1000

@@ -1,6 +1,6 @@
 /** The created-at input: Unix seconds or milliseconds, or ISO 8601 with a time zone. */
 import { quote, refusal } from './parsers.ts'
-import { Inputs } from './names.ts'
+import { Inputs } from '../settings.ts'
 
 /** created-at may lie at most this far in the future (clock skew between runner and service). */
 const MAX_CREATED_AT_FUTURE_SECONDS = 24 * 60 * 60

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { Inputs } from '../../src/action/names.ts'
-import type { InputName } from '../../src/action/names.ts'
+import { Inputs } from '../../src/settings.ts'
+import type { InputName } from '../../src/settings.ts'
 import { InputError } from '../../src/errors.ts'
 import { inputError } from '../support/input-error.ts'
-import { character, COMMAND_NAMES, hostileText, NUM_RUNS } from './hostile-text.ts'
-import { readReportingSettings, readSettings } from '../../src/action/settings.ts'
-import type { GetInput, Settings } from '../../src/action/settings.ts'
+import { character, COMMAND_NAMES, hostileText, NUM_RUNS } from '../support/hostile-text.ts'
+import { readReportingSettings, readSettings } from '../../src/values/read-settings.ts'
+import type { GetInput, Settings } from '../../src/settings.ts'
 import type { ChangeFields } from '../../src/change.ts'
 import { actionDefaults } from '../../scripts/run-bundled-action.ts'
 
@@ -279,7 +279,7 @@ describe('readSettings', () => {
         })
       )
       expect(error.message).toBe(
-        'Inputs "events" and "events-file" are both given; when command is "events", give exactly one of them.'
+        'Input "events" is given with "events-file": when command is "events", give exactly one of them.'
       )
     })
 
@@ -425,7 +425,7 @@ describe('services', () => {
       read({ [Inputs.Service]: 'api', [Inputs.Services]: 'api: services/api/**' })
     )
     expect(error.input).toBe(Inputs.Services)
-    expect(error.message).toContain('both given')
+    expect(error.message).toContain('is given with "service"')
   })
 })
 

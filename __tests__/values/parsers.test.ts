@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { COMMANDS, Inputs } from '../../src/action/names.ts'
+import { COMMANDS, Inputs } from '../../src/settings.ts'
 import {
   parseBoolean,
   parseEventIds,
@@ -12,9 +12,14 @@ import {
   parseRef,
   parseToken,
   parseWholeNumber
-} from '../../src/action/parsers.ts'
+} from '../../src/values/parsers.ts'
 import { inputError } from '../support/input-error.ts'
-import { COMMAND_NAMES, hostileText, NUM_RUNS, resultOrInputError } from './hostile-text.ts'
+import {
+  COMMAND_NAMES,
+  hostileText,
+  NUM_RUNS,
+  resultOrInputError
+} from '../support/hostile-text.ts'
 
 describe('parseBoolean', () => {
   it.each([

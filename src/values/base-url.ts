@@ -1,5 +1,5 @@
 import { CONTROL_CHARACTER, describeCharacter, refusal } from './parsers.ts'
-import { Inputs } from './names.ts'
+import { Inputs } from '../settings.ts'
 
 const EXAMPLE_BASE_URL = 'https://api.example.com/'
 const ACCEPTED = `an absolute HTTPS URL such as ${EXAMPLE_BASE_URL}`

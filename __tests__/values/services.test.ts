@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { checkServiceGlobs, parseServices } from '../../src/action/services-input.ts'
+import { checkServiceGlobs, parseServices } from '../../src/values/services.ts'
 import { InputError } from '../../src/errors.ts'
 import type { ServiceSpec } from '../../src/affected-services.ts'
-import { Inputs } from '../../src/action/names.ts'
+import { Inputs } from '../../src/settings.ts'
 import { hasUnsafeCharacter } from '../../src/text.ts'
 import { inputError } from '../support/input-error.ts'
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
-import { runContextOf, type Env } from '../src/action/run-context.ts'
-import { contextDefaults as defaultsOfRun } from '../src/context.ts'
-import { describeChange } from '../src/describe.ts'
+import { runContextOf, type Env } from '../../src/action/run-context.ts'
+import { contextDefaults as defaultsOfRun } from '../../src/action/defaults.ts'
+import { describeChange } from '../../src/describe.ts'
 
-const FIXTURES = new URL('./fixtures/payloads/', import.meta.url)
+const FIXTURES = new URL('../fixtures/payloads/', import.meta.url)
 
 /** A webhook payload as GitHub writes it to GITHUB_EVENT_PATH. */
 function fixture(name: string): Record<string, unknown> {
@@ -25,16 +25,16 @@ const DEPLOYED = 'b68fbebe0ce5d5831b2cf04dde542b6d7cb9ff4d'
 
 /**
  * The defaults of a run of `eventName` with this payload and environment, with the description
- * a change gets from them alone (no lookup).
+ * a change gets from them alone (no lookup); its links and what the lookup reads are left out.
  */
 function contextDefaults(eventName: string, payload: unknown, env: Env) {
-  const { eventDescription, github, ...fields } = defaultsOfRun(
-    runContextOf({ ...env, GITHUB_EVENT_NAME: eventName }, payload)
-  )
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  const { eventDescription, metadata, links, runLink, workspace, github, ...fields } =
+    defaultsOfRun(runContextOf({ ...env, GITHUB_EVENT_NAME: eventName }, payload), '/work')
   return {
     ...fields,
     description: describeChange({ event: eventDescription }),
-    metadata: { github }
+    metadata: { [metadata.key]: metadata.fields }
   }
 }
 

@@ -1,19 +1,24 @@
 /**
- * The run's context -> defaults for a change: which service, which commit, who, where, a readable
- * description and the run's metadata. Pure: it reads only the context it is given, and never
- * throws on a payload of an unexpected shape (the payload file is the runner's, but events evolve).
+ * The run's context -> the change's defaults as plain data (RunDefaults): which service, which
+ * commit, who, where, a readable description, the run's metadata and links, and what the GitHub
+ * lookup reads. Pure: it reads only the context it is given, and never throws on a payload of an
+ * unexpected shape (the payload file is the runner's, but events evolve).
  */
-import type { RunContext } from './action/run-context.ts'
-import { withoutUndefined, type GithubMetadata, type RunDefaults } from './change.ts'
-import { outcomeOf, type EventOutcome } from './deploy.ts'
-import { oneLine, shortSha } from './describe.ts'
+import { withoutUndefined, type RunDefaults } from '../change.ts'
+import { outcomeOf, type EventOutcome } from '../deploy.ts'
+import { oneLine, shortSha } from '../describe.ts'
+import { Inputs } from '../settings.ts'
+import type { RunContext } from './run-context.ts'
 
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target'])
 const DEPLOYMENT_EVENTS = new Set(['deployment', 'deployment_status'])
 
-export function contextDefaults(run: RunContext): RunDefaults {
+/** `cwd` is where a relative path is read from when the runner names no workspace. */
+export function contextDefaults(run: RunContext, cwd: string): RunDefaults {
   const version = resolveVersion(run)
   const outcome = eventOutcome(run.eventName, run.payload)
+  const url = runUrl(run)
+  const attempt = run.runAttempt && run.runAttempt !== '1' ? ` attempt ${run.runAttempt}` : ''
   return withoutUndefined({
     service: run.repository,
     version,
@@ -24,7 +29,18 @@ export function contextDefaults(run: RunContext): RunDefaults {
     deletedRef:
       (run.eventName === 'push' && valueAt(run.payload, ['deleted']) === true) || undefined,
     branch: shippedBranch(run),
-    github: githubMetadata(run, version)
+    metadata: { key: 'github', fields: githubMetadata(run, version) },
+    links: run.repository ? { serverUrl: run.serverUrl, repository: run.repository } : undefined,
+    // "Run 42", or "Run 42 attempt 2" after a re-run.
+    runLink: url ? { text: `Run ${run.runNumber ?? run.runId}${attempt}`, url } : undefined,
+    workspace: run.workspace ?? cwd,
+    github: {
+      apiUrl: run.apiUrl,
+      eventName: run.eventName,
+      payload: run.payload,
+      runId: run.runId,
+      tokenInput: Inputs.GithubToken
+    }
   })
 }
 
@@ -81,7 +97,7 @@ export function deploymentEnvironment(event: string, payload: unknown): string |
   )
 }
 
-function githubMetadata(run: RunContext, sha: string | undefined): GithubMetadata {
+function githubMetadata(run: RunContext, sha: string | undefined): Record<string, unknown> {
   return withoutUndefined({
     repository: run.repository,
     sha,
@@ -99,7 +115,7 @@ function githubMetadata(run: RunContext, sha: string | undefined): GithubMetadat
 }
 
 /** The run's page, on the server the run is on (GITHUB_SERVER_URL, so GHES works too). */
-export function runUrl(run: RunContext): string | undefined {
+function runUrl(run: RunContext): string | undefined {
   if (!run.repository || !run.runId) return undefined
   const page = `${run.serverUrl}/${run.repository}/actions/runs/${run.runId}`
   return run.runAttempt ? `${page}/attempts/${run.runAttempt}` : page

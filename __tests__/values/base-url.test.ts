@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { parseBaseUrl } from '../../src/action/base-url.ts'
-import { Inputs } from '../../src/action/names.ts'
+import { parseBaseUrl } from '../../src/values/base-url.ts'
+import { Inputs } from '../../src/settings.ts'
 import { inputError } from '../support/input-error.ts'
-import { hostileText, NUM_RUNS, resultOrInputError } from './hostile-text.ts'
+import { hostileText, NUM_RUNS, resultOrInputError } from '../support/hostile-text.ts'
 
 describe('parseBaseUrl', () => {
   it.each([

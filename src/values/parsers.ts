@@ -3,7 +3,7 @@ import { outcomeOf, type EventOutcome } from '../deploy.ts'
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
 import { inert, UNSEEN_CHARACTERS } from '../text.ts'
-import { FAIL_ON_ERROR_MODES, Inputs, type FailOnError } from './names.ts'
+import { FAIL_ON_ERROR_MODES, Inputs, type FailOnError } from '../settings.ts'
 
 /** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
 const MAX_REF_CHARS = 255
@@ -33,7 +33,7 @@ export function describeCharacter(raw: string, index: number): string {
 }
 
 export function refusal(name: string, problem: string): InputError {
-  return new InputError(name, `Input "${name}" ${problem}`)
+  return new InputError(name, ` ${problem}`)
 }
 
 /**

@@ -1,28 +1,23 @@
-/** The runner's strings in, one validated, typed `Settings` out, before anything is sent. */
+/** A door's strings in (its inputs, its flags), one validated, typed `Settings` out, before anything is sent. */
 import { InputError } from '../errors.ts'
-import { parseBaseUrl } from './base-url.ts'
-import { parseCreatedAt } from './created-at.ts'
-import type { ServiceSpec } from '../affected-services.ts'
-import { parseServices } from './services-input.ts'
 import {
   MAX_ISSUE_KEY_PREFIXES,
   parseIssueKeyMode,
   type IssueKeyMode
 } from '../triage/issue-keys.ts'
-import type { TriageSettings } from '../triage/triage.ts'
 import {
   COMMANDS,
   Inputs,
   MAX_ATTEMPTS_RANGE,
   RECORD_AT_MODES,
   TIMEOUT_SECONDS_RANGE,
-  type Command,
-  type FailOnError,
+  type GetInput,
   type InputName,
-  type RecordAt
-} from './names.ts'
-import type { ChangeFields } from '../change.ts'
-import type { EventOutcome } from '../deploy.ts'
+  type ReportingSettings,
+  type Settings
+} from '../settings.ts'
+import { parseBaseUrl } from './base-url.ts'
+import { parseCreatedAt } from './created-at.ts'
 import {
   isUnevaluatedExpression,
   parseApiKey,
@@ -41,52 +36,7 @@ import {
   parseToken,
   parseWholeNumber
 } from './parsers.ts'
-
-/** How a run reports: read before the other inputs, so that their errors are reported under it. */
-export interface ReportingSettings {
-  failOnError: FailOnError
-  jobSummary: boolean
-  /** `job-end`: the post step records, after the job's steps; under `auto` a failure waits too. */
-  recordAt: RecordAt
-  /** Why one of them is invalid: readSettings throws it. */
-  error?: InputError
-}
-
-/** Every input, read once, validated and typed. Nothing downstream reads inputs. */
-export interface Settings extends Omit<ReportingSettings, 'error'> {
-  /** The API key; never printed. */
-  apiKey: string
-  /** Always ending in "/". */
-  baseUrl: URL
-  command: Command
-  change: ChangeFields
-  /** Whether to add the run's GitHub metadata to custom_metadata. */
-  githubMetadata: boolean
-  heartbeatId?: string
-  dryRun: boolean
-  timeoutSeconds: number
-  maxAttempts: number
-  /** The events input, raw (one JSON event, a JSON array, or NDJSON). */
-  events?: string
-  eventsFile?: string
-  eventIds?: string[]
-  changeId?: string
-  /** The token for read calls to GitHub's API ('' when none); never printed. */
-  githubToken: string
-  /** Whether to look up what the change ships (commits and pull requests). */
-  includeCommits: boolean
-  /** The previous deploy's commit SHA, tag or branch, when the user knows it. */
-  previousVersion?: string
-  /** Several services in one step (a monorepo): each recorded when its paths changed. */
-  services?: ServiceSpec[]
-  /** How the job ended, as the runner fills in job-status for the post step. */
-  jobStatus: EventOutcome
-  /** The labels the action adds, the risk categories, the issue keys and what the deploy fixes. */
-  triage: TriageSettings
-}
-
-/** Returns the raw input (trimmed), or '' when it was not given. */
-export type GetInput = (name: string) => string
+import { parseServices } from './services.ts'
 
 /** The API key and the GitHub token as given, to mask before anything, even an invalid input. */
 export function readSecrets(getInput: GetInput): string[] {
@@ -125,7 +75,7 @@ export function readSettings(
     if (name !== Inputs.ApiKey && keyForms.some(form => getInput(name).includes(form))) {
       throw new InputError(
         name,
-        `Input "${name}" contains the value of input "${Inputs.ApiKey}". Give the key only in "${Inputs.ApiKey}": other inputs may be logged or sent to the service in clear.`
+        ` contains the value of input "${Inputs.ApiKey}". Give the key only in "${Inputs.ApiKey}": other inputs may be logged or sent to the service in clear.`
       )
     }
   }
@@ -185,7 +135,7 @@ function parseIssueKeys(raw: string): IssueKeyMode {
   if (mode !== undefined) return mode
   throw new InputError(
     Inputs.IssueKeys,
-    `Input "${Inputs.IssueKeys}" must be auto, none, or project prefixes separated by commas or spaces (at most ${MAX_ISSUE_KEY_PREFIXES}, each a letter and 1 to 9 letters or digits, as ENG, OPS); got ${quote(raw)}.`
+    ` must be auto, none, or project prefixes separated by commas or spaces (at most ${MAX_ISSUE_KEY_PREFIXES}, each a letter and 1 to 9 letters or digits, as ENG, OPS); got ${quote(raw)}.`
   )
 }
 
@@ -194,24 +144,24 @@ function checkCommandRequirements(settings: Settings): void {
   const { command } = settings
   const require = (name: InputName, given: unknown, what: string): void => {
     if (given !== undefined) return
-    throw new InputError(name, `Input "${name}" is required when command is "${command}": ${what}.`)
+    throw new InputError(name, ` is required when command is "${command}": ${what}.`)
   }
   if (settings.services !== undefined && settings.change.service !== undefined) {
     throw new InputError(
       Inputs.Services,
-      `Inputs "${Inputs.Service}" and "${Inputs.Services}" are both given; give "${Inputs.Service}" for one service, or list every service in "${Inputs.Services}".`
+      ` is given with "${Inputs.Service}": give "${Inputs.Service}" for one service, or list every service in "${Inputs.Services}".`
     )
   }
   if (settings.recordAt === 'job-end' && command !== 'change' && command !== 'heartbeat') {
     throw new InputError(
       Inputs.RecordAt,
-      `Input "${Inputs.RecordAt}" may be "job-end" only when command is "change" or "heartbeat"; command is "${command}": leave ${Inputs.RecordAt} at "now".`
+      ` may be "job-end" only when command is "change" or "heartbeat"; command is "${command}": leave ${Inputs.RecordAt} at "now".`
     )
   }
   if (command === 'events' && settings.events !== undefined && settings.eventsFile !== undefined) {
     throw new InputError(
       Inputs.Events,
-      `Inputs "${Inputs.Events}" and "${Inputs.EventsFile}" are both given; when command is "events", give exactly one of them.`
+      ` is given with "${Inputs.EventsFile}": when command is "events", give exactly one of them.`
     )
   }
   if (command === 'heartbeat') {

@@ -1,0 +1,133 @@
+/**
+ * What a run is asked to do, whichever door asked: the names of the settings (the action's inputs,
+ * the command line's flags), the outputs, the commands and modes, and the typed `Settings` that
+ * values/read-settings.ts makes of a door's strings.
+ */
+import type { ServiceSpec } from './affected-services.ts'
+import type { ChangeFields } from './change.ts'
+import type { EventOutcome } from './deploy.ts'
+import type { InputError } from './errors.ts'
+import type { TriageSettings } from './triage/triage.ts'
+
+/** The settings' names: the action's inputs (action.yml) and the command line's flags. */
+export const Inputs = {
+  ApiKey: 'api-key',
+  BaseUrl: 'base-url',
+  Command: 'command',
+  Description: 'description',
+  Environment: 'environment',
+  Service: 'service',
+  Version: 'version',
+  User: 'user',
+  Comment: 'comment',
+  Team: 'team',
+  Labels: 'labels',
+  CustomMetadata: 'custom-metadata',
+  CreatedAt: 'created-at',
+  GithubMetadata: 'github-metadata',
+  HeartbeatId: 'heartbeat-id',
+  FailOnError: 'fail-on-error',
+  DryRun: 'dry-run',
+  TimeoutSeconds: 'timeout-seconds',
+  MaxAttempts: 'max-attempts',
+  JobSummary: 'job-summary',
+  Events: 'events',
+  EventsFile: 'events-file',
+  EventIds: 'event-ids',
+  ChangeId: 'change-id',
+  GithubToken: 'github-token',
+  IncludeCommits: 'include-commits',
+  PreviousVersion: 'previous-version',
+  Services: 'services',
+  RecordAt: 'record-at',
+  JobStatus: 'job-status',
+  AutoLabels: 'auto-labels',
+  RiskPaths: 'risk-paths',
+  IssueKeys: 'issue-keys',
+  Remediates: 'remediates'
+} as const
+export type InputName = (typeof Inputs)[keyof typeof Inputs]
+
+/** The outputs' names (action.yml), which the command line writes too. */
+export const Outputs = {
+  ChangeId: 'change-id',
+  HeartbeatSignalId: 'heartbeat-signal-id',
+  Error: 'error',
+  EventIds: 'event-ids',
+  EventResults: 'event-results',
+  Change: 'change',
+  PreviousVersion: 'previous-version',
+  CommitCount: 'commit-count',
+  CompareUrl: 'compare-url',
+  Rollback: 'rollback',
+  ChangeIds: 'change-ids',
+  SkippedServices: 'skipped-services'
+} as const
+export type OutputName = (typeof Outputs)[keyof typeof Outputs]
+
+export const COMMANDS = [
+  'change',
+  'heartbeat',
+  'events',
+  'event-results',
+  'get-change',
+  'hello'
+] as const
+export type Command = (typeof COMMANDS)[number]
+
+/** When a change or heartbeat is recorded: as the step runs, or when the job ends (the post step). */
+export const RECORD_AT_MODES = ['now', 'job-end'] as const
+export type RecordAt = (typeof RECORD_AT_MODES)[number]
+
+export const FAIL_ON_ERROR_MODES = ['auto', 'true', 'false'] as const
+export type FailOnError = (typeof FAIL_ON_ERROR_MODES)[number]
+
+/** The ranges of the numeric inputs, bounds included. */
+export const TIMEOUT_SECONDS_RANGE = [1, 300] as const
+export const MAX_ATTEMPTS_RANGE = [1, 10] as const
+
+/** How a run reports: read before the other inputs, so that their errors are reported under it. */
+export interface ReportingSettings {
+  failOnError: FailOnError
+  jobSummary: boolean
+  /** `job-end`: the post step records, after the job's steps; under `auto` a failure waits too. */
+  recordAt: RecordAt
+  /** Why one of them is invalid: readSettings throws it. */
+  error?: InputError
+}
+
+/** Every input, read once, validated and typed. Nothing downstream reads inputs. */
+export interface Settings extends Omit<ReportingSettings, 'error'> {
+  /** The API key; never printed. */
+  apiKey: string
+  /** Always ending in "/". */
+  baseUrl: URL
+  command: Command
+  change: ChangeFields
+  /** Whether to add the run's GitHub metadata to custom_metadata. */
+  githubMetadata: boolean
+  heartbeatId?: string
+  dryRun: boolean
+  timeoutSeconds: number
+  maxAttempts: number
+  /** The events input, raw (one JSON event, a JSON array, or NDJSON). */
+  events?: string
+  eventsFile?: string
+  eventIds?: string[]
+  changeId?: string
+  /** The token for read calls to GitHub's API ('' when none); never printed. */
+  githubToken: string
+  /** Whether to look up what the change ships (commits and pull requests). */
+  includeCommits: boolean
+  /** The previous deploy's commit SHA, tag or branch, when the user knows it. */
+  previousVersion?: string
+  /** Several services in one step (a monorepo): each recorded when its paths changed. */
+  services?: ServiceSpec[]
+  /** How the job ended, as the runner fills in job-status for the post step. */
+  jobStatus: EventOutcome
+  /** The labels the action adds, the risk categories, the issue keys and what the deploy fixes. */
+  triage: TriageSettings
+}
+
+/** Returns the raw input (trimmed), or '' when it was not given. */
+export type GetInput = (name: string) => string
