@@ -84,6 +84,23 @@ describe('a deploy that runs', () => {
     await runDeploy('change-tracking-no-such-deploy', [])
     expect(listeners()).toEqual(before)
   })
+
+  it.each([
+    [false, 7],
+    [true, 0]
+  ])(
+    'from a terminal (%s), passes a SIGINT on only when no terminal already did',
+    async (interactive, exitCode) => {
+      // The deploy exits 7 on a SIGINT, 0 on its own; the wrapper gets a SIGINT as it starts.
+      const deploy = `process.on('SIGINT', () => process.exit(7)); setTimeout(() => process.exit(0), 300)`
+      const running = runDeploy(process.execPath, ['-e', deploy], { interactive })
+      await new Promise(resolve => setTimeout(resolve, 50))
+      process.emit('SIGINT', 'SIGINT')
+      const end = await running
+      // Passed on before the deploy set its handler, the SIGINT ends it instead: not 0 either.
+      expect(end.exitCode === 0).toBe(exitCode === 0)
+    }
+  )
 })
 
 describe('a deploy that cannot start', () => {

@@ -37,6 +37,12 @@ export interface DeployOptions {
   env?: NodeJS.ProcessEnv
   /** Milliseconds since the epoch; `Date.now` unless a test gives its own. */
   clock?: () => number
+  /**
+   * Run from a terminal (stdin is one, unless told): its Ctrl-C reaches the whole foreground
+   * process group, the deploy included, so SIGINT is not passed on a second time. A deploy that
+   * cleans up on its first SIGINT would be cut short by a second.
+   */
+  interactive?: boolean
 }
 
 /**
@@ -60,7 +66,10 @@ export function runDeploy(
       resolve(notStarted(command, error))
       return
     }
-    const forward = (signal: NodeJS.Signals): void => void child.kill(signal)
+    const interactive = options.interactive ?? Boolean(process.stdin.isTTY)
+    const forward = (signal: NodeJS.Signals): void => {
+      if (signal !== 'SIGINT' || !interactive) child.kill(signal)
+    }
     for (const signal of FORWARDED_SIGNALS) process.on(signal, forward)
     const stopForwarding = (): void => {
       for (const signal of FORWARDED_SIGNALS) process.off(signal, forward)
