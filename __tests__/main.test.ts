@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ACTION_NAME, ACTION_VERSION } from '../src/package.ts'
 import { readJobEndState } from '../src/action/post-state.ts'
-import { run, runPost, serviceBudget } from '../src/main.ts'
+import { budgetCap, run, runPost } from '../src/main.ts'
+import { serviceBudget } from '../src/step.ts'
 import type { Emulator } from '../emulator/emulator.ts'
 import { useEmulator } from './support/use-emulator.ts'
 import { FakeRunner } from './support/fake-runner.ts'
@@ -299,29 +300,29 @@ describe('when reporting itself fails', () => {
 
 describe('what one step may spend on the service', () => {
   it('is the outage budget, raised by a larger timeout-seconds, when recording at once', () => {
-    expect(serviceBudget({ recordAt: 'now', timeoutSeconds: 30 }, 'main')).toEqual({
+    expect(serviceBudget(30, budgetCap('main', 'now'))).toEqual({
       timeoutMs: 30_000,
       outageBudgetMs: 60_000
     })
-    expect(serviceBudget({ recordAt: 'now', timeoutSeconds: 300 }, 'main')).toEqual({
+    expect(serviceBudget(300, budgetCap('main', 'now'))).toEqual({
       timeoutMs: 300_000,
       outageBudgetMs: 300_000
     })
   })
 
   it('keeps a job-end key check within 10 s, whatever timeout-seconds says', () => {
-    expect(serviceBudget({ recordAt: 'job-end', timeoutSeconds: 300 }, 'main')).toEqual({
+    expect(serviceBudget(300, budgetCap('main', 'job-end'))).toEqual({
       timeoutMs: 10_000,
       outageBudgetMs: 10_000
     })
   })
 
   it('keeps a post step’s calls within 150 s, so that it ends within 3 minutes', () => {
-    expect(serviceBudget({ recordAt: 'job-end', timeoutSeconds: 300 }, 'post')).toEqual({
+    expect(serviceBudget(300, budgetCap('post', 'job-end'))).toEqual({
       timeoutMs: 150_000,
       outageBudgetMs: 150_000
     })
-    expect(serviceBudget({ recordAt: 'job-end', timeoutSeconds: 10 }, 'post')).toEqual({
+    expect(serviceBudget(10, budgetCap('post', 'job-end'))).toEqual({
       timeoutMs: 10_000,
       outageBudgetMs: 60_000
     })
