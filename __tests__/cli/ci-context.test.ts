@@ -1,0 +1,654 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir, userInfo } from 'node:os'
+import { basename, join } from 'node:path'
+import {
+  ciMetadata,
+  detectCiContext,
+  repositoryPath,
+  type CiContext,
+  type Env,
+  type GitRunner
+} from '../../src/cli/ci-context.ts'
+
+const SHA = '3f786850e387550fdab836ed7e6dc881de23001b'
+
+/** A git that knows only these answers (by its arguments), and remembers what it was asked. */
+function fakeGit(answers: Record<string, string> = {}): GitRunner & { asked: string[] } {
+  const asked: string[] = []
+  return Object.assign(
+    (args: string[]) => {
+      asked.push(args.join(' '))
+      return answers[args.join(' ')]
+    },
+    { asked }
+  )
+}
+
+/** The detected values, without where each came from. */
+function fieldsOf(context: CiContext): Partial<CiContext> {
+  return Object.fromEntries(Object.entries(context).filter(([key]) => key !== 'sources'))
+}
+
+describe('detectCiContext in each CI, from the variables it documents', () => {
+  it('GitLab CI: the project path, who started the pipeline, the environment and both links', () => {
+    const env: Env = {
+      CI: 'true',
+      GITLAB_CI: 'true',
+      CI_SERVER_URL: 'https://gitlab.example.com',
+      CI_PROJECT_URL: 'https://gitlab.example.com/acme/platform/shop',
+      CI_PROJECT_PATH: 'acme/platform/shop',
+      CI_PROJECT_DIR: '/builds/acme/platform/shop',
+      CI_COMMIT_SHA: SHA,
+      CI_COMMIT_REF_NAME: 'main',
+      CI_COMMIT_BRANCH: 'main',
+      CI_PIPELINE_ID: '1187',
+      CI_PIPELINE_IID: '311',
+      CI_PIPELINE_URL: 'https://gitlab.example.com/acme/platform/shop/-/pipelines/1187',
+      CI_JOB_ID: '5521',
+      CI_JOB_URL: 'https://gitlab.example.com/acme/platform/shop/-/jobs/5521',
+      CI_ENVIRONMENT_NAME: 'production',
+      GITLAB_USER_LOGIN: 'jdoe',
+      GITLAB_USER_NAME: 'Jane Doe',
+      USER: 'gitlab-runner'
+    }
+    const git = fakeGit()
+    const context = detectCiContext(env, '/builds/acme/platform/shop', git)
+
+    expect(fieldsOf(context)).toEqual({
+      provider: 'gitlab',
+      version: SHA,
+      service: 'acme/platform/shop',
+      user: 'jdoe',
+      environment: 'production',
+      branch: 'main',
+      buildNumber: '1187',
+      buildUrl: 'https://gitlab.example.com/acme/platform/shop/-/pipelines/1187',
+      jobUrl: 'https://gitlab.example.com/acme/platform/shop/-/jobs/5521'
+    })
+    expect(context.sources).toMatchObject({
+      user: 'GITLAB_USER_LOGIN',
+      environment: 'CI_ENVIRONMENT_NAME',
+      buildUrl: 'CI_PIPELINE_URL',
+      jobUrl: 'CI_JOB_URL',
+      version: 'env-ci (GitLab CI/CD)'
+    })
+    expect(ciMetadata(context)).toEqual({
+      provider: 'gitlab',
+      build_number: '1187',
+      build_url: 'https://gitlab.example.com/acme/platform/shop/-/pipelines/1187',
+      job_url: 'https://gitlab.example.com/acme/platform/shop/-/jobs/5521',
+      branch: 'main'
+    })
+    // The CI named everything git could have told: git is never asked.
+    expect(git.asked).toEqual([])
+  })
+
+  it('GitLab CI: a merge request ships its source branch, named by its number in the project', () => {
+    const context = detectCiContext(
+      {
+        GITLAB_CI: 'true',
+        CI_PROJECT_PATH: 'acme/shop',
+        CI_PROJECT_URL: 'https://gitlab.com/acme/shop',
+        CI_COMMIT_SHA: SHA,
+        CI_COMMIT_REF_NAME: 'feature/cart',
+        CI_PIPELINE_ID: '1190',
+        CI_MERGE_REQUEST_ID: '98765432',
+        CI_MERGE_REQUEST_IID: '42',
+        CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: 'feature/cart',
+        CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main'
+      },
+      '/builds/acme/shop',
+      fakeGit()
+    )
+    expect(context).toMatchObject({ pullRequest: '42', branch: 'feature/cart' })
+    expect(ciMetadata(context)).toMatchObject({ pull_request: '42', branch: 'feature/cart' })
+  })
+
+  it('GitLab CI: a tag pipeline names the tag, not a branch of the same name', () => {
+    const context = detectCiContext(
+      {
+        GITLAB_CI: 'true',
+        CI_PROJECT_PATH: 'acme/shop',
+        CI_COMMIT_SHA: SHA,
+        CI_COMMIT_TAG: 'v1.4.0',
+        CI_COMMIT_REF_NAME: 'v1.4.0'
+      },
+      '/builds/acme/shop',
+      fakeGit({ 'symbolic-ref --short -q HEAD': 'main' })
+    )
+    expect(context.tag).toBe('v1.4.0')
+    expect(context.branch).toBeUndefined()
+  })
+
+  it('GitHub Actions, in a run step: the actor, the run number and the link to the run', () => {
+    const env: Env = {
+      CI: 'true',
+      GITHUB_ACTIONS: 'true',
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_API_URL: 'https://api.github.com',
+      GITHUB_REPOSITORY: 'acme/shop',
+      GITHUB_SHA: SHA,
+      GITHUB_REF: 'refs/heads/main',
+      GITHUB_REF_NAME: 'main',
+      GITHUB_REF_TYPE: 'branch',
+      GITHUB_HEAD_REF: '',
+      GITHUB_EVENT_NAME: 'push',
+      GITHUB_EVENT_PATH: '/home/runner/work/_temp/_github_workflow/event.json',
+      GITHUB_RUN_ID: '9876543210',
+      GITHUB_RUN_NUMBER: '128',
+      GITHUB_RUN_ATTEMPT: '1',
+      GITHUB_ACTOR: 'octocat',
+      GITHUB_WORKSPACE: '/home/runner/work/shop/shop',
+      RUNNER_OS: 'Linux'
+    }
+    const context = detectCiContext(env, '/home/runner/work/shop/shop', fakeGit())
+
+    expect(fieldsOf(context)).toEqual({
+      provider: 'github',
+      version: SHA,
+      service: 'acme/shop',
+      user: 'octocat',
+      branch: 'main',
+      buildNumber: '128',
+      buildUrl: 'https://github.com/acme/shop/actions/runs/9876543210'
+    })
+    expect(ciMetadata(context)).toEqual({
+      provider: 'github',
+      build_number: '128',
+      build_url: 'https://github.com/acme/shop/actions/runs/9876543210',
+      branch: 'main'
+    })
+  })
+
+  it('GitHub Actions: a pull request names its number and head branch without reading the event file', () => {
+    const pullRequest = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_REPOSITORY: 'acme/shop',
+      GITHUB_SHA: SHA,
+      GITHUB_RUN_ID: '9876543211',
+      GITHUB_ACTOR: 'octocat',
+      GITHUB_HEAD_REF: 'feature/cart',
+      GITHUB_BASE_REF: 'main',
+      // Not there: env-ci would read it whole, and throw for pull_request_target.
+      GITHUB_EVENT_PATH: join(tmpdir(), 'no-such-dir-for-ci-context', 'event.json')
+    }
+    const merge = detectCiContext(
+      { ...pullRequest, GITHUB_EVENT_NAME: 'pull_request', GITHUB_REF: 'refs/pull/42/merge' },
+      '/w',
+      fakeGit()
+    )
+    expect(merge).toMatchObject({ pullRequest: '42', branch: 'feature/cart' })
+
+    const target = detectCiContext(
+      { ...pullRequest, GITHUB_EVENT_NAME: 'pull_request_target', GITHUB_REF: 'refs/heads/main' },
+      '/w',
+      fakeGit()
+    )
+    expect(target).toMatchObject({ provider: 'github', version: SHA, branch: 'feature/cart' })
+  })
+
+  it('GitHub Actions: a tag push names the tag', () => {
+    const context = detectCiContext(
+      {
+        GITHUB_ACTIONS: 'true',
+        GITHUB_REPOSITORY: 'acme/shop',
+        GITHUB_SHA: SHA,
+        GITHUB_REF: 'refs/tags/release/2.0',
+        GITHUB_EVENT_NAME: 'push'
+      },
+      '/w',
+      fakeGit()
+    )
+    expect(context.tag).toBe('release/2.0')
+    expect(context.branch).toBeUndefined()
+  })
+
+  it('Jenkins: the build-user-vars login, the change branch, and the repository from the origin remote', () => {
+    const env: Env = {
+      JENKINS_URL: 'https://jenkins.example.com/',
+      JENKINS_HOME: '/var/lib/jenkins',
+      BUILD_NUMBER: '57',
+      BUILD_ID: '57',
+      BUILD_URL: 'https://jenkins.example.com/job/shop/job/PR-42/57/',
+      JOB_NAME: 'shop/PR-42',
+      JOB_URL: 'https://jenkins.example.com/job/shop/job/PR-42/',
+      WORKSPACE: '/var/lib/jenkins/workspace/shop_PR-42',
+      BRANCH_NAME: 'PR-42',
+      CHANGE_ID: '42',
+      CHANGE_URL: 'https://github.com/acme/shop/pull/42',
+      CHANGE_BRANCH: 'feature/cart',
+      CHANGE_TARGET: 'main',
+      CHANGE_AUTHOR: 'jdoe',
+      GIT_COMMIT: SHA,
+      GIT_URL: 'https://github.com/acme/shop.git',
+      BUILD_USER_ID: 'alice',
+      BUILD_USER: 'Alice Martin'
+    }
+    const git = fakeGit({ 'remote get-url origin': 'https://github.com/acme/shop.git\n' })
+    const context = detectCiContext(env, '/var/lib/jenkins/workspace/shop_PR-42', git)
+
+    expect(fieldsOf(context)).toEqual({
+      provider: 'jenkins',
+      version: SHA,
+      service: 'acme/shop',
+      user: 'alice',
+      branch: 'feature/cart',
+      pullRequest: '42',
+      buildNumber: '57',
+      buildUrl: 'https://jenkins.example.com/job/shop/job/PR-42/57/'
+    })
+    expect(context.sources).toMatchObject({ service: 'the origin remote', user: 'BUILD_USER_ID' })
+    expect(ciMetadata(context)).toEqual({
+      provider: 'jenkins',
+      build_number: '57',
+      build_url: 'https://jenkins.example.com/job/shop/job/PR-42/57/',
+      branch: 'feature/cart',
+      pull_request: '42'
+    })
+  })
+
+  it('Jenkins: without build-user-vars the change author; without GIT_COMMIT, HEAD through the bounded git', () => {
+    const git = fakeGit({ 'rev-parse HEAD': `${SHA}\n` })
+    const context = detectCiContext(
+      {
+        JENKINS_URL: 'https://jenkins.example.com/',
+        BUILD_NUMBER: '58',
+        BUILD_URL: 'https://jenkins.example.com/job/shop/job/PR-42/58/',
+        BRANCH_NAME: 'PR-42',
+        CHANGE_ID: '42',
+        CHANGE_AUTHOR: 'jdoe'
+      },
+      process.cwd(),
+      git
+    )
+    expect(context).toMatchObject({ user: 'jdoe', version: SHA })
+    expect(context.sources.version).toBe('git rev-parse HEAD')
+  })
+
+  it('CircleCI: the username, the owner/repo and the link to the job', () => {
+    const env: Env = {
+      CI: 'true',
+      CIRCLECI: 'true',
+      CIRCLE_BRANCH: 'main',
+      CIRCLE_BUILD_NUM: '1234',
+      CIRCLE_BUILD_URL: 'https://circleci.com/gh/acme/shop/1234',
+      CIRCLE_JOB: 'deploy',
+      CIRCLE_NODE_INDEX: '0',
+      CIRCLE_NODE_TOTAL: '1',
+      CIRCLE_PROJECT_USERNAME: 'acme',
+      CIRCLE_PROJECT_REPONAME: 'shop',
+      CIRCLE_REPOSITORY_URL: 'git@github.com:acme/shop.git',
+      CIRCLE_SHA1: SHA,
+      CIRCLE_USERNAME: 'jdoe',
+      CIRCLE_WORKFLOW_ID: '5a1c3c4e-8d3e-4a57-9f5e-0b1f0c2c9f11',
+      CIRCLE_WORKING_DIRECTORY: '~/project'
+    }
+    const context = detectCiContext(env, '/home/circleci/project', fakeGit())
+
+    expect(fieldsOf(context)).toEqual({
+      provider: 'circleci',
+      version: SHA,
+      service: 'acme/shop',
+      user: 'jdoe',
+      branch: 'main',
+      buildNumber: '1234',
+      buildUrl: 'https://circleci.com/gh/acme/shop/1234'
+    })
+    expect(ciMetadata(context)).toEqual({
+      provider: 'circleci',
+      build_number: '1234',
+      build_url: 'https://circleci.com/gh/acme/shop/1234',
+      branch: 'main'
+    })
+  })
+
+  it('CircleCI: a repository path env-ci built from a missing part is no path', () => {
+    const context = detectCiContext(
+      { CIRCLECI: 'true', CIRCLE_PROJECT_REPONAME: 'shop', CIRCLE_SHA1: SHA },
+      '/home/circleci/project',
+      fakeGit({ 'remote get-url origin': 'git@github.com:acme/shop.git' })
+    )
+    // env-ci says "undefined/shop"; the checkout's origin says where it is.
+    expect(context.service).toBe('acme/shop')
+    expect(context.sources.service).toBe('the origin remote')
+  })
+
+  it('Buildkite: the build creator, the build and the job link (build URL # job id)', () => {
+    const env: Env = {
+      CI: 'true',
+      BUILDKITE: 'true',
+      BUILDKITE_ORGANIZATION_SLUG: 'acme',
+      BUILDKITE_PIPELINE_SLUG: 'shop',
+      BUILDKITE_BRANCH: 'main',
+      BUILDKITE_TAG: '',
+      BUILDKITE_COMMIT: SHA,
+      BUILDKITE_REPO: 'git@github.com:acme/shop.git',
+      BUILDKITE_PULL_REQUEST: 'false',
+      BUILDKITE_BUILD_ID: '0190a3c4-5c2f-4f5e-9d3a-6c1e2f3a4b5c',
+      BUILDKITE_BUILD_NUMBER: '1514',
+      BUILDKITE_BUILD_URL: 'https://buildkite.com/acme/shop/builds/1514',
+      BUILDKITE_JOB_ID: '0190a3c4-6d1e-4b2a-8f3c-7e9d0a1b2c3d',
+      BUILDKITE_BUILD_CREATOR: 'Keith Pitt',
+      BUILDKITE_BUILD_CREATOR_EMAIL: 'keith@example.com',
+      BUILDKITE_BUILD_CHECKOUT_PATH: '/var/lib/buildkite-agent/builds/agent-1/acme/shop'
+    }
+    // env-ci never sees BUILDKITE_REPO (it scans it in cubic time): the checkout's origin names it.
+    const git = fakeGit({ 'remote get-url origin': 'git@github.com:acme/shop.git' })
+    const context = detectCiContext(env, env['BUILDKITE_BUILD_CHECKOUT_PATH'] as string, git)
+    const jobUrl =
+      'https://buildkite.com/acme/shop/builds/1514#0190a3c4-6d1e-4b2a-8f3c-7e9d0a1b2c3d'
+
+    expect(fieldsOf(context)).toEqual({
+      provider: 'buildkite',
+      version: SHA,
+      service: 'acme/shop',
+      user: 'Keith Pitt',
+      branch: 'main',
+      buildNumber: '1514',
+      buildUrl: 'https://buildkite.com/acme/shop/builds/1514',
+      jobUrl
+    })
+    expect(context.sources).toMatchObject({
+      service: 'the origin remote',
+      jobUrl: '$BUILDKITE_BUILD_URL#$BUILDKITE_JOB_ID'
+    })
+    expect(ciMetadata(context)).toEqual({
+      provider: 'buildkite',
+      build_number: '1514',
+      build_url: 'https://buildkite.com/acme/shop/builds/1514',
+      job_url: jobUrl,
+      branch: 'main'
+    })
+  })
+
+  it('Azure Pipelines, in a deployment job: the requester, the environment and the results page', () => {
+    const env: Env = {
+      TF_BUILD: 'True',
+      AGENT_ID: '12',
+      BUILD_BUILDID: '4711',
+      BUILD_BUILDNUMBER: '20250301.3',
+      BUILD_BUILDURI: 'vstfs:///Build/Build/4711',
+      BUILD_REPOSITORY_NAME: 'shop',
+      BUILD_REPOSITORY_PROVIDER: 'TfsGit',
+      BUILD_REPOSITORY_URI: 'https://acme@dev.azure.com/acme/Web%20Shop/_git/shop',
+      BUILD_REPOSITORY_LOCALPATH: '/home/vsts/work/1/s',
+      BUILD_REQUESTEDFOR: 'Jane Doe',
+      BUILD_REQUESTEDFOREMAIL: 'jane@example.com',
+      BUILD_SOURCEBRANCH: 'refs/heads/main',
+      BUILD_SOURCEBRANCHNAME: 'main',
+      BUILD_SOURCEVERSION: SHA,
+      SYSTEM_COLLECTIONURI: 'https://dev.azure.com/acme/',
+      SYSTEM_TEAMFOUNDATIONCOLLECTIONURI: 'https://dev.azure.com/acme/',
+      SYSTEM_TEAMPROJECT: 'Web Shop',
+      SYSTEM_JOBID: '7d2c6c1a-2b8d-5c0e-9f3a-1e4b6a8c0d2f',
+      ENVIRONMENT_NAME: 'production',
+      ENVIRONMENT_ID: '7'
+    }
+    // env-ci names no repository here: the checkout's origin does.
+    const git = fakeGit({
+      'remote get-url origin': 'https://acme@dev.azure.com/acme/Web%20Shop/_git/shop'
+    })
+    const context = detectCiContext(env, '/home/vsts/work/1/s', git)
+    const buildUrl = 'https://dev.azure.com/acme/Web%20Shop/_build/results?buildId=4711'
+
+    expect(fieldsOf(context)).toEqual({
+      provider: 'azurePipelines',
+      version: SHA,
+      service: 'acme/Web Shop/_git/shop',
+      user: 'Jane Doe',
+      environment: 'production',
+      branch: 'main',
+      buildNumber: '20250301.3',
+      buildUrl
+    })
+    expect(ciMetadata(context)).toEqual({
+      provider: 'azurePipelines',
+      build_number: '20250301.3',
+      build_url: buildUrl,
+      branch: 'main'
+    })
+  })
+
+  it('Azure Pipelines: a tag build names the tag from its full ref', () => {
+    const context = detectCiContext(
+      { BUILD_BUILDURI: 'vstfs:///Build/Build/4712', BUILD_SOURCEBRANCH: 'refs/tags/v2.0.0' },
+      '/home/vsts/work/1/s',
+      fakeGit()
+    )
+    expect(context.tag).toBe('v2.0.0')
+    expect(context.branch).toBeUndefined()
+  })
+
+  it('Bitbucket Pipelines, in a deployment step: the environment and the pipeline page; no user', () => {
+    const env: Env = {
+      CI: 'true',
+      BITBUCKET_BUILD_NUMBER: '321',
+      BITBUCKET_COMMIT: SHA,
+      BITBUCKET_BRANCH: 'main',
+      BITBUCKET_WORKSPACE: 'acme',
+      BITBUCKET_REPO_SLUG: 'shop',
+      BITBUCKET_REPO_FULL_NAME: 'acme/shop',
+      BITBUCKET_REPO_UUID: '{5c1e2f3a-4b5c-6d7e-8f90-a1b2c3d4e5f6}',
+      BITBUCKET_GIT_HTTP_ORIGIN: 'http://bitbucket.org/acme/shop',
+      BITBUCKET_GIT_SSH_ORIGIN: 'git@bitbucket.org:acme/shop.git',
+      BITBUCKET_CLONE_DIR: '/opt/atlassian/pipelines/agent/build',
+      BITBUCKET_PIPELINE_UUID: '{0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d}',
+      BITBUCKET_STEP_UUID: '{1b2c3d4e-5f6a-7b8c-9d0e-1f2a3b4c5d6e}',
+      BITBUCKET_STEP_TRIGGERER_UUID: '{2c3d4e5f-6a7b-8c9d-0e1f-2a3b4c5d6e7f}',
+      BITBUCKET_DEPLOYMENT_ENVIRONMENT: 'production',
+      BITBUCKET_DEPLOYMENT_ENVIRONMENT_UUID: '{3d4e5f6a-7b8c-9d0e-1f2a-3b4c5d6e7f80}',
+      USER: 'root'
+    }
+    const context = detectCiContext(env, '/opt/atlassian/pipelines/agent/build', fakeGit())
+
+    // The account a CI's container runs as is nobody's name: a CI without a user variable has none.
+    expect(fieldsOf(context)).toEqual({
+      provider: 'bitbucket',
+      version: SHA,
+      service: 'acme/shop',
+      environment: 'production',
+      branch: 'main',
+      buildNumber: '321',
+      buildUrl: 'http://bitbucket.org/acme/shop/pipelines/results/321'
+    })
+    expect(ciMetadata(context)).toEqual({
+      provider: 'bitbucket',
+      build_number: '321',
+      build_url: 'http://bitbucket.org/acme/shop/pipelines/results/321',
+      branch: 'main'
+    })
+  })
+
+  it('Bitbucket Pipelines: a pull request pipeline names the pull request', () => {
+    const context = detectCiContext(
+      {
+        BITBUCKET_BUILD_NUMBER: '322',
+        BITBUCKET_COMMIT: SHA,
+        BITBUCKET_BRANCH: 'feature/cart',
+        BITBUCKET_PR_ID: '17',
+        BITBUCKET_PR_DESTINATION_BRANCH: 'main',
+        BITBUCKET_REPO_FULL_NAME: 'acme/shop'
+      },
+      '/opt/atlassian/pipelines/agent/build',
+      fakeGit()
+    )
+    expect(context).toMatchObject({ pullRequest: '17', branch: 'feature/cart' })
+  })
+})
+
+describe('values from the environment', () => {
+  const gitlab = { GITLAB_CI: 'true', CI_PROJECT_PATH: 'acme/shop', CI_COMMIT_SHA: SHA }
+
+  it('drops a value holding a line break, and a blank one, as unknown', () => {
+    const context = detectCiContext(
+      {
+        ...gitlab,
+        GITLAB_USER_LOGIN: 'jdoe\nInjected: yes',
+        CI_ENVIRONMENT_NAME: '   ',
+        CI_JOB_URL: 'https://gitlab.com/acme/shop/-/jobs/1\u2028x'
+      },
+      '/builds/acme/shop',
+      fakeGit()
+    )
+    expect([context.user, context.environment, context.jobUrl]).toEqual([
+      undefined,
+      undefined,
+      undefined
+    ])
+    expect(context.sources).not.toHaveProperty('user')
+  })
+
+  it('keeps a branch with a line break from env-ci, which would throw on it: the CI is still named', () => {
+    const context = detectCiContext(
+      { GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF: 'refs/heads/main\nx' },
+      '/w',
+      fakeGit()
+    )
+    expect(context).toMatchObject({ provider: 'github', version: SHA })
+    expect(context.branch).toBeUndefined()
+  })
+
+  it('reads no value past the bound (env-ci scans some in quadratic time): it is unknown', () => {
+    const netlify = { NETLIFY: 'true', COMMIT_REF: SHA, HEAD: 'main' }
+    const long = `https://github.com/acme/${'a'.repeat(2000)}`
+    // Read, it would name the repository acme/aaa…; unread, env-ci knows no repository (and fails).
+    const context = detectCiContext(
+      { ...netlify, REPOSITORY_URL: long },
+      '/opt/build/repo',
+      fakeGit()
+    )
+    expect(context.service).toBe('repo')
+    expect(
+      detectCiContext({ ...gitlab, GITLAB_USER_LOGIN: 'j'.repeat(2000) }, '/b', fakeGit()).user
+    ).toBeUndefined()
+  })
+
+  it('never throws where env-ci does (Netlify without REPOSITORY_URL), nor takes the login', () => {
+    const context = detectCiContext(
+      { NETLIFY: 'true', COMMIT_REF: SHA, USER: 'root' },
+      '/opt/build/repo',
+      fakeGit()
+    )
+    expect(fieldsOf(context)).toEqual({ service: 'repo' })
+  })
+
+  it('trims a value', () => {
+    const context = detectCiContext(
+      { ...gitlab, GITLAB_USER_LOGIN: '  jdoe \n' },
+      '/builds/acme/shop',
+      fakeGit()
+    )
+    expect(context.user).toBe('jdoe')
+  })
+})
+
+describe('repositoryPath', () => {
+  it.each([
+    ['https://user:pw@git.example.com/acme/shop.git', 'acme/shop'],
+    ['https://github.com/acme/shop', 'acme/shop'],
+    ['git@gitlab.com:acme/platform/shop.git', 'acme/platform/shop'],
+    ['ssh://git@git.example.com:2222/acme/shop.git', 'acme/shop'],
+    ['git@github.com:acme/shop', 'acme/shop'],
+    ['https://git.example.com/acme/shop.git/', 'acme/shop']
+  ])('reads %s as %s', (remote, path) => {
+    expect(repositoryPath(remote)).toBe(path)
+  })
+
+  it.each(['/srv/git/shop.git', 'C:\\repos\\shop', '../shop', 'file:///srv/git/shop.git', ''])(
+    'finds no repository path in the folder %s',
+    remote => {
+      expect(repositoryPath(remote)).toBeUndefined()
+    }
+  )
+})
+
+describe('outside any CI', () => {
+  let root: string
+  let checkout: string
+  let folder: string
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
+
+  beforeAll(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'cta-ci-context-')))
+    checkout = join(root, 'shop-checkout')
+    folder = join(root, 'plain-folder')
+    mkdirSync(checkout)
+    mkdirSync(folder)
+    git(checkout, 'init', '-q', '-b', 'main')
+    git(
+      checkout,
+      '-c',
+      'user.name=Test',
+      '-c',
+      'user.email=test@example.com',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'init'
+    )
+    git(checkout, 'remote', 'add', 'origin', 'https://user:pw@git.example.com/acme/shop.git')
+  })
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  it('in a git checkout: HEAD, the origin remote without its credentials, the branch and the login', () => {
+    const context = detectCiContext({ USER: 'alice' }, checkout)
+
+    expect(fieldsOf(context)).toEqual({
+      version: git(checkout, 'rev-parse', 'HEAD'),
+      service: 'acme/shop',
+      user: 'alice',
+      branch: 'main'
+    })
+    expect(context.sources).toEqual({
+      version: 'git rev-parse HEAD',
+      service: 'the origin remote',
+      user: 'USER',
+      branch: 'git symbolic-ref HEAD'
+    })
+    expect(JSON.stringify(context)).not.toContain('pw')
+    expect(ciMetadata(context)).toEqual({ branch: 'main' })
+  })
+
+  it('reads git only through the runner it is given: env-ci runs no git of its own', () => {
+    // In a real checkout, env-ci alone would have run git (unbounded) and found HEAD.
+    expect(detectCiContext({}, checkout, fakeGit()).version).toBeUndefined()
+    expect(
+      detectCiContext({ JENKINS_URL: 'https://jenkins.example.com/' }, checkout, fakeGit()).version
+    ).toBeUndefined()
+  })
+
+  it('in a folder that is no checkout: the folder name, and the login of the person running it', () => {
+    const context = detectCiContext({}, folder)
+
+    expect(fieldsOf(context)).toEqual({ service: 'plain-folder', user: userInfo().username })
+    expect(context.sources).toEqual({ service: 'the folder name', user: 'the login' })
+  })
+
+  it('in a CI env-ci does not know (CI=true): no provider, and not the login of its runner', () => {
+    const context = detectCiContext({ CI: 'true', USER: 'root' }, folder)
+    expect(fieldsOf(context)).toEqual({ service: 'plain-folder' })
+  })
+
+  it('in a checkout with no origin: the checkout folder name, from a folder inside it', () => {
+    const bare = join(root, 'no-origin')
+    mkdirSync(join(bare, 'deploy'), { recursive: true })
+    git(bare, 'init', '-q')
+    expect(detectCiContext({ USERNAME: 'bob' }, join(bare, 'deploy'))).toMatchObject({
+      service: basename(bare),
+      user: 'bob'
+    })
+  })
+
+  it('stops reading what git prints at the bound: a remote URL past it is not read', () => {
+    const long = join(root, 'long-remote')
+    mkdirSync(long)
+    git(long, 'init', '-q')
+    git(long, 'remote', 'add', 'origin', `https://git.example.com/acme/${'a'.repeat(9000)}.git`)
+    expect(detectCiContext({}, long).sources.service).toBe('the folder name')
+  })
+})

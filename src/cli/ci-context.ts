@@ -1,0 +1,226 @@
+/**
+ * The CI a command runs in -> the change's defaults, as the GitHub door takes them from GitHub:
+ * which commit, which repository, who, where, and the pipeline's links. env-ci names the CI and
+ * reads most of it; variables it leaves unread fill the rest; outside any CI, git and the login
+ * do. It reads only the environment and the folder it is given, and runs git bounded.
+ */
+import { execFileSync, type ExecFileSyncOptionsWithStringEncoding } from 'node:child_process'
+import { userInfo } from 'node:os'
+import { basename } from 'node:path'
+import envCi, { type CiEnvironment } from 'env-ci'
+
+export type Env = Record<string, string | undefined>
+/** git with these arguments: what it printed, or undefined when it failed or is missing. */
+export type GitRunner = (args: string[]) => string | undefined
+
+export interface CiContext {
+  /** env-ci's service id ('gitlab', 'jenkins', 'circleci', 'buildkite', 'azurePipelines', 'bitbucket', 'github', …), or undefined outside any CI. */
+  provider?: string
+  /** The commit SHA. */
+  version?: string
+  /** The repository's path: 'group/project', 'owner/repo'. */
+  service?: string
+  /** Who started the pipeline, where the CI says so. */
+  user?: string
+  /** The deploy environment, where the CI names one. */
+  environment?: string
+  branch?: string
+  tag?: string
+  /** The pull or merge request number or id, when known. */
+  pullRequest?: string
+  buildNumber?: string
+  buildUrl?: string
+  jobUrl?: string
+  /** Where each field came from, for --debug: e.g. { version: 'CI_COMMIT_SHA', service: 'the origin remote' }. */
+  sources: Partial<Record<Exclude<keyof CiContext, 'sources'>, string>>
+}
+type Field = Exclude<keyof CiContext, 'sources'>
+
+/** A git call is abandoned after this long: a checkout on a hung disk must not hold a deploy. */
+const GIT_TIMEOUT_MS = 2000
+/** The most a git call may print: a SHA, a branch or a remote URL is far shorter. */
+const MAX_GIT_OUTPUT_BYTES = 8 * 1024
+const GIT_OPTIONS: ExecFileSyncOptionsWithStringEncoding = {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'ignore'],
+  timeout: GIT_TIMEOUT_MS,
+  maxBuffer: MAX_GIT_OUTPUT_BYTES
+}
+/**
+ * env-ci runs git with no time bound (outside any CI, and on Jenkins without GIT_COMMIT). No
+ * process can start in a folder whose name holds a NUL, so it runs none: git is read here, bounded.
+ */
+const NO_GIT_FOLDER = '\0'
+/** A value that would begin a new line wherever it is shown is no value. */
+const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/
+/** The longest variable read: env-ci scans some in quadratic time; a CI's ids and URLs are short. */
+const MAX_VARIABLE_CHARS = 1024
+
+/**
+ * What env-ci leaves unread, by its CI id: each field's variable (or first of `A|B` that is set),
+ * or a link a CI documents in parts (each $NAME a variable, all needed).
+ */
+const UNREAD: Record<string, Partial<Record<Field, string>>> = {
+  // The merge request's number in its project (!42), where env-ci reads the instance-wide id.
+  gitlab: {
+    user: 'GITLAB_USER_LOGIN',
+    environment: 'CI_ENVIRONMENT_NAME',
+    pullRequest: 'CI_MERGE_REQUEST_IID',
+    buildUrl: 'CI_PIPELINE_URL',
+    jobUrl: 'CI_JOB_URL'
+  },
+  // The run's number as GitHub shows it (#42), and a pull request's head branch.
+  github: { user: 'GITHUB_ACTOR', buildNumber: 'GITHUB_RUN_NUMBER', branch: 'GITHUB_HEAD_REF' },
+  jenkins: { user: 'BUILD_USER_ID|CHANGE_AUTHOR', branch: 'CHANGE_BRANCH', tag: 'TAG_NAME' },
+  circleci: { user: 'CIRCLE_USERNAME' },
+  buildkite: { user: 'BUILDKITE_BUILD_CREATOR', jobUrl: '$BUILDKITE_BUILD_URL#$BUILDKITE_JOB_ID' },
+  azurePipelines: {
+    user: 'BUILD_REQUESTEDFOR',
+    environment: 'ENVIRONMENT_NAME',
+    buildUrl: '$SYSTEM_COLLECTIONURI/$SYSTEM_TEAMPROJECT/_build/results?buildId=$BUILD_BUILDID'
+  },
+  bitbucket: {
+    environment: 'BITBUCKET_DEPLOYMENT_ENVIRONMENT',
+    pullRequest: 'BITBUCKET_PR_ID',
+    buildUrl: '$BITBUCKET_GIT_HTTP_ORIGIN/pipelines/results/$BITBUCKET_BUILD_NUMBER'
+  }
+}
+
+/** The CI's context, from `env` and the checkout at `cwd`. Never throws; unknown stays undefined. */
+export function detectCiContext(env: Env, cwd: string, run: GitRunner = gitIn(cwd)): CiContext {
+  const context: CiContext = { sources: {} }
+  /** The first usable value of a field wins, with where it came from; `value` is read lazily. */
+  const take = (field: Field, source: string, value?: string | (() => string | undefined)) => {
+    if (context[field] !== undefined) return
+    const text = (typeof value === 'function' ? value() : value)?.trim()
+    if (!text || LINE_BREAK.test(text)) return
+    context[field] = text
+    context.sources[field] = source
+  }
+  const read = readable(env)
+  const ci = ciOf(read)
+  const id = ci.service
+  if (id) {
+    take('provider', 'env-ci', id)
+    for (const [field, names] of Object.entries(UNREAD[id] ?? {}) as [Field, string][])
+      for (const name of names.split('|'))
+        take(field, name, name.includes('$') ? link(name, read) : read[name])
+    const from = `env-ci (${ci.name})`
+    take('version', from, ci.commit)
+    take('service', from, cleanPath(whole(ci.slug)))
+    take('buildNumber', from, ci.build)
+    take('buildUrl', from, whole(ci.buildUrl))
+    take('jobUrl', from, whole(ci.jobUrl))
+    take('tag', from, ci.tag)
+    take('pullRequest', from, ci.pr?.toString())
+    // A pull request ships its own branch; GitHub and Azure name refs whole ("refs/pull/7/merge").
+    const ref = (ci.isPr ? ci.prBranch : ci.branch) ?? ''
+    take('pullRequest', from, /^refs\/pull\/(\d+)\//.exec(ref)?.[1])
+    if (ref.startsWith('refs/tags/')) take('tag', from, ref.slice('refs/tags/'.length))
+    else if (!ref.startsWith('refs/') && ref !== context.tag) take('branch', from, ref)
+  } else if (!ci.isCi) {
+    // Only a person's own run: in a CI (even one env-ci does not know), the login is the runner's.
+    for (const name of ['USER', 'USERNAME']) take('user', name, read[name])
+    take('user', 'the login', login)
+  }
+  take('version', 'git rev-parse HEAD', () => run(['rev-parse', 'HEAD']))
+  if (context.tag === undefined)
+    take('branch', 'git symbolic-ref HEAD', () => run(['symbolic-ref', '--short', '-q', 'HEAD']))
+  take('service', 'the origin remote', () => repositoryPath(run(['remote', 'get-url', 'origin'])))
+  take('service', 'the folder name', () =>
+    basename(run(['rev-parse', '--show-toplevel'])?.trim() || cwd)
+  )
+  return context
+}
+
+/**
+ * The variables read, trimmed, here and by env-ci alike. Left out: a long value, or one holding a
+ * line break (env-ci throws on such a branch); the event file (env-ci reads it whole, and throws
+ * when a pull_request_target's is missing); BUILDKITE_REPO (it scans it in cubic time).
+ */
+function readable(env: Env): Env {
+  const read: Env = {}
+  for (const [name, value] of Object.entries(env)) {
+    const text = value?.trim() ?? ''
+    if (text && text.length <= MAX_VARIABLE_CHARS && !LINE_BREAK.test(text)) read[name] = text
+  }
+  delete read['GITHUB_EVENT_PATH']
+  delete read['BUILDKITE_REPO']
+  return read
+}
+
+/** env-ci's reading; a CI it fails on (Netlify without REPOSITORY_URL) is a CI without a name. */
+function ciOf(read: Env): CiEnvironment {
+  try {
+    return envCi({ env: read, cwd: NO_GIT_FOLDER })
+  } catch {
+    return { isCi: true }
+  }
+}
+
+/** The change's `custom_metadata.ci`: what is known of the CI's run, in snake_case. */
+export function ciMetadata(context: CiContext): Record<string, unknown> {
+  const { provider, buildNumber, buildUrl, jobUrl, branch, tag, pullRequest } = context
+  const fields = { provider, build_number: buildNumber, build_url: buildUrl, job_url: jobUrl }
+  const all = { ...fields, branch, tag, pull_request: pullRequest }
+  return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined))
+}
+
+/**
+ * The repository's path in a remote URL (https, ssh:// or scp-like git@host:group/project.git),
+ * without ".git"; only the path is read, so an https URL's credentials never are.
+ */
+export function repositoryPath(remote: string | undefined): string | undefined {
+  const url = remote?.trim() ?? ''
+  // scp-like: a colon before any slash, after more than a drive letter (C:\repo is a folder).
+  const colon = url.indexOf(':')
+  const slash = url.indexOf('/')
+  const scp = !url.includes('://') && colon > 1 && (slash === -1 || colon < slash)
+  try {
+    const parsed = new URL(scp ? `ssh://${url.slice(0, colon)}/${url.slice(colon + 1)}` : url)
+    return parsed.host ? cleanPath(decodeURIComponent(parsed.pathname)) : undefined
+  } catch {
+    return undefined // a folder, or no URL
+  }
+}
+
+/** A repository's path without its empty segments (leading or doubled slashes) or ".git". */
+function cleanPath(path: string | undefined): string | undefined {
+  const joined = (path ?? '').split('/').filter(Boolean).join('/')
+  return (joined.endsWith('.git') ? joined.slice(0, -'.git'.length) : joined) || undefined
+}
+
+/** A link from its template, spaces encoded and no part's final "/"; none if one is unset. */
+function link(template: string, env: Env): string | undefined {
+  let whole = true
+  const url = template.replace(/\$([A-Z_]+)/g, (_, name: string) => {
+    const part = env[name]?.trim() ?? ''
+    whole &&= part !== ''
+    return (part.endsWith('/') ? part.slice(0, -1) : part).replaceAll(' ', '%20')
+  })
+  return whole ? url : undefined
+}
+
+/** A value env-ci built from parts, unless a part was missing (it writes "undefined" there). */
+function whole(value: string | undefined): string | undefined {
+  return value?.split(/[/#.]/).includes('undefined') ? undefined : value
+}
+
+function login(): string | undefined {
+  try {
+    return userInfo().username
+  } catch {
+    return undefined // no account entry for this user id (a container's bare uid)
+  }
+}
+
+/** git in `cwd`, without a shell, bounded in time and in what it prints. */
+function gitIn(cwd: string): GitRunner {
+  return args => {
+    try {
+      return execFileSync('git', args, { cwd, ...GIT_OPTIONS })
+    } catch {
+      return undefined // git missing, no checkout, no such remote, too slow or too long
+    }
+  }
+}
