@@ -65,19 +65,6 @@ export interface RunDefaults {
   runLink?: { text: string; url: string }
   /** Where a relative events file is read from. */
   workspace: string
-  /** What the GitHub lookup of what shipped reads besides the settings: only a GitHub run has it. */
-  github?: GitHubRun
-}
-
-/** A GitHub Actions run, for the lookup: its API, its event and its id. */
-export interface GitHubRun {
-  apiUrl: string
-  eventName: string
-  /** The event payload, of untrusted shape. */
-  payload: unknown
-  runId?: string
-  /** How the door names the token's setting, in the lookup's advice. */
-  tokenInput: string
 }
 
 /** One service of several: its name, and what its patterns matched when that is known. */

@@ -13,8 +13,9 @@ import {
   jobEndStateText,
   type JobEndState
 } from './action/post-state.ts'
-import { readRunContext, type Env } from './action/run-context.ts'
+import { readRunContext, type Env, type RunContext } from './action/run-context.ts'
 import { githubRunner, type Runner } from './action/runner.ts'
+import type { ShippedLookup, Subject } from './commands/command.ts'
 import { InputError } from './errors.ts'
 import { ACTION_NAME } from './package.ts'
 import type { CallHints } from './service/client.ts'
@@ -62,6 +63,7 @@ async function actionStep(runner: Runner, env: Env, phase: Phase): Promise<void>
   const startedAt = Date.now()
   // Read by the main step once the settings are; a job-end post step has it from the main step.
   let jobEnvironment = phase.phase === 'post' ? phase.jobEnd.environment : undefined
+  let context: RunContext | undefined
   await runStep(
     {
       sink: runner,
@@ -72,13 +74,15 @@ async function actionStep(runner: Runner, env: Env, phase: Phase): Promise<void>
     },
     {
       async run(settings, tools) {
-        const { context, warning } = readRunContext(env)
-        if (warning) tools.report.warning(warning)
+        const read = readRunContext(env)
+        if (read.warning) tools.report.warning(read.warning)
+        context = read.context
         if (phase.phase === 'main') {
           jobEnvironment = await jobEnvironmentFor(settings, context, env, runner, tools)
         }
         return contextDefaults({ ...context, jobEnvironment }, process.cwd())
       },
+      lookUp: (settings, subject, signal) => lookUpOnGitHub(settings, context!, subject, signal),
       budgetCap: settings => budgetCap(phase.phase, settings.recordAt),
       recordsChange: settings =>
         settings.command === 'change' && (phase.phase === 'post' || settings.recordAt === 'now'),
@@ -133,13 +137,38 @@ export function budgetCap(phase: Phase['phase'], recordAt: Settings['recordAt'])
   return recordAt === 'job-end' ? KEY_CHECK_BUDGET_MS : Infinity
 }
 
+/** What shipped, through the run's GitHub API; the lookup is loaded only for a lookup. */
+async function lookUpOnGitHub(
+  settings: Settings,
+  run: RunContext,
+  subject: Subject,
+  signal?: AbortSignal
+): ReturnType<ShippedLookup> {
+  if (!run.repository) return {}
+  const { lookUpShipped } = await import('./shipped/lookup.ts')
+  return lookUpShipped({
+    token: settings.githubToken,
+    apiUrl: run.apiUrl,
+    serverUrl: run.serverUrl,
+    repository: run.repository,
+    eventName: run.eventName,
+    payload: run.payload,
+    runId: run.runId,
+    version: subject.version,
+    previousVersion: settings.previousVersion,
+    environment: subject.environment,
+    advice: { tokenInput: Inputs.GithubToken },
+    signal
+  })
+}
+
 /**
  * The job's environment, from its OIDC token, when a change would have none otherwise (no
  * environment input, no deployment event) and the job may ask for a token (`id-token: write`).
  */
 async function jobEnvironmentFor(
   settings: Settings,
-  context: ReturnType<typeof readRunContext>['context'],
+  context: RunContext,
   env: Env,
   runner: Runner,
   { redactor, report }: StepTools

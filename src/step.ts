@@ -5,7 +5,7 @@
  * SIGINT in a step that records a change stops the lookup and lets the change be sent).
  */
 import { recordChange, sendHeartbeat } from './commands/change.ts'
-import type { CommandContext, CommandHandler } from './commands/command.ts'
+import type { CommandContext, CommandHandler, ShippedLookup } from './commands/command.ts'
 import { getChange, hello } from './commands/read.ts'
 import type { RunDefaults } from './change.ts'
 import { errorMessage } from './errors.ts'
@@ -92,14 +92,17 @@ export interface StepPlan {
   /** Whether a SIGINT lets this step record its change. */
   recordsChange(settings: Settings): boolean
   act(context: CommandContext, settings: Settings): Promise<void>
-  /** While true (a wrapped deploy runs), signals are the door's: the step does not act on them. */
-  passesSignalsOn?(): boolean
+  /** What shipped, as this door looks it up. */
+  lookUp?(settings: Settings, ...lookup: Parameters<ShippedLookup>): ReturnType<ShippedLookup>
   /** The step's error before the policy decides on it: a job-end main step defers it. */
   settle?(error: unknown, tools: StepTools): unknown
 }
 
-/** Runs one step; resolves with its error, already reported, once the report is written. */
-export async function runStep(door: StepDoor, plan: StepPlan): Promise<{ error?: unknown }> {
+/** Runs one step; resolves, once the report is written, with its error (reported) and its policy. */
+export async function runStep(
+  door: StepDoor,
+  plan: StepPlan
+): Promise<{ error?: unknown; reporting: ReportingSettings }> {
   const { getInput, sink } = door
   // Mask the secrets before anything else can print them.
   const redactor = new Redactor()
@@ -125,7 +128,6 @@ export async function runStep(door: StepDoor, plan: StepPlan): Promise<{ error?:
     tools.report.cancel(signal, client?.callsInFlight() ?? [], jobSummary).finally(exit)
   }
   const stopWatching = watchForCancellation(signal => {
-    if (plan.passesSignalsOn?.()) return
     if (signal === 'SIGTERM' || !recordsChange || cancelled.signal.aborted)
       return exitCancelled(signal)
     cancelled.abort()
@@ -154,7 +156,8 @@ export async function runStep(door: StepDoor, plan: StepPlan): Promise<{ error?:
             client ?? new DryRunClient(settings.baseUrl, (r, url) => report.printRequest(r, url)),
           report,
           clock: Date.now,
-          signal: cancelled.signal
+          signal: cancelled.signal,
+          lookUp: plan.lookUp && ((subject, signal) => plan.lookUp!(settings, subject, signal))
         },
         settings
       )
@@ -176,7 +179,7 @@ export async function runStep(door: StepDoor, plan: StepPlan): Promise<{ error?:
   }
   // Cancelled while the change was recorded: it was sent with what was known; now say so.
   if (cancelled.signal.aborted) exitCancelled('SIGINT')
-  return { error }
+  return { error, reporting }
 }
 
 /** The transport to the service, in the door's words. */

@@ -100,18 +100,18 @@ describe('at a job’s end', () => {
   const post = (r: FakeRunner): Promise<void> => runPost({ startedAt }, r, runnerContext(tmpdir()))
 
   it.each(['failure', 'cancelled'])(
-    'sends no heartbeat when the job ended with %s',
+    'sends no heartbeat when the deploy ended with %s',
     async status => {
       const r = runner({ 'record-at': 'job-end', 'job-status': status, 'heartbeat-id': 'nightly' })
       await post(r)
       expect(emulator.requestsTo('POST /v1/heartbeat/nightly')).toHaveLength(0)
       expect(emulator.requestsTo('POST /v2/change')).toHaveLength(1)
-      expect(r.lines).toContain(`Heartbeat not sent: the job ended with ${status}.`)
+      expect(r.lines).toContain(`Heartbeat not sent: the deploy ended with ${status}.`)
       const { title, blocks } = renderSummary(r.summary)
       const ended = status === 'failure' ? 'failed' : 'cancelled'
       expect(title).toMatch(new RegExp(`^Deploy ${ended} after \\d+ s: change recorded$`))
       expect(blocks[0]).toBe('Triage')
-      expect(blocks).toContain(`Heartbeat not sent: the job ended with ${status}.`)
+      expect(blocks).toContain(`Heartbeat not sent: the deploy ended with ${status}.`)
     }
   )
 

@@ -1,13 +1,11 @@
 /**
  * The run's context -> the change's defaults as plain data (RunDefaults): which service, which
- * commit, who, where, a readable description, the run's metadata and links, and what the GitHub
- * lookup reads. Pure: it reads only the context it is given, and never throws on a payload of an
+ * commit, who, where, a readable description, the run's metadata and links. Pure: it reads only the context it is given, and never throws on a payload of an
  * unexpected shape (the payload file is the runner's, but events evolve).
  */
 import { withoutUndefined, type RunDefaults } from '../change.ts'
 import { outcomeOf, type EventOutcome } from '../deploy.ts'
 import { oneLine, shortSha } from '../describe.ts'
-import { Inputs } from '../settings.ts'
 import type { RunContext } from './run-context.ts'
 
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target'])
@@ -33,14 +31,7 @@ export function contextDefaults(run: RunContext, cwd: string): RunDefaults {
     links: run.repository ? { serverUrl: run.serverUrl, repository: run.repository } : undefined,
     // "Run 42", or "Run 42 attempt 2" after a re-run.
     runLink: url ? { text: `Run ${run.runNumber ?? run.runId}${attempt}`, url } : undefined,
-    workspace: run.workspace ?? cwd,
-    github: {
-      apiUrl: run.apiUrl,
-      eventName: run.eventName,
-      payload: run.payload,
-      runId: run.runId,
-      tokenInput: Inputs.GithubToken
-    }
+    workspace: run.workspace ?? cwd
   })
 }
 

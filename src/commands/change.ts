@@ -153,7 +153,7 @@ export async function sendHeartbeat({
   if (alone && deploy !== undefined) report.summary.lead('Deploy', openWithDeploy(report, deploy))
   if (deploy !== undefined && deploy.outcome !== 'success') {
     if (alone) report.summary.setTitle('Heartbeat not sent')
-    skipHeartbeat(report, `the job ended with ${deploy.outcome}`)
+    skipHeartbeat(report, `the deploy ended with ${deploy.outcome}`)
     return
   }
   const monitorId = settings.heartbeatId ?? ''

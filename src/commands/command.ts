@@ -3,6 +3,7 @@ import type { DeployRecord } from '../deploy.ts'
 import type { Report } from '../report.ts'
 import type { ChangeService } from '../service/client.ts'
 import type { Settings } from '../settings.ts'
+import type { Shipped } from '../shipped/types.ts'
 
 /**
  * What every command gets, whichever door it came through: the validated settings, the run as
@@ -20,6 +21,16 @@ export interface CommandContext {
   deploy?: DeployRecord
   /** Aborted when the run is cancelled: the lookup stops, and the change is sent with what it knows. */
   signal?: AbortSignal
+  /** What shipped, as the door can look it up (GitHub's API, the checkout); none when it cannot. */
+  lookUp?: ShippedLookup
 }
+
+/** The version and environment a change is about: what a lookup looks up. */
+export type Subject = { version: string; environment?: string }
+/** Looks up what a change ships; a failure is one warning, never thrown. */
+export type ShippedLookup = (
+  subject: Subject,
+  signal?: AbortSignal
+) => Promise<{ shipped?: Shipped; warning?: string }>
 
 export type CommandHandler = (context: CommandContext) => Promise<void>

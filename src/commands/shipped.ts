@@ -16,33 +16,16 @@ import type { CommandContext } from './command.ts'
 const MAX_SUMMARY_COMMITS = 50
 
 /**
- * Looks up what the change ships, unless include-commits is false (then no GitHub API call is
- * made), for the version and environment the change is about. Any failure is one warning; the
+ * Looks up what the change ships, as the door can, unless include-commits is false (then no call
+ * is made), for the version and environment the change is about. Any failure is one warning; the
  * change is recorded without that part.
  */
 export async function findShipped(
-  { settings, run, report, signal }: CommandContext,
-  subject: { version?: string; environment?: string }
+  { settings, report, signal, lookUp }: CommandContext,
+  { version, environment }: { version?: string; environment?: string }
 ): Promise<Shipped | undefined> {
-  const { github, links } = run
-  const version = subject.version
-  if (!settings.includeCommits || !github || !links || !version) return undefined
-  // Loaded only for a lookup, which the lookup's own figure then includes.
-  const { lookUpShipped } = await import('../shipped/lookup.ts')
-  const { shipped, warning } = await lookUpShipped({
-    token: settings.githubToken,
-    apiUrl: github.apiUrl,
-    serverUrl: links.serverUrl,
-    repository: links.repository,
-    eventName: github.eventName,
-    payload: github.payload,
-    runId: github.runId,
-    version,
-    previousVersion: settings.previousVersion,
-    environment: subject.environment,
-    advice: { tokenInput: github.tokenInput },
-    signal
-  })
+  if (!settings.includeCommits || !lookUp || !version) return undefined
+  const { shipped, warning } = await lookUp({ version, environment }, signal)
   if (warning) report.warning(warning)
   return shipped
 }

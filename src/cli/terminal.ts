@@ -1,0 +1,90 @@
+/**
+ * Where the command line's report goes: progress and results to standard error, one line each;
+ * the outputs and the summary kept for standard output (--json) and the files a CI reads
+ * (--outputs, --summary). Text reaches it already redacted and inert, from the report.
+ */
+import { writeFileSync } from 'node:fs'
+import type { ReportSink } from '../report.ts'
+
+export class Terminal implements ReportSink {
+  readonly outputs = new Map<string, string>()
+  summary = ''
+  private readonly write: (line: string) => void
+  private readonly debugOn: boolean
+
+  constructor(write: (line: string) => void, debugOn = false) {
+    this.write = write
+    this.debugOn = debugOn
+  }
+
+  setOutput(name: string, value: string): void {
+    this.outputs.set(name, value)
+  }
+  setOutputLines(name: string, lines: Iterable<string>): void {
+    this.outputs.set(name, [...lines].join('\n'))
+  }
+  info(message: string): void {
+    this.write(message)
+  }
+  debug(message: string): void {
+    if (this.debugOn) this.write(`debug: ${message}`)
+  }
+  notice(message: string): void {
+    this.write(`notice: ${message}`)
+  }
+  warning(message: string): void {
+    this.write(`warning: ${message}`)
+  }
+  error(message: string): void {
+    this.write(`error: ${message}`)
+  }
+  setFailed(message: string): void {
+    this.write(`error: ${message}`)
+  }
+  async appendSummary(markdown: string): Promise<void> {
+    this.summary += markdown
+  }
+}
+
+/** The outputs as one JSON object, by the action's output names. */
+export function outputsJson(outputs: ReadonlyMap<string, string>): string {
+  return JSON.stringify(Object.fromEntries(outputs))
+}
+
+/**
+ * The outputs as `NAME=value` lines (CHANGE_ID=…): GitLab's dotenv report format, which a shell
+ * can source too. A value keeps only characters that neither acts on; any other is
+ * percent-encoded (its UTF-8 bytes), `%` included, so sourcing the file runs nothing.
+ */
+export function outputsDotenv(outputs: ReadonlyMap<string, string>): string {
+  return [...outputs]
+    .map(([name, value]) => `${name.toUpperCase().replace(/-/g, '_')}=${dotenvValue(value)}\n`)
+    .join('')
+}
+
+function dotenvValue(value: string): string {
+  return value.replace(/[^A-Za-z0-9_.,:/@+=-]/gu, character =>
+    [...Buffer.from(character, 'utf8')]
+      .map(byte => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+      .join('')
+  )
+}
+
+/** Writes the files asked for; a file that cannot be written is said, not thrown. */
+export function writeFiles(
+  terminal: Terminal,
+  files: { outputs?: string; summary?: string },
+  say: (problem: string) => void
+): void {
+  const write = (flag: string, path: string | undefined, text: string): void => {
+    if (path === undefined) return
+    try {
+      writeFileSync(path, text)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'an error'
+      say(`${flag} ${JSON.stringify(path)} could not be written (${code}).`)
+    }
+  }
+  write('--outputs', files.outputs, outputsDotenv(terminal.outputs))
+  write('--summary', files.summary, terminal.summary)
+}
