@@ -231,17 +231,18 @@ function residentBytes(pid: number): number | undefined {
   }
 }
 
-/** Runs the project's Node 24 with these arguments; resolves when it exits. */
+/** Runs Node (the project's 24 unless told) with these arguments; resolves when it exits. */
 export function spawnNode(
   args: string[],
   env: Record<string, string | undefined>,
   cwd: string,
   timeoutMs = DEFAULT_TIMEOUT_MS,
-  onSpawn?: (child: ChildProcess) => void
+  onSpawn?: (child: ChildProcess) => void,
+  node = NODE_24
 ): Promise<NodeRun> {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now()
-    const child = spawn(NODE_24, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(node, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     const stdoutChunks: Array<{ atMs: number; text: string }> = []

@@ -6,23 +6,40 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BUILD_ERROR_FILE, BUNDLE_DIR_VARIABLE, buildBundle } from './bundle-setup.ts'
+import { BUILD_ERROR_FILE, BUNDLE_DIR_VARIABLE, buildBundle, CLI_FOLDER } from './bundle-setup.ts'
 
-let lateBuild: Promise<string> | undefined
-
-/** The entry point child processes run. A failed build throws its log. */
+/** The action's entry point child processes run. A failed build throws its log. */
 export async function actionEntry(): Promise<string> {
+  return join(await bundleFolder('src/index.ts', ''), 'index.js')
+}
+
+/** The command line's bundle, dist/cli.js as the tests build it. */
+export async function cliEntry(): Promise<string> {
+  return join(await bundleFolder('src/cli.ts', CLI_FOLDER), 'index.js')
+}
+
+const lateBuilds = new Map<string, Promise<string>>()
+
+async function bundleFolder(source: string, folder: string): Promise<string> {
   let dir = process.env[BUNDLE_DIR_VARIABLE]
   if (dir === undefined || dir === '') {
-    lateBuild ??= (async () => {
-      const folder = mkdtempSync(join(tmpdir(), 'cta-bundle-'))
-      process.on('exit', () => rmSync(folder, { recursive: true, force: true }))
-      await buildBundle(folder)
-      return folder
-    })()
-    dir = await lateBuild
+    const build =
+      lateBuilds.get(source) ??
+      (async () => {
+        const out = mkdtempSync(join(tmpdir(), 'cta-bundle-'))
+        process.on('exit', () => rmSync(out, { recursive: true, force: true }))
+        await buildBundle(out, source)
+        return out
+      })()
+    lateBuilds.set(source, build)
+    return checked(await build)
   }
+  return checked(join(dir, folder))
+}
+
+/** The folder, unless its build failed: then its log is thrown. */
+function checked(dir: string): string {
   const failure = join(dir, BUILD_ERROR_FILE)
   if (existsSync(failure)) throw new Error(readFileSync(failure, 'utf8'))
-  return join(dir, 'index.js')
+  return dir
 }

@@ -118,11 +118,16 @@ const camel = (name: string): string => name.replace(/-(.)/g, (_, c: string) => 
 /** The program, with one subcommand per command, for parsing and for the help. */
 export function buildProgram(
   version: string,
+  output: { writeOut: (text: string) => void; writeErr: (text: string) => void },
   onCommand: (invocation: Invocation) => void
 ): Program {
+  // Set before the subcommands are made, which inherit them: throw rather than exit, and write
+  // where the caller says.
   const program = new Program('change-tracking')
     .description('Record deploys as changes in the change-tracking service, from any CI.')
     .version(version)
+    .exitOverride()
+    .configureOutput(output)
     .showSuggestionAfterError(true)
     .enablePositionalOptions()
   for (const command of ['run', ...COMMANDS] as CliCommand[]) {
@@ -206,7 +211,7 @@ function invocationOf(command: CliCommand, sub: Program, deploy: string[]): Invo
     },
     getInput: name => {
       if (name in fixed) return fixed[name]
-      const value = values[camel(name)]
+      const value = values[camel(name)] ?? FLAG_DEFAULTS[name as InputName]
       return typeof value === 'string' ? value.trim() : ''
     },
     nameOf: name => {

@@ -46,12 +46,8 @@ export async function main(
   io: { stdout: (text: string) => void; stderr: (line: string) => void; cwd: string }
 ): Promise<number> {
   let invocation: Invocation | undefined
-  const program = buildProgram(ACTION_VERSION, found => (invocation = found))
-    .exitOverride()
-    .configureOutput({
-      writeOut: text => io.stdout(text),
-      writeErr: text => io.stderr(text.trimEnd())
-    })
+  const output = { writeOut: io.stdout, writeErr: (text: string) => io.stderr(text.trimEnd()) }
+  const program = buildProgram(ACTION_VERSION, output, found => (invocation = found))
   try {
     program.parse([...argv], { from: 'user' })
   } catch (error) {

@@ -6,7 +6,9 @@
  */
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import type { ClientRequestArgs } from 'node:http'
+import * as http from 'node:http'
 import * as https from 'node:https'
+import * as tls from 'node:tls'
 import type { Duplex } from 'node:stream'
 import type { ServiceError } from '../errors.ts'
 import type { Redactor } from '../redact.ts'
@@ -82,7 +84,7 @@ export class Transport {
     const proxy = found?.hostname ? found : undefined
     // Decoded by the toolkit: the password as a server would echo it.
     if (proxy?.password) redactor.add(proxy.password)
-    this.agent = new TrackingAgent(proxy?.href)
+    this.agent = new TrackingAgent(proxy)
     const budgetMs = this.policy.outageBudgetMs
     this.where = { baseUrl, proxy: proxy && hostPort(proxy), advice, redactor, budgetMs }
   }
@@ -220,23 +222,55 @@ export class Transport {
 const ATTEMPT_SOCKETS = Symbol('attempt sockets')
 
 /**
- * Node's own proxy tunnel (proxyEnv holds only the proxy chosen above, so Node applies no rules of
- * its own), keep-alive, and each socket it opens told to its attempt: Node hands a request its
- * socket only once a tunnel is up, so destroying the request would leave a pending CONNECT open.
+ * Keep-alive, the proxy's CONNECT tunnel, and each socket it opens told to its attempt: a request
+ * gets its socket only once a tunnel is up, so destroying the request would leave a pending
+ * CONNECT open. The tunnel is made here, not by Node's own proxy support, which Node 20 lacks.
  */
 class TrackingAgent extends https.Agent {
-  constructor(proxy: string | undefined) {
-    super({ keepAlive: true, proxyEnv: proxy ? { HTTPS_PROXY: proxy } : {} })
+  private readonly proxy: URL | undefined
+
+  constructor(proxy: URL | undefined) {
+    super({ keepAlive: true })
+    this.proxy = proxy
   }
 
   override createConnection(
     options: ClientRequestArgs,
-    callback?: (err: Error | null, stream: Duplex) => void
+    callback: (err: Error | null, stream?: Duplex) => void
   ): Duplex | null | undefined {
-    const socket = super.createConnection(options, callback)
     const attempt = (options as { [ATTEMPT_SOCKETS]?: Set<Duplex> })[ATTEMPT_SOCKETS]
-    if (socket) attempt?.add(socket)
-    return socket
+    const track = <T extends Duplex>(socket: T): T => (attempt?.add(socket), socket)
+    if (this.proxy === undefined) return track(super.createConnection(options, callback) as Duplex)
+    const { proxy } = this
+    const target = `${options.host}:${options.port}`
+    const headers: Record<string, string> = { Host: target }
+    if (proxy.username || proxy.password) {
+      const credentials = Buffer.from(`${proxy.username}:${proxy.password}`).toString('base64')
+      headers['Proxy-Authorization'] = `Basic ${credentials}`
+    }
+    const client = proxy.protocol === 'https:' ? https : http
+    const connect = client.request({
+      host: proxy.hostname.replace(/^\[|\]$/g, ''),
+      port: proxy.port || (proxy.protocol === 'https:' ? 443 : 80),
+      method: 'CONNECT',
+      path: target,
+      headers,
+      agent: false
+    })
+    connect.on('socket', track)
+    connect.once('error', error => callback(error))
+    connect.once('connect', (answer, socket) => {
+      if (answer.statusCode !== 200) {
+        socket.destroy()
+        const refused = new Error(`Proxy response (${answer.statusCode}) to CONNECT ${target}`)
+        return callback(
+          Object.assign(refused, { code: 'ERR_PROXY_TUNNEL', statusCode: answer.statusCode })
+        )
+      }
+      callback(null, track(tls.connect({ ...(options as tls.ConnectionOptions), socket })))
+    })
+    connect.end()
+    return undefined
   }
 }
 

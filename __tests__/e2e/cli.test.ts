@@ -1,0 +1,256 @@
+/**
+ * The command line's bundle (dist/cli.js as the tests build it) as a process, under the machine's
+ * system Node (20) unless a test says Node 24, against the emulator over HTTPS, with a GitLab CI
+ * job's variables: `run` wraps a real child process, keeps its exit status, passes a SIGTERM on
+ * and records how the deploy ended; outages and a rejected key never change the deploy's status.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
+import { Emulator } from '../../emulator/emulator.ts'
+import { TEST_SERVICE_HOST, testCertificate } from '../../emulator/tls.ts'
+import { cliEntry } from '../support/bundle.ts'
+import { startConnectProxy } from '../support/connect-proxy.ts'
+import { NODE_24, spawnNode, type NodeRun } from '../support/run-action.ts'
+
+/** The machine's own Node, the first on PATH that is not the project's: 20 on CI. */
+const SYSTEM_NODE = (process.env['PATH'] ?? '')
+  .split(delimiter)
+  .filter(folder => folder !== '' && !folder.includes('node_modules'))
+  .map(folder => join(folder, 'node'))
+  .find(path => {
+    try {
+      return execFileSync(path, ['--version'], { encoding: 'utf8' }).startsWith('v')
+    } catch {
+      return false
+    }
+  })!
+
+const SHA = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678'
+/** A GitLab CI deploy job's variables, as GitLab documents them. */
+const GITLAB: Record<string, string> = {
+  GITLAB_CI: 'true',
+  CI: 'true',
+  CI_COMMIT_SHA: SHA,
+  CI_COMMIT_REF_NAME: 'main',
+  CI_PROJECT_PATH: 'acme/shop',
+  CI_PROJECT_URL: 'https://gitlab.example.com/acme/shop',
+  CI_PIPELINE_ID: '4242',
+  CI_PIPELINE_URL: 'https://gitlab.example.com/acme/shop/-/pipelines/4242',
+  CI_JOB_ID: '99',
+  CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/99',
+  GITLAB_USER_LOGIN: 'alice',
+  CI_ENVIRONMENT_NAME: 'production'
+}
+
+let emulator: Emulator
+let certPath: string
+let entry: string
+let work: string
+
+beforeAll(async () => {
+  certPath = (await testCertificate()).certPath
+  emulator = await Emulator.start()
+  entry = await cliEntry()
+  work = mkdtempSync(join(tmpdir(), 'cta-cli-'))
+})
+afterAll(async () => {
+  await emulator.close()
+})
+beforeEach(() => emulator.reset())
+
+/** `change-tracking ARGS` in a GitLab job, with the key in its variable. */
+function cli(
+  args: string[],
+  options: {
+    env?: Record<string, string>
+    node?: string
+    onSpawn?: Parameters<typeof spawnNode>[4]
+  } = {}
+): Promise<NodeRun> {
+  const env = {
+    PATH: process.env['PATH'],
+    NODE_EXTRA_CA_CERTS: certPath,
+    CHANGE_TRACKING_API_KEY: emulator.apiKey,
+    CHANGE_TRACKING_BASE_URL: emulator.url,
+    ...GITLAB,
+    ...options.env
+  }
+  return spawnNode(
+    [entry, ...args],
+    env,
+    work,
+    15_000,
+    options.onSpawn,
+    options.node ?? SYSTEM_NODE
+  )
+}
+
+const node = (script: string): string[] => [process.execPath, '-e', script]
+const stored = () => [...emulator.changes.values()]
+const metadataOf = (change: { custom_metadata?: unknown }) =>
+  JSON.parse(String(change.custom_metadata)) as Record<string, Record<string, unknown>>
+
+describe('change-tracking run', () => {
+  it('keeps the deploy’s exit status, and records the failed deploy from the CI’s context', async () => {
+    const outputs = join(work, 'outputs.env')
+    const summary = join(work, 'summary.md')
+    const run = await cli([
+      'run',
+      '--json',
+      '--outputs',
+      outputs,
+      '--summary',
+      summary,
+      '--',
+      ...node('process.exit(3)')
+    ])
+    expect(run.exitCode).toBe(3)
+    expect(execFileSync(SYSTEM_NODE, ['--version'], { encoding: 'utf8' })).toMatch(/^v\d+/)
+    const [change] = stored()
+    expect(change).toMatchObject({
+      service: 'acme/shop',
+      version: SHA,
+      user: 'alice',
+      environment: 'production',
+      labels: 'outcome:failure'
+    })
+    expect(metadataOf(change)['deploy']).toMatchObject({ outcome: 'failure' })
+    expect(metadataOf(change)['ci']).toMatchObject({
+      provider: 'gitlab',
+      build_number: '4242',
+      job_url: GITLAB['CI_JOB_URL'],
+      branch: 'main'
+    })
+    expect(JSON.parse(run.stdout)).toMatchObject({ 'change-id': change.id })
+    expect(readFileSync(outputs, 'utf8')).toContain(`CHANGE_ID=${change.id}\n`)
+    expect(readFileSync(summary, 'utf8')).toMatch(
+      /^## Deploy failed after \d+ s&#58; change recorded/
+    )
+    expect(emulator.requests.map(r => `${r.method} ${r.rawPath}`)).toEqual([
+      'GET /v2/hello',
+      'POST /v2/change'
+    ])
+  })
+
+  it('passes a SIGTERM on to the deploy, waits for it, and records it as cancelled', async () => {
+    const deploy = node(`console.log('deploying'); setInterval(() => {}, 1000)`)
+    const run = await cli(['run', '--', ...deploy], {
+      onSpawn: child =>
+        child.stdout?.on('data', (text: Buffer) => {
+          if (text.includes('deploying')) child.kill('SIGTERM')
+        })
+    })
+    expect(run.exitCode).toBe(143)
+    expect(stored()).toHaveLength(1)
+    expect(stored()[0].labels).toBe('outcome:cancelled')
+  })
+
+  it('runs the deploy through an outage, keeps its status and says the change was not recorded', async () => {
+    emulator.inject('GET /v2/hello', { status: 503 }, Infinity)
+    emulator.inject('POST /v2/change', { status: 503 }, Infinity)
+    const run = await cli(['run', '--max-attempts', '1', '--', ...node('process.exit(0)')])
+    expect(run.exitCode).toBe(0)
+    expect(run.stderr).toMatch(
+      /^warning: GET \/v2\/hello failed with HTTP 503.*The deploy goes on/m
+    )
+    expect(run.stderr).toMatch(/^warning: POST \/v2\/change failed with HTTP 503/m)
+  })
+
+  it.each([
+    ['auto', 0, 1],
+    ['true', 1, 0]
+  ])(
+    'with a rejected key under fail-on-error %s exits %i, the deploy run %i times, nothing recorded',
+    async (policy, exitCode, runs) => {
+      const marker = join(work, `deployed-${policy}`)
+      const run = await cli(
+        [
+          'run',
+          '--fail-on-error',
+          policy,
+          '--',
+          ...node(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`)
+        ],
+        {
+          env: { CHANGE_TRACKING_API_KEY: 'not-the-key' }
+        }
+      )
+      expect(run.exitCode).toBe(exitCode)
+      expect(readFileSafe(marker).length).toBe(runs)
+      expect(stored()).toEqual([])
+      expect(run.stderr).toContain('rejected the API key')
+      expect(run.stderr).not.toContain('not-the-key')
+    }
+  )
+
+  it('refuses a deploy command that cannot start: 127, and no change', async () => {
+    const run = await cli(['run', '--', 'change-tracking-no-such-deploy'])
+    expect(run.exitCode).toBe(127)
+    expect(run.stderr).toMatch(
+      /^error: The deploy command "change-tracking-no-such-deploy" was not found/m
+    )
+    expect(stored()).toEqual([])
+  })
+})
+
+describe('the command line', () => {
+  it('runs on Node 24 too, and goes through HTTPS_PROXY on Node 20', async () => {
+    // A host that does not resolve: only a request that went through the proxy reaches the service.
+    const proxy = await startConnectProxy({
+      route: () => ({ host: '127.0.0.1', port: emulator.port })
+    })
+    try {
+      const service = `${TEST_SERVICE_HOST}:${emulator.port}`
+      const viaProxy = await cli(['hello', '--base-url', `https://${service}/`], {
+        env: { HTTPS_PROXY: proxy.url }
+      })
+      expect(viaProxy.exitCode).toBe(0)
+      expect(proxy.connects).toEqual([service])
+    } finally {
+      await proxy.close()
+    }
+    const on24 = await cli(['change', '--dry-run'], { node: NODE_24 })
+    expect(on24.exitCode).toBe(0)
+    expect(on24.stderr).toContain('[dry-run] POST')
+    expect(emulator.requests).toHaveLength(1)
+  })
+
+  it('refuses a wrong command line with exit 2, before any request', async () => {
+    const typo = await cli(['change', '--enviroment', 'prod'])
+    expect(typo.exitCode).toBe(2)
+    expect(typo.stderr).toMatch(/unknown option '--enviroment'[\s\S]*--environment/)
+    const key = await cli(['change', '--api-key', 'sk_live_secret'])
+    expect(key.exitCode).toBe(2)
+    expect(key.stderr).toContain('process listings and shell history')
+    expect(key.stderr).not.toContain('sk_live_secret')
+    expect(emulator.requests).toEqual([])
+  })
+
+  it('writes outputs that a shell sources without running anything, whatever the service said', async () => {
+    const hostile = `$(touch ${join(work, 'pwned')}); \`id\` 'q' "d" \\ \n# x=1`
+    emulator.inject('GET /v2/change/*', {
+      status: 200,
+      body: JSON.stringify({ id: 'c-1', service: 's', user: hostile, description: hostile })
+    })
+    const outputs = join(work, 'read.env')
+    const run = await cli(['get-change', '--change-id', 'c-1', '--outputs', outputs, '--json'])
+    expect(run.exitCode).toBe(0)
+    const sourced = execFileSync('sh', ['-c', `set -a; . "${outputs}"; printf %s "$CHANGE"`], {
+      encoding: 'utf8'
+    })
+    expect(readFileSafe(join(work, 'pwned'))).toBe('')
+    expect(JSON.parse(decodeURIComponent(sourced)).user).toBe(hostile)
+    expect(JSON.parse(run.stdout).change).toBe(decodeURIComponent(sourced))
+  })
+})
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return ''
+  }
+}
