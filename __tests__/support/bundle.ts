@@ -21,7 +21,7 @@ export async function cliEntry(): Promise<string> {
 const lateBuilds = new Map<string, Promise<string>>()
 
 async function bundleFolder(source: string, folder: string): Promise<string> {
-  let dir = process.env[BUNDLE_DIR_VARIABLE]
+  const dir = process.env[BUNDLE_DIR_VARIABLE]
   if (dir === undefined || dir === '') {
     const build =
       lateBuilds.get(source) ??
