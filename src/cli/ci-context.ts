@@ -1,50 +1,35 @@
 /**
- * The CI a command runs in -> the change's defaults, as the GitHub door takes them from GitHub:
- * which commit, which repository, who, where, and the pipeline's links. env-ci names the CI and
- * reads most of it; variables it leaves unread fill the rest; outside any CI, git and the login
- * do. It reads only the environment and the folder it is given, and runs git bounded.
+ * The CI a command runs in -> the change's defaults (commit, repository, who, where, the
+ * pipeline's links): env-ci names the CI and reads most; variables it leaves unread fill the
+ * rest; outside any CI, git (bounded) and the login do. It reads only the env and folder given.
  */
 import { execFileSync, type ExecFileSyncOptionsWithStringEncoding } from 'node:child_process'
 import { userInfo } from 'node:os'
 import { basename } from 'node:path'
-import envCi, { type CiEnvironment } from 'env-ci'
+import envCi from 'env-ci'
+import type { RunDefaults } from '../change.ts'
 
 export type Env = Record<string, string | undefined>
-/** git with these arguments: what it printed, or undefined when it failed or is missing. */
+/** What git printed with these arguments, or undefined when it failed or is missing. */
 export type GitRunner = (args: string[]) => string | undefined
 
-export interface CiContext {
-  /** env-ci's service id ('gitlab', 'jenkins', 'circleci', 'buildkite', 'azurePipelines', 'bitbucket', 'github', …), or undefined outside any CI. */
-  provider?: string
-  /** The commit SHA. */
-  version?: string
-  /** The repository's path: 'group/project', 'owner/repo'. */
-  service?: string
-  /** Who started the pipeline, where the CI says so. */
-  user?: string
-  /** The deploy environment, where the CI names one. */
-  environment?: string
-  branch?: string
-  tag?: string
-  /** The pull or merge request number or id, when known. */
-  pullRequest?: string
-  buildNumber?: string
-  buildUrl?: string
-  jobUrl?: string
-  /** Where each field came from, for --debug: e.g. { version: 'CI_COMMIT_SHA', service: 'the origin remote' }. */
-  sources: Partial<Record<Exclude<keyof CiContext, 'sources'>, string>>
-}
-type Field = Exclude<keyof CiContext, 'sources'>
+/**
+ * What the CI (or the checkout) says: `provider` is env-ci's id ('gitlab', 'jenkins', …, none
+ * outside any CI), `version` the commit SHA, `service` the repository's path ('group/project'),
+ * `user` who started the pipeline; and where each field came from, for --debug.
+ */
+export type CiContext = Partial<Record<Field, string>> & { sources: Partial<Record<Field, string>> }
+// prettier-ignore
+type Field = 'provider' | 'version' | 'service' | 'user' | 'environment' | 'branch' | 'tag' |
+  'pullRequest' | 'buildNumber' | 'buildUrl' | 'jobUrl'
 
 /** A git call is abandoned after this long: a checkout on a hung disk must not hold a deploy. */
 const GIT_TIMEOUT_MS = 2000
 /** The most a git call may print: a SHA, a branch or a remote URL is far shorter. */
 const MAX_GIT_OUTPUT_BYTES = 8 * 1024
+// prettier-ignore
 const GIT_OPTIONS: ExecFileSyncOptionsWithStringEncoding = {
-  encoding: 'utf8',
-  stdio: ['ignore', 'pipe', 'ignore'],
-  timeout: GIT_TIMEOUT_MS,
-  maxBuffer: MAX_GIT_OUTPUT_BYTES
+  encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: GIT_TIMEOUT_MS, maxBuffer: MAX_GIT_OUTPUT_BYTES
 }
 /**
  * env-ci runs git with no time bound (outside any CI, and on Jenkins without GIT_COMMIT). No
@@ -56,34 +41,21 @@ const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/
 /** The longest variable read: env-ci scans some in quadratic time; a CI's ids and URLs are short. */
 const MAX_VARIABLE_CHARS = 1024
 
-/**
- * What env-ci leaves unread, by its CI id: each field's variable (or first of `A|B` that is set),
- * or a link a CI documents in parts (each $NAME a variable, all needed).
- */
+/** By CI: each field env-ci leaves unread, as a variable (the first set of A|B), or a link in parts. */
+// prettier-ignore
 const UNREAD: Record<string, Partial<Record<Field, string>>> = {
   // The merge request's number in its project (!42), where env-ci reads the instance-wide id.
-  gitlab: {
-    user: 'GITLAB_USER_LOGIN',
-    environment: 'CI_ENVIRONMENT_NAME',
-    pullRequest: 'CI_MERGE_REQUEST_IID',
-    buildUrl: 'CI_PIPELINE_URL',
-    jobUrl: 'CI_JOB_URL'
-  },
+  gitlab: { user: 'GITLAB_USER_LOGIN', environment: 'CI_ENVIRONMENT_NAME',
+    pullRequest: 'CI_MERGE_REQUEST_IID', buildUrl: 'CI_PIPELINE_URL', jobUrl: 'CI_JOB_URL' },
   // The run's number as GitHub shows it (#42), and a pull request's head branch.
   github: { user: 'GITHUB_ACTOR', buildNumber: 'GITHUB_RUN_NUMBER', branch: 'GITHUB_HEAD_REF' },
   jenkins: { user: 'BUILD_USER_ID|CHANGE_AUTHOR', branch: 'CHANGE_BRANCH', tag: 'TAG_NAME' },
   circleci: { user: 'CIRCLE_USERNAME' },
   buildkite: { user: 'BUILDKITE_BUILD_CREATOR', jobUrl: '$BUILDKITE_BUILD_URL#$BUILDKITE_JOB_ID' },
-  azurePipelines: {
-    user: 'BUILD_REQUESTEDFOR',
-    environment: 'ENVIRONMENT_NAME',
-    buildUrl: '$SYSTEM_COLLECTIONURI/$SYSTEM_TEAMPROJECT/_build/results?buildId=$BUILD_BUILDID'
-  },
-  bitbucket: {
-    environment: 'BITBUCKET_DEPLOYMENT_ENVIRONMENT',
-    pullRequest: 'BITBUCKET_PR_ID',
-    buildUrl: '$BITBUCKET_GIT_HTTP_ORIGIN/pipelines/results/$BITBUCKET_BUILD_NUMBER'
-  }
+  azurePipelines: { user: 'BUILD_REQUESTEDFOR', environment: 'ENVIRONMENT_NAME',
+    buildUrl: '$SYSTEM_COLLECTIONURI/$SYSTEM_TEAMPROJECT/_build/results?buildId=$BUILD_BUILDID' },
+  bitbucket: { environment: 'BITBUCKET_DEPLOYMENT_ENVIRONMENT', pullRequest: 'BITBUCKET_PR_ID',
+    buildUrl: '$BITBUCKET_GIT_HTTP_ORIGIN/pipelines/results/$BITBUCKET_BUILD_NUMBER' }
 }
 
 /** The CI's context, from `env` and the checkout at `cwd`. Never throws; unknown stays undefined. */
@@ -98,7 +70,8 @@ export function detectCiContext(env: Env, cwd: string, run: GitRunner = gitIn(cw
     context.sources[field] = source
   }
   const read = readable(env)
-  const ci = ciOf(read)
+  // A CI env-ci fails on (Netlify without REPOSITORY_URL) is a CI without a name.
+  const ci = attempt(() => envCi({ env: read, cwd: NO_GIT_FOLDER })) ?? { isCi: true }
   const id = ci.service
   if (id) {
     take('provider', 'env-ci', id)
@@ -121,7 +94,8 @@ export function detectCiContext(env: Env, cwd: string, run: GitRunner = gitIn(cw
   } else if (!ci.isCi) {
     // Only a person's own run: in a CI (even one env-ci does not know), the login is the runner's.
     for (const name of ['USER', 'USERNAME']) take('user', name, read[name])
-    take('user', 'the login', login)
+    // No account entry for this user id (a container's bare uid) is no login.
+    take('user', 'the login', () => attempt(() => userInfo().username))
   }
   take('version', 'git rev-parse HEAD', () => run(['rev-parse', 'HEAD']))
   if (context.tag === undefined)
@@ -134,9 +108,9 @@ export function detectCiContext(env: Env, cwd: string, run: GitRunner = gitIn(cw
 }
 
 /**
- * The variables read, trimmed, here and by env-ci alike. Left out: a long value, or one holding a
- * line break (env-ci throws on such a branch); the event file (env-ci reads it whole, and throws
- * when a pull_request_target's is missing); BUILDKITE_REPO (it scans it in cubic time).
+ * The variables read, trimmed, here and by env-ci alike; left out: a long value or one with a line
+ * break (env-ci throws on such a branch), the event file (it reads it whole, and throws when a
+ * pull_request_target's is missing), BUILDKITE_REPO (it scans it in cubic time).
  */
 function readable(env: Env): Env {
   const read: Env = {}
@@ -149,12 +123,24 @@ function readable(env: Env): Env {
   return read
 }
 
-/** env-ci's reading; a CI it fails on (Netlify without REPOSITORY_URL) is a CI without a name. */
-function ciOf(read: Env): CiEnvironment {
+/** What `read` gives, or undefined when it throws. */
+function attempt<T>(read: () => T): T | undefined {
   try {
-    return envCi({ env: read, cwd: NO_GIT_FOLDER })
+    return read()
   } catch {
-    return { isCi: true }
+    return undefined
+  }
+}
+
+/** The context as the change's defaults: `custom_metadata.ci`, and the build's page as a link. */
+export function ciDefaults(ci: CiContext, cwd: string): RunDefaults {
+  const url = ci.jobUrl ?? ci.buildUrl
+  const { service, version, user, environment, branch } = ci
+  return {
+    ...{ service, version, user, environment, branch },
+    metadata: { key: 'ci', fields: ciMetadata(ci) },
+    runLink: url ? { text: ci.buildNumber ? `Build ${ci.buildNumber}` : 'Build', url } : undefined,
+    workspace: cwd
   }
 }
 
@@ -166,10 +152,7 @@ export function ciMetadata(context: CiContext): Record<string, unknown> {
   return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined))
 }
 
-/**
- * The repository's path in a remote URL (https, ssh:// or scp-like git@host:group/project.git),
- * without ".git"; only the path is read, so an https URL's credentials never are.
- */
+/** A remote URL's repository path, without ".git" (only the path: never the credentials). */
 export function repositoryPath(remote: string | undefined): string | undefined {
   const url = remote?.trim() ?? ''
   // scp-like: a colon before any slash, after more than a drive letter (C:\repo is a folder).
@@ -187,7 +170,7 @@ export function repositoryPath(remote: string | undefined): string | undefined {
 /** A repository's path without its empty segments (leading or doubled slashes) or ".git". */
 function cleanPath(path: string | undefined): string | undefined {
   const joined = (path ?? '').split('/').filter(Boolean).join('/')
-  return (joined.endsWith('.git') ? joined.slice(0, -'.git'.length) : joined) || undefined
+  return joined.replace(/\.git$/, '') || undefined
 }
 
 /** A link from its template, spaces encoded and no part's final "/"; none if one is unset. */
@@ -206,21 +189,8 @@ function whole(value: string | undefined): string | undefined {
   return value?.split(/[/#.]/).includes('undefined') ? undefined : value
 }
 
-function login(): string | undefined {
-  try {
-    return userInfo().username
-  } catch {
-    return undefined // no account entry for this user id (a container's bare uid)
-  }
-}
-
 /** git in `cwd`, without a shell, bounded in time and in what it prints. */
 function gitIn(cwd: string): GitRunner {
-  return args => {
-    try {
-      return execFileSync('git', args, { cwd, ...GIT_OPTIONS })
-    } catch {
-      return undefined // git missing, no checkout, no such remote, too slow or too long
-    }
-  }
+  // Undefined when git is missing, there is no checkout or remote, or it is too slow or too long.
+  return args => attempt(() => execFileSync('git', args, { cwd, ...GIT_OPTIONS }))
 }

@@ -10,37 +10,29 @@ import { constants } from 'node:os'
 /** The signals that cancel a deploy: while it runs they reach the child, not the wrapper. */
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
+/**
+ * How the deploy ended, as a job ends (`cancelled` only when a forwarded signal ended it), with
+ * the shell's exit status (128 plus a signal's number) and its times in milliseconds since the
+ * epoch; or why it could not start (127 not found, 126 not runnable), in one line naming it.
+ */
 export type DeployEnd =
   | {
       started: true
-      /** As a job ends: `cancelled` only when the child itself was ended by a forwarded signal. */
       outcome: 'success' | 'failure' | 'cancelled'
-      /** The child's exit status, or 128 plus the number of the signal that ended it. */
       exitCode: number
-      /** The signal that ended the child, if one did. */
       signal?: NodeJS.Signals
-      /** Milliseconds since the epoch, just before the child was started. */
       startedAt: number
-      /** Milliseconds since the epoch, when the child had ended. */
       finishedAt: number
     }
-  | {
-      started: false
-      /** As a shell says it: 127 for a command not found, 126 for one that cannot be run. */
-      exitCode: 126 | 127
-      /** One line for a person, naming the command as given. */
-      message: string
-    }
+  | { started: false; exitCode: 126 | 127; message: string }
 
 export interface DeployOptions {
-  /** The child's environment (and its PATH, where a bare command name is looked up). */
+  /** The child's environment, and the PATH a bare command name is looked up in. */
   env?: NodeJS.ProcessEnv
-  /** Milliseconds since the epoch; `Date.now` unless a test gives its own. */
   clock?: () => number
   /**
-   * Run from a terminal (stdin is one, unless told): its Ctrl-C reaches the whole foreground
-   * process group, the deploy included, so SIGINT is not passed on a second time. A deploy that
-   * cleans up on its first SIGINT would be cut short by a second.
+   * Run from a terminal (stdin is one, unless told), whose Ctrl-C reaches the deploy too: SIGINT
+   * is not passed on a second time, which would cut short a deploy cleaning up after the first.
    */
   interactive?: boolean
 }

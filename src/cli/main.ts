@@ -3,11 +3,10 @@
  * same step as the action's (src/step.ts), reported to a terminal and the files a CI reads. `run`
  * checks the key, runs the deploy as a child process and records how it ended.
  */
-import type { RunDefaults } from '../change.ts'
-import { InputError } from '../errors.ts'
+import { withoutUndefined, type RunDefaults } from '../change.ts'
+import type { DeployRecord } from '../deploy.ts'
+import { failureKind, InputError } from '../errors.ts'
 import { ACTION_VERSION } from '../package.ts'
-import type { CallHints } from '../service/client.ts'
-import type { FailureAdvice } from '../service/failures.ts'
 import type { Settings } from '../settings.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
@@ -16,28 +15,16 @@ import {
   runStep,
   type StepDoor
 } from '../step.ts'
-import { failureKind } from '../errors.ts'
-import { ciMetadata, detectCiContext, type CiContext, type Env } from './ci-context.ts'
+import { ciDefaults, detectCiContext, type Env } from './ci-context.ts'
 import { runDeploy } from './deploy-process.ts'
 import { buildProgram, UsageError, type Invocation } from './flags.ts'
-import { outputsJson, Terminal, writeFiles } from './terminal.ts'
+import { Terminal, writeFiles } from './terminal.ts'
 
-/** The exit status of a wrong command line or input: wrong on every run, so never retried. */
+/** A wrong command line or input: wrong on every run, so never worth a retry. */
 const USAGE_EXIT = 2
 const READ_COMMANDS = new Set(['get-change', 'event-results', 'hello'])
 
-const ADVICE: FailureAdvice = {
-  raiseTimeout: 'raise --timeout-seconds',
-  checkAddress: 'check --base-url',
-  checkApiKey:
-    "check the API key (CHANGE_TRACKING_API_KEY or --api-key-file) and the key's permissions"
-}
-const HINTS: CallHints = {
-  getChange: { 404: 'No change has that id: check --change-id.' },
-  sendHeartbeat: {
-    404: 'No heartbeat monitor has that id: check --heartbeat-id against the monitor page.'
-  }
-}
+type Door = StepDoor & { invocation: Invocation; run: (settings: Settings) => RunDefaults }
 
 /** Runs the command line; resolves with the exit status. */
 export async function main(
@@ -47,154 +34,112 @@ export async function main(
 ): Promise<number> {
   let invocation: Invocation | undefined
   const output = { writeOut: io.stdout, writeErr: (text: string) => io.stderr(text.trimEnd()) }
-  const program = buildProgram(ACTION_VERSION, output, found => (invocation = found))
   try {
-    program.parse([...argv], { from: 'user' })
+    buildProgram(ACTION_VERSION, output, env, found => (invocation = found)).parse([...argv], {
+      from: 'user'
+    })
   } catch (error) {
     if (error instanceof UsageError) io.stderr(`error: ${error.message}`)
-    const { exitCode } = error as { exitCode?: number }
     // Help and --version exit 0; every other refusal of the command line is a usage error.
-    return exitCode === 0 ? 0 : USAGE_EXIT
+    return (error as { exitCode?: number }).exitCode === 0 ? 0 : USAGE_EXIT
   }
   if (invocation === undefined) return USAGE_EXIT
-  const terminal = new Terminal(io.stderr, invocation.options.debug)
-  const door: StepDoor = {
-    sink: terminal,
-    getInput: invocation.getInput,
-    advice: ADVICE,
-    hints: HINTS
-  }
+  const { command, options, nameOf } = invocation
+  const terminal = new Terminal(io.stderr, options.debug)
   const ci = detectCiContext(env, io.cwd)
   // Where each field came from is said once, though `run` reads the settings twice.
   let said = false
-  const run = (settings: Settings): RunDefaults => {
-    const say = said ? undefined : (line: string) => terminal.debug(line)
-    said = true
-    return runDefaults(ci, settings, invocation!, io.cwd, say)
+  const door: Door = {
+    sink: terminal,
+    getInput: invocation.getInput,
+    // prettier-ignore
+    advice: { raiseTimeout: 'raise --timeout-seconds', checkAddress: 'check --base-url',
+      checkApiKey: 'check the API key (CHANGE_TRACKING_API_KEY or --api-key-file) and its permissions' },
+    // prettier-ignore
+    hints: { getChange: { 404: 'No change has that id: check --change-id.' },
+      sendHeartbeat: { 404: 'No heartbeat monitor has that id: check --heartbeat-id.' } },
+    invocation,
+    run: settings => {
+      // Without a version and a service a change says nothing of what shipped: none is sent.
+      const fields = { ...ci, ...withoutUndefined(settings.change) }
+      if (settings.command === 'change') {
+        if (!fields.version) throw new InputError('version', NOT_DETECTED)
+        if (!fields.service && !settings.services) throw new InputError('service', NOT_DETECTED)
+      }
+      for (const name of said ? [] : (['version', 'service', 'user', 'environment'] as const)) {
+        const from = settings.change[name] !== undefined ? nameOf(name) : ci.sources[name]
+        terminal.debug(`${name}: ${fields[name] ?? '(none)'} (from ${from ?? 'nowhere'})`)
+      }
+      said = true
+      return ciDefaults(ci, io.cwd)
+    }
   }
-  const status =
-    invocation.command === 'run'
-      ? await runWrapped(door, invocation, run, env)
-      : await runCommand(door, invocation, run)
-  writeFiles(terminal, invocation.options, problem => terminal.warning(problem))
-  if (invocation.options.json) io.stdout(`${outputsJson(terminal.outputs)}\n`)
+  const status = command === 'run' ? await runWrapped(door, env) : await runCommand(door)
+  writeFiles(terminal, options, problem => terminal.warning(problem))
+  // The outputs as one JSON object, by the action's output names.
+  if (options.json) io.stdout(`${JSON.stringify(Object.fromEntries(terminal.outputs))}\n`)
   return status
 }
 
-/** One command, and its exit status: 2 for input, 1 for a failed read or under --fail-on-error true. */
-async function runCommand(
-  door: StepDoor,
-  invocation: Invocation,
-  run: (settings: Settings) => RunDefaults
-): Promise<number> {
-  const { error, reporting } = await runStep(door, {
-    run,
-    budgetCap: () => Infinity,
-    recordsChange: settings => settings.command === 'change',
-    act: (context, settings) => COMMAND_HANDLERS[settings.command](context),
-    settle: error => namedInput(error, invocation)
-  })
+const NOT_DETECTED = ' is unknown: no CI variable or git checkout gives it here; set it.'
+
+/** One command: 0, 2 for input, 1 for a failed read or any failure under --fail-on-error true. */
+async function runCommand(door: Door): Promise<number> {
+  const { error, reporting } = await commandStep(door, Infinity)
   if (error === undefined) return 0
   if (failureKind(error) === 'input') return USAGE_EXIT
-  return READ_COMMANDS.has(invocation.command) || reporting.failOnError === 'true' ? 1 : 0
+  return READ_COMMANDS.has(door.invocation.command) || reporting.failOnError === 'true' ? 1 : 0
 }
 
 /**
  * `run -- CMD`: the key checked within KEY_CHECK_BUDGET_MS, the deploy run, then its change
  * recorded. Exits with the deploy's status; tracking changes it only under --fail-on-error true.
  */
-async function runWrapped(
-  door: StepDoor,
-  invocation: Invocation,
-  run: (settings: Settings) => RunDefaults,
-  env: Env
-): Promise<number> {
+async function runWrapped(door: Door, env: Env): Promise<number> {
   let recording = true
   const check = await runStep(door, {
-    run,
+    run: door.run,
     budgetCap: () => KEY_CHECK_BUDGET_MS,
     recordsChange: () => false,
     act: async ({ client, report }) => {
       await client.hello()
       report.info('The change will be recorded when the deploy ends, with how it ended.')
     },
-    settle(error, { report, reporting }) {
+    settle(error, { report, reporting: { failOnError } }) {
       const kind = failureKind(error)
-      const policy = reporting.failOnError
-      if (kind === 'input' || policy === 'true') return namedInput(error, invocation)
-      // Tracking never decides whether the deploy runs.
+      if (kind === 'input' || failOnError === 'true') return namedInput(error, door.invocation)
+      // Tracking never decides whether the deploy runs: an outage leaves recording to try after.
       recording = kind === 'outage'
+      const after = recording ? '; its change will be recorded when it ends' : ', unrecorded'
       report.warning(
-        `${(error as Error).message} The deploy goes on${recording ? '; its change will be recorded when it ends' : ', and it will not be recorded'} (fail-on-error: ${policy}).`
+        `${(error as Error).message} The deploy goes on${after} (fail-on-error: ${failOnError}).`
       )
       return undefined
     }
   })
   if (check.error !== undefined) return failureKind(check.error) === 'input' ? USAGE_EXIT : 1
-  const [command, ...args] = invocation.deploy
+  const [command, ...args] = door.invocation.deploy
   const deploy = await runDeploy(command, args, { env: env as NodeJS.ProcessEnv })
-  if (!deploy.started) {
-    door.sink.error(deploy.message)
-    return deploy.exitCode
-  }
-  if (!recording) return deploy.exitCode
-  const { error, reporting } = await runStep(door, {
-    run,
-    budgetCap: () => AFTER_DEPLOY_BUDGET_MS,
-    recordsChange: () => true,
-    act: (context, settings) =>
-      COMMAND_HANDLERS[settings.command]({
-        ...context,
-        deploy: { ...deploy, status: deploy.outcome }
-      }),
-    settle: error => namedInput(error, invocation)
-  })
+  if (!deploy.started) door.sink.error(deploy.message)
+  if (!deploy.started || !recording) return deploy.exitCode
+  const record = { ...deploy, status: deploy.outcome }
+  const { error, reporting } = await commandStep(door, AFTER_DEPLOY_BUDGET_MS, record)
   const failed = error !== undefined && reporting.failOnError === 'true'
   return failed && deploy.exitCode === 0 ? 1 : deploy.exitCode
+}
+
+/** The command, after a wrapped deploy with how it ended; its input errors named as flags are. */
+function commandStep(door: Door, budgetCap: number, deploy?: DeployRecord) {
+  return runStep(door, {
+    run: door.run,
+    budgetCap: () => budgetCap,
+    recordsChange: settings => settings.command === 'change',
+    act: (context, settings) => COMMAND_HANDLERS[settings.command]({ ...context, deploy }),
+    settle: error => namedInput(error, door.invocation)
+  })
 }
 
 /** An input error names the flag, or the variable, that its value came from. */
 function namedInput(error: unknown, invocation: Invocation): unknown {
   return error instanceof InputError ? error.namedAs(invocation.nameOf(error.input)) : error
-}
-
-/**
- * The CI's context as the change's defaults. The version and the service are required: without
- * them a change says nothing of what shipped, so the command stops before any request. With
- * --debug (`say`), where each field came from.
- */
-function runDefaults(
-  ci: CiContext,
-  settings: Settings,
-  invocation: Invocation,
-  cwd: string,
-  say?: (line: string) => void
-): RunDefaults {
-  const required = settings.command === 'change' && settings.services === undefined
-  for (const name of ['version', 'service', 'user', 'environment'] as const) {
-    const given = settings.change[name]
-    if (
-      required &&
-      (name === 'version' || name === 'service') &&
-      (given ?? ci[name]) === undefined
-    ) {
-      throw new InputError(
-        name,
-        ' is unknown: no CI variable or git checkout gives it here; set it.'
-      )
-    }
-    const from = given !== undefined ? invocation.nameOf(name) : ci.sources[name]
-    say?.(`${name}: ${given ?? ci[name] ?? '(none)'}${from ? ` (from ${from})` : ''}`)
-  }
-  const url = ci.jobUrl ?? ci.buildUrl
-  return {
-    service: ci.service,
-    version: ci.version,
-    user: ci.user,
-    environment: ci.environment,
-    branch: ci.branch,
-    metadata: { key: 'ci', fields: ciMetadata(ci) },
-    runLink: url ? { text: ci.buildNumber ? `Build ${ci.buildNumber}` : 'Build', url } : undefined,
-    workspace: cwd
-  }
 }

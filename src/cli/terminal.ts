@@ -23,32 +23,15 @@ export class Terminal implements ReportSink {
   setOutputLines(name: string, lines: Iterable<string>): void {
     this.outputs.set(name, [...lines].join('\n'))
   }
-  info(message: string): void {
-    this.write(message)
-  }
-  debug(message: string): void {
-    if (this.debugOn) this.write(`debug: ${message}`)
-  }
-  notice(message: string): void {
-    this.write(`notice: ${message}`)
-  }
-  warning(message: string): void {
-    this.write(`warning: ${message}`)
-  }
-  error(message: string): void {
-    this.write(`error: ${message}`)
-  }
-  setFailed(message: string): void {
-    this.write(`error: ${message}`)
-  }
+  info = (message: string): void => this.write(message)
+  debug = (message: string): void => void (this.debugOn && this.write(`debug: ${message}`))
+  notice = (message: string): void => this.write(`notice: ${message}`)
+  warning = (message: string): void => this.write(`warning: ${message}`)
+  error = (message: string): void => this.write(`error: ${message}`)
+  setFailed = this.error
   async appendSummary(markdown: string): Promise<void> {
     this.summary += markdown
   }
-}
-
-/** The outputs as one JSON object, by the action's output names. */
-export function outputsJson(outputs: ReadonlyMap<string, string>): string {
-  return JSON.stringify(Object.fromEntries(outputs))
 }
 
 /**
@@ -76,15 +59,16 @@ export function writeFiles(
   files: { outputs?: string; summary?: string },
   say: (problem: string) => void
 ): void {
-  const write = (flag: string, path: string | undefined, text: string): void => {
-    if (path === undefined) return
+  const writes = [
+    ['--outputs', files.outputs, () => outputsDotenv(terminal.outputs)],
+    ['--summary', files.summary, () => terminal.summary]
+  ] as const
+  for (const [flag, path, text] of writes) {
     try {
-      writeFileSync(path, text)
+      if (path !== undefined) writeFileSync(path, text())
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'an error'
       say(`${flag} ${JSON.stringify(path)} could not be written (${code}).`)
     }
   }
-  write('--outputs', files.outputs, outputsDotenv(terminal.outputs))
-  write('--summary', files.summary, terminal.summary)
 }
