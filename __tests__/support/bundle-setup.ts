@@ -19,8 +19,6 @@ export const NODE_24 = join(PROJECT_ROOT, 'node_modules', '.bin', 'node')
 export const BUNDLE_DIR_VARIABLE = 'CTA_TEST_BUNDLE_DIR'
 /** Set when the global setup made the folder, so that the teardown removes it. */
 export const BUNDLE_OWNED_VARIABLE = 'CTA_TEST_BUNDLE_OWNED'
-/** The command line's bundle, within the bundle folder. */
-export const CLI_FOLDER = 'cli'
 /** Written into the bundle folder when ncc failed, so that only the tests that need it fail. */
 export const BUILD_ERROR_FILE = 'build-error.txt'
 const NCC_CLI = join(PROJECT_ROOT, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
@@ -99,8 +97,8 @@ export default async function bundleSetup(globalConfig: PatternConfig): Promise<
   process.env[BUNDLE_DIR_VARIABLE] = dir
   process.env[BUNDLE_OWNED_VARIABLE] = '1'
   const started = performance.now()
-  // Both doors, side by side: the command line into its own folder.
-  await Promise.all([buildBundle(dir), buildBundle(join(dir, CLI_FOLDER), 'src/cli.ts')])
+  // The command line's bundle is built by the one test file that runs it, beside the others.
+  await buildBundle(dir)
   if (process.env['CTA_REPORT_BUNDLE_TIME'] !== undefined) {
     const seconds = ((performance.now() - started) / 1000).toFixed(1)
     process.stderr.write(`\nBundle built in ${seconds} s into ${dir}\n`)

@@ -6,35 +6,36 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BUILD_ERROR_FILE, BUNDLE_DIR_VARIABLE, buildBundle, CLI_FOLDER } from './bundle-setup.ts'
+import { BUILD_ERROR_FILE, BUNDLE_DIR_VARIABLE, buildBundle } from './bundle-setup.ts'
 
 /** The action's entry point child processes run. A failed build throws its log. */
 export async function actionEntry(): Promise<string> {
-  return join(await bundleFolder('src/index.ts', ''), 'index.js')
-}
-
-/** The command line's bundle, dist/cli.js as the tests build it. */
-export async function cliEntry(): Promise<string> {
-  return join(await bundleFolder('src/cli.ts', CLI_FOLDER), 'index.js')
-}
-
-const lateBuilds = new Map<string, Promise<string>>()
-
-async function bundleFolder(source: string, folder: string): Promise<string> {
   const dir = process.env[BUNDLE_DIR_VARIABLE]
-  if (dir === undefined || dir === '') {
-    const build =
-      lateBuilds.get(source) ??
-      (async () => {
-        const out = mkdtempSync(join(tmpdir(), 'cta-bundle-'))
-        process.on('exit', () => rmSync(out, { recursive: true, force: true }))
-        await buildBundle(out, source)
-        return out
-      })()
-    lateBuilds.set(source, build)
-    return checked(await build)
-  }
-  return checked(join(dir, folder))
+  return join(checked(dir ? dir : await builtHere('src/index.ts')), 'index.js')
+}
+
+/**
+ * The command line's bundle, dist/cli.js as the tests build it: by the test file that runs it,
+ * while the other worker runs tests, not by the global setup that every test waits for.
+ */
+export async function cliEntry(): Promise<string> {
+  return join(checked(await builtHere('src/cli.ts')), 'index.js')
+}
+
+const builds = new Map<string, Promise<string>>()
+
+/** A bundle of `source` built in this worker, once. */
+function builtHere(source: string): Promise<string> {
+  const build =
+    builds.get(source) ??
+    (async () => {
+      const out = mkdtempSync(join(tmpdir(), 'cta-bundle-'))
+      process.on('exit', () => rmSync(out, { recursive: true, force: true }))
+      await buildBundle(out, source)
+      return out
+    })()
+  builds.set(source, build)
+  return build
 }
 
 /** The folder, unless its build failed: then its log is thrown. */
