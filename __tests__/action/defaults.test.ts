@@ -29,8 +29,10 @@ const DEPLOYED = 'b68fbebe0ce5d5831b2cf04dde542b6d7cb9ff4d'
  */
 function contextDefaults(eventName: string, payload: unknown, env: Env) {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { eventDescription, metadata, links, runLink, workspace, ...fields } =
-    defaultsOfRun(runContextOf({ ...env, GITHUB_EVENT_NAME: eventName }, payload), '/work')
+  const { eventDescription, metadata, links, runLink, workspace, ...fields } = defaultsOfRun(
+    runContextOf({ ...env, GITHUB_EVENT_NAME: eventName }, payload),
+    '/work'
+  )
   return {
     ...fields,
     description: describeChange({ event: eventDescription }),
