@@ -1,0 +1,54 @@
+/** The command line's terminal and files: lines to standard error, outputs a shell can source. */
+import { describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { outputsDotenv, Terminal, writeFiles } from '../../src/cli/terminal.ts'
+
+describe('outputsDotenv', () => {
+  it('names each output in capitals with _, and percent-encodes every character a shell acts on', () => {
+    const outputs = new Map([
+      ['change-id', 'c-1_a.b,c:d/e@f+g=h'],
+      ['error', 'it said: $(id) `id` "q" \'q\' \\ %25 é\nX=1; #']
+    ])
+    expect(outputsDotenv(outputs)).toBe(
+      'CHANGE_ID=c-1_a.b,c:d/e@f+g=h\n' +
+        'ERROR=it%20said:%20%24%28id%29%20%60id%60%20%22q%22%20%27q%27%20%5C%20%2525%20%C3%A9%0AX=1%3B%20%23\n'
+    )
+  })
+
+  it('gives values a shell reads back exactly, once decoded, running nothing', () => {
+    const hostile = `$(touch /tmp/never) \`id\` "a" 'b' \\ \u001b[31m\u2028 ; # x`
+    const file = join(mkdtempSync(join(tmpdir(), 'cta-env-')), 'outputs.env')
+    const terminal = new Terminal(() => {})
+    terminal.setOutput('error', hostile)
+    writeFiles(terminal, { outputs: file }, () => {})
+    const read = execFileSync('sh', ['-c', `set -a; . "${file}"; printf %s "$ERROR"`], {
+      encoding: 'utf8'
+    })
+    expect(decodeURIComponent(read)).toBe(hostile)
+    expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(2)
+  })
+})
+
+describe('Terminal', () => {
+  it('writes one line per message, with its kind, and debug lines only when asked', () => {
+    const lines: string[] = []
+    for (const debugOn of [false, true]) {
+      const terminal = new Terminal(line => lines.push(line), debugOn)
+      terminal.info('done')
+      terminal.warning('careful')
+      terminal.debug('detail')
+    }
+    expect(lines).toEqual(['done', 'warning: careful', 'done', 'warning: careful', 'debug: detail'])
+  })
+
+  it('says a file it cannot write, and goes on', () => {
+    const problems: string[] = []
+    writeFiles(new Terminal(() => {}), { summary: '/nonexistent/summary.md' }, problem =>
+      problems.push(problem)
+    )
+    expect(problems).toEqual(['--summary "/nonexistent/summary.md" could not be written (ENOENT).'])
+  })
+})
