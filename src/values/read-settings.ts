@@ -1,4 +1,7 @@
-/** A door's strings in (its inputs, its flags), one validated, typed `Settings` out, before anything is sent. */
+/**
+ * A door's strings in (its inputs, its flags), one validated, typed Settings out, before anything
+ * is sent.
+ */
 import { InputError } from '../errors.ts'
 import {
   MAX_ISSUE_KEY_PREFIXES,
