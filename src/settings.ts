@@ -131,3 +131,15 @@ export interface Settings extends Omit<ReportingSettings, 'error'> {
 
 /** Returns the raw input (trimmed), or '' when it was not given. */
 export type GetInput = (name: string) => string
+
+/**
+ * The literal defaults, as action.yml gives them: what a setting given empty means too, as when
+ * it is not given (a reusable workflow passes '' for an input its caller left out). The command
+ * line's flags default to the same.
+ */
+// prettier-ignore
+export const SETTING_DEFAULTS: Partial<Record<InputName, string>> = {
+  command: 'change', 'github-metadata': 'true', 'fail-on-error': 'auto', 'dry-run': 'false',
+  'timeout-seconds': '30', 'max-attempts': '4', 'job-summary': 'true', 'include-commits': 'true',
+  'record-at': 'now', 'auto-labels': 'true', 'issue-keys': 'auto'
+}

@@ -46,11 +46,11 @@ describe('flags', () => {
     expect(fromFlag.nameOf('environment')).toBe('--environment')
   })
 
-  it('give every other setting its action.yml default, whatever the command takes', () => {
+  it('show their default, and leave a setting the command does not take empty', () => {
     const hello = parse(['hello'])
-    expect(hello.getInput('include-commits')).toBe('true')
     expect(hello.getInput('timeout-seconds')).toBe('30')
     expect(hello.getInput('labels')).toBe('')
+    expect(hello.getInput('include-commits')).toBe('')
     expect(hello.getInput('command')).toBe('hello')
   })
 

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { Emulator } from '../../emulator/emulator.ts'
+import { SETTING_DEFAULTS, type InputName } from '../../src/settings.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { actionAgainst } from '../support/run-action.ts'
 import { TEST_SERVICE_HOST, testCertificate } from '../../emulator/tls.ts'
@@ -57,6 +58,33 @@ describe('command: change', () => {
     expect(result.outputs['error']).toBeUndefined()
     expect(emulator.heartbeats.get('deploys')).toEqual([result.outputs['heartbeat-signal-id']])
   })
+})
+
+describe('an input given empty, as a reusable workflow passes one its caller left out', () => {
+  /** What a run sent and wrote, with the change's id (new at each run) made one. */
+  async function seen(inputs: Record<string, string>) {
+    emulator.reset()
+    const run = await action(inputs, { payload: PUSH_PAYLOAD })
+    const id = run.outputs['change-id']
+    const same = (text: string): string => text.replaceAll(id, 'ID')
+    return {
+      exitCode: run.exitCode,
+      stdout: same(run.stdout),
+      outputs: same(JSON.stringify(run.outputs)),
+      summary: same(run.summary),
+      requests: emulator.requests.map(r => `${r.method} ${r.rawPath} ${r.body}`)
+    }
+  }
+
+  it.each(Object.keys(SETTING_DEFAULTS))(
+    'means its default: %s given empty sends, says and writes the same',
+    async name => {
+      // As the runner gives it when not given (this suite's own defaults aside).
+      const expected = await seen({ [name]: SETTING_DEFAULTS[name as InputName]! })
+      expect(await seen({ [name]: '' })).toEqual(expected)
+      expect(expected.exitCode).toBe(0)
+    }
+  )
 })
 
 describe('command: heartbeat', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { Inputs } from '../../src/settings.ts'
+import { Inputs, SETTING_DEFAULTS } from '../../src/settings.ts'
 import type { InputName } from '../../src/settings.ts'
 import { InputError } from '../../src/errors.ts'
 import { inputError } from '../support/input-error.ts'
@@ -55,6 +55,28 @@ describe('readSettings', () => {
       triage: { autoLabels: true, issueKeys: 'auto' }
     })
   })
+
+  it("keeps the literal defaults of action.yml, which the command line's flags take too", () => {
+    // The defaults that are expressions (github-token, job-status) read empty here.
+    const literal = Object.entries(actionDefaults()).filter(([, value]) => value !== '')
+    expect(Object.fromEntries(literal)).toEqual(SETTING_DEFAULTS)
+  })
+
+  it.each(Object.keys(SETTING_DEFAULTS))(
+    'reads %s given empty as its default, as when it is not given',
+    name => {
+      const notGiven = readSettings(name => getInputFrom({})(name), { now: NOW_MS })
+      const empty = readSettings(
+        inputName => (inputName === name ? '' : getInputFrom({})(inputName)),
+        { now: NOW_MS }
+      )
+      expect(empty).toEqual(notGiven)
+      const reporting = readReportingSettings(inputName =>
+        inputName === name ? '' : getInputFrom({})(inputName)
+      )
+      expect(reporting.error).toBeUndefined()
+    }
+  )
 
   it('reads every input into its typed field', () => {
     const settings = read({

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { Command as Program, Option } from 'commander'
-import { COMMANDS, Inputs, type Command, type InputName } from '../settings.ts'
+import { COMMANDS, Inputs, SETTING_DEFAULTS, type Command, type InputName } from '../settings.ts'
 import type { Env } from './ci-context.ts'
 
 /** What a command line can ask for: the action's commands, and `run`, which wraps a deploy. */
@@ -47,12 +47,6 @@ const COMMAND_HELP: Record<CliCommand, string> = {
   change: 'record a change (then a heartbeat, with --heartbeat-id)', heartbeat: 'send a heartbeat',
   events: 'send events', 'event-results': 'read the evaluation results of events',
   'get-change': 'read a change back', hello: 'check the API key'
-}
-/** The defaults, as action.yml gives them; every other flag is empty unless given. */
-// prettier-ignore
-export const FLAG_DEFAULTS: Partial<Record<InputName, string>> = {
-  'fail-on-error': 'auto', 'dry-run': 'false', 'timeout-seconds': '30', 'max-attempts': '4',
-  'include-commits': 'true', 'auto-labels': 'true', 'issue-keys': 'auto'
 }
 const BOOLEAN_FLAGS = new Set<string>(['dry-run', 'include-commits', 'auto-labels'])
 
@@ -116,7 +110,7 @@ function flagOption(name: string, help: string): Option {
   const option = new Option(`--${name} ${value}`, help).env(variableOf(name))
   // A boolean flag alone means true.
   if (BOOLEAN_FLAGS.has(name)) option.preset('true')
-  const fallback = FLAG_DEFAULTS[name as InputName]
+  const fallback = SETTING_DEFAULTS[name as InputName]
   return fallback === undefined ? option : option.default(fallback)
 }
 
@@ -128,11 +122,8 @@ function invocationOf(command: CliCommand, sub: Program, deploy: string[], env: 
     )
   }
   const keyFile = values['apiKeyFile']
-  // The action's own inputs, as a command line has them: its summary goes to --summary.
+  // The command, and the key, which no flag gives; the action's other inputs keep their defaults.
   const fixed: Record<string, string> = {
-    [Inputs.JobSummary]: 'true',
-    [Inputs.RecordAt]: 'now',
-    [Inputs.GithubMetadata]: 'true',
     [Inputs.Command]: command === 'run' ? 'change' : command,
     [Inputs.ApiKey]:
       typeof keyFile === 'string' ? readKey(keyFile) : (env[variableOf('api-key')] ?? '')
@@ -148,8 +139,7 @@ function invocationOf(command: CliCommand, sub: Program, deploy: string[], env: 
       summary: text('summary'),
       debug: values['debug'] === true
     },
-    getInput: name =>
-      fixed[name] ?? (text(camel(name)) ?? FLAG_DEFAULTS[name as InputName] ?? '').trim(),
+    getInput: name => fixed[name] ?? (text(camel(name)) ?? '').trim(),
     nameOf: name =>
       sub.getOptionValueSource(camel(name)) === 'env' ? variableOf(name) : `--${name}`
   }

@@ -17,7 +17,8 @@ import {
   type GetInput,
   type InputName,
   type ReportingSettings,
-  type Settings
+  type Settings,
+  SETTING_DEFAULTS
 } from '../settings.ts'
 import { parseBaseUrl } from './base-url.ts'
 import { parseCreatedAt } from './created-at.ts'
@@ -48,8 +49,14 @@ export function readSecrets(getInput: GetInput): string[] {
     .filter(secret => secret !== '' && !isUnevaluatedExpression(secret))
 }
 
+/** Each setting as given, or its default when it is given empty. */
+function withDefaults(getInput: GetInput): GetInput {
+  return name => getInput(name) || (SETTING_DEFAULTS[name as InputName] ?? '')
+}
+
 /** An invalid reporting input is kept as `error` and read as its default: the step fails on it. */
-export function readReportingSettings(getInput: GetInput): ReportingSettings {
+export function readReportingSettings(given: GetInput): ReportingSettings {
+  const getInput = withDefaults(given)
   // The parsers throw nothing but InputError.
   const reporting: ReportingSettings = { failOnError: 'auto', jobSummary: true, recordAt: 'now' }
   const read = (parse: () => void): void => {
@@ -68,9 +75,10 @@ export function readReportingSettings(getInput: GetInput): ReportingSettings {
 
 /** Every input, typed, or the InputError of the first bad one. Pure: `now` bounds created-at. */
 export function readSettings(
-  getInput: GetInput,
+  given: GetInput,
   options: { now?: number; reporting?: ReportingSettings } = {}
 ): Settings {
+  const getInput = withDefaults(given)
   const apiKey = parseApiKey(getInput(Inputs.ApiKey))
   // Refused before anything is parsed or quoted, also in the form a URL would carry it in.
   const keyForms = [apiKey, encodeURIComponent(apiKey)]
