@@ -3,19 +3,46 @@
  * and a fake GitHub API holding a few commits and merged pull requests, runs the bundled action as
  * the runner would on a push to main, and shows what happened: the outputs, the job summary (with
  * what the change ships, when the action looks it up), and the change read back by the action,
- * with the labels the action adds (risk:, issue:, remediation: for the revert it ships).
+ * with the labels the action adds (risk:, issue:, remediation: for the revert it ships). Then the
+ * command line, dist/cli.js, in a GitLab CI job: `change-tracking run` wraps a deploy that fails,
+ * keeps its exit status, and the failed change it recorded is read back with `get-change`.
  */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Emulator } from '../emulator/emulator.ts'
 import { FakeGitHub } from '../emulator/github.ts'
 import { sampleRepository } from '../emulator/github-sample.ts'
 import { testCertificate } from '../emulator/tls.ts'
-import { runBundledAction, type ActionRun } from './run-bundled-action.ts'
+import { DIST, runBundledAction, spawnNode, type ActionRun } from './run-bundled-action.ts'
 
 /** The demo's GitHub token: the fake API accepts only it, and the action must never print it. */
 const DEMO_TOKEN = 'ghs_demo0000000000000000000000000000000'
+/** The command line's bundle, which `npm run bundle` builds beside the action's. */
+const CLI = join(DIST, 'cli.js')
+/** A GitLab CI deploy job's variables, as GitLab sets them: the command line reads its context there. */
+const GITLAB_JOB: Record<string, string> = {
+  GITLAB_CI: 'true',
+  CI: 'true',
+  CI_PROJECT_PATH: 'acme/shop',
+  CI_PROJECT_URL: 'https://gitlab.example.com/acme/shop',
+  CI_COMMIT_SHA: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b',
+  CI_COMMIT_REF_NAME: 'main',
+  CI_PIPELINE_ID: '1184203',
+  CI_PIPELINE_URL: 'https://gitlab.example.com/acme/shop/-/pipelines/1184203',
+  CI_JOB_ID: '6621907',
+  CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/6621907',
+  GITLAB_USER_LOGIN: 'alice',
+  CI_ENVIRONMENT_NAME: 'production'
+}
 
 function heading(text: string): void {
   console.log(`\n\x1b[1m== ${text}\x1b[0m`)
+}
+
+/** Prints each line of a process's text, indented. */
+function indented(text: string): void {
+  for (const line of text.trimEnd().split('\n')) if (line) console.log(`  ${line}`)
 }
 
 function show(run: ActionRun): void {
@@ -29,6 +56,7 @@ function show(run: ActionRun): void {
   for (const [name, value] of Object.entries(run.outputs)) console.log(`  ${name} = ${value}`)
 }
 
+if (!existsSync(CLI)) throw new Error(`${CLI} does not exist: build it with npm run bundle`)
 const certificate = await testCertificate()
 const sample = sampleRepository()
 const emulator = await Emulator.start({ cert: certificate })
@@ -38,6 +66,8 @@ const github = await FakeGitHub.start({
   cert: certificate
 })
 emulator.addHeartbeatMonitor('demo-monitor')
+// The command line's job folder, here with no checkout: what shipped is not looked up.
+const jobFolder = mkdtempSync(join(tmpdir(), 'cta-demo-'))
 try {
   const inputs = { 'api-key': emulator.apiKey, 'base-url': emulator.url }
   const gitHubContext = {
@@ -131,6 +161,45 @@ try {
     )
   )
   if ([recorded, read, before, after].some(run => run.exitCode !== 0)) process.exitCode = 1
+
+  heading("4. The command line in a GitLab CI job: change-tracking run -- sh -c 'exit 1'")
+  console.log("The job's variables (the API key is in CHANGE_TRACKING_API_KEY):")
+  for (const [name, value] of Object.entries(GITLAB_JOB)) console.log(`  ${name}=${value}`)
+  // The CI's variables and the service's: nothing of this process's environment but PATH.
+  const cliEnv = {
+    PATH: process.env['PATH'],
+    ...GITLAB_JOB,
+    CHANGE_TRACKING_API_KEY: emulator.apiKey,
+    CHANGE_TRACKING_BASE_URL: emulator.url,
+    NODE_EXTRA_CA_CERTS: certificate.certPath
+  }
+  const changeTracking = (args: string[]) => spawnNode([CLI, ...args], cliEnv, jobFolder)
+  const known = new Set(emulator.changes.keys())
+  console.log("\n$ change-tracking run -- sh -c 'exit 1'")
+  const wrapped = await changeTracking(['run', '--', 'sh', '-c', 'exit 1'])
+  indented(wrapped.stdout + wrapped.stderr)
+  console.log(`exit status: ${wrapped.exitCode} (the deploy's own)`)
+  const changeId = [...emulator.changes.keys()].find(id => !known.has(id)) ?? ''
+  console.log(`\n$ change-tracking get-change --change-id ${changeId} --json`)
+  const readBack = await changeTracking(['get-change', '--change-id', changeId, '--json'])
+  indented(readBack.stderr)
+  const stored = JSON.parse(
+    (JSON.parse(readBack.stdout || '{}') as { change?: string }).change ?? '{}'
+  ) as Record<string, unknown>
+  const metadata = JSON.parse(String(stored['custom_metadata'] ?? '{}')) as Record<string, unknown>
+  heading('The failed deploy, as get-change read it back')
+  const { description, service, version, user, environment, labels } = stored
+  console.log(
+    JSON.stringify(
+      { description, service, version, user, environment, labels, ...metadata },
+      null,
+      2
+    )
+  )
+  if (wrapped.exitCode !== 1 || readBack.exitCode !== 0 || labels !== 'outcome:failure') {
+    process.exitCode = 1
+  }
 } finally {
   await Promise.all([emulator.close(), github.close()])
+  rmSync(jobFolder, { recursive: true, force: true })
 }
