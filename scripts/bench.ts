@@ -36,6 +36,7 @@ import { sampleRepository } from '../emulator/github-sample.ts'
 import { testCertificate } from '../emulator/tls.ts'
 import {
   actionInputs,
+  gitlabJob,
   DIST,
   PROJECT_ROOT,
   runBundledAction,
@@ -82,21 +83,6 @@ const MAX_RUN_ADDED_MS = 50
 
 /** The command line's bundle in dist/: not part of the action, so not in the action's size. */
 const CLI_BUNDLE = 'cli.js'
-/** A GitLab CI deploy job's variables, as GitLab documents them: the command line reads them. */
-const GITLAB_JOB: Record<string, string> = {
-  GITLAB_CI: 'true',
-  CI: 'true',
-  CI_COMMIT_SHA: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
-  CI_COMMIT_REF_NAME: 'main',
-  CI_PROJECT_PATH: 'acme/shop',
-  CI_PROJECT_URL: 'https://gitlab.example.com/acme/shop',
-  CI_PIPELINE_ID: '4242',
-  CI_PIPELINE_URL: 'https://gitlab.example.com/acme/shop/-/pipelines/4242',
-  CI_JOB_ID: '99',
-  CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/99',
-  GITLAB_USER_LOGIN: 'alice',
-  CI_ENVIRONMENT_NAME: 'production'
-}
 
 const README_MARKERS = /(<!-- bench:start -->\n)[\s\S]*?(<!-- bench:end -->)/
 
@@ -178,7 +164,7 @@ async function main(): Promise<void> {
   const cliEnv = {
     PATH: process.env['PATH'],
     HOME: process.env['HOME'],
-    ...GITLAB_JOB,
+    ...gitlabJob(),
     NODE_EXTRA_CA_CERTS: certificate.certPath,
     CHANGE_TRACKING_API_KEY: emulator.apiKey,
     CHANGE_TRACKING_BASE_URL: emulator.url

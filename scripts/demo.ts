@@ -14,27 +14,18 @@ import { Emulator } from '../emulator/emulator.ts'
 import { FakeGitHub } from '../emulator/github.ts'
 import { sampleRepository } from '../emulator/github-sample.ts'
 import { testCertificate } from '../emulator/tls.ts'
-import { DIST, runBundledAction, spawnNode, type ActionRun } from './run-bundled-action.ts'
+import {
+  DIST,
+  gitlabJob,
+  runBundledAction,
+  spawnNode,
+  type ActionRun
+} from './run-bundled-action.ts'
 
 /** The demo's GitHub token: the fake API accepts only it, and the action must never print it. */
 const DEMO_TOKEN = 'ghs_demo0000000000000000000000000000000'
 /** The command line's bundle, which `npm run bundle` builds beside the action's. */
 const CLI = join(DIST, 'cli.js')
-/** A GitLab CI deploy job's variables, as GitLab sets them: the command line reads its context there. */
-const GITLAB_JOB: Record<string, string> = {
-  GITLAB_CI: 'true',
-  CI: 'true',
-  CI_PROJECT_PATH: 'acme/shop',
-  CI_PROJECT_URL: 'https://gitlab.example.com/acme/shop',
-  CI_COMMIT_SHA: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b',
-  CI_COMMIT_REF_NAME: 'main',
-  CI_PIPELINE_ID: '1184203',
-  CI_PIPELINE_URL: 'https://gitlab.example.com/acme/shop/-/pipelines/1184203',
-  CI_JOB_ID: '6621907',
-  CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/6621907',
-  GITLAB_USER_LOGIN: 'alice',
-  CI_ENVIRONMENT_NAME: 'production'
-}
 
 function heading(text: string): void {
   console.log(`\n\x1b[1m== ${text}\x1b[0m`)
@@ -164,11 +155,11 @@ try {
 
   heading("4. The command line in a GitLab CI job: change-tracking run -- sh -c 'exit 1'")
   console.log("The job's variables (the API key is in CHANGE_TRACKING_API_KEY):")
-  for (const [name, value] of Object.entries(GITLAB_JOB)) console.log(`  ${name}=${value}`)
+  for (const [name, value] of Object.entries(gitlabJob())) console.log(`  ${name}=${value}`)
   // The CI's variables and the service's: nothing of this process's environment but PATH.
   const cliEnv = {
     PATH: process.env['PATH'],
-    ...GITLAB_JOB,
+    ...gitlabJob(),
     CHANGE_TRACKING_API_KEY: emulator.apiKey,
     CHANGE_TRACKING_BASE_URL: emulator.url,
     NODE_EXTRA_CA_CERTS: certificate.certPath

@@ -14,7 +14,13 @@ import { Emulator } from '../emulator/emulator.ts'
 import { FakeGitHub } from '../emulator/github.ts'
 import { sampleRepository } from '../emulator/github-sample.ts'
 import { testCertificate } from '../emulator/tls.ts'
-import { DIST, NODE_24 as NODE, PROJECT_ROOT, runBundledAction } from './run-bundled-action.ts'
+import {
+  DIST,
+  gitlabJob,
+  NODE_24 as NODE,
+  PROJECT_ROOT,
+  runBundledAction
+} from './run-bundled-action.ts'
 
 const IMAGES = join(PROJECT_ROOT, 'docs', 'images')
 const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium'
@@ -134,16 +140,7 @@ try {
         NODE_EXTRA_CA_CERTS: certificate.certPath,
         CHANGE_TRACKING_API_KEY: emulator.apiKey,
         CHANGE_TRACKING_BASE_URL: emulator.url,
-        GITLAB_CI: 'true',
-        CI_COMMIT_SHA: sample.head,
-        CI_COMMIT_REF_NAME: 'main',
-        CI_PROJECT_PATH: 'acme/shop',
-        CI_PROJECT_URL: 'https://gitlab.example.com/acme/shop',
-        CI_PIPELINE_ID: '4242',
-        CI_JOB_ID: '99',
-        CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/99',
-        GITLAB_USER_LOGIN: 'alice',
-        CI_ENVIRONMENT_NAME: 'production'
+        ...gitlabJob(sample.head)
       }
     }
   )

@@ -94,6 +94,26 @@ export function actionDefaults(expressions?: Record<string, string>): Record<str
   return defaults
 }
 
+/** A GitLab CI deploy job's variables, as GitLab documents them: the command line reads them. */
+export function gitlabJob(
+  sha = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678'
+): Record<string, string> {
+  return {
+    GITLAB_CI: 'true',
+    CI: 'true',
+    CI_COMMIT_SHA: sha,
+    CI_COMMIT_REF_NAME: 'main',
+    CI_PROJECT_PATH: 'acme/shop',
+    CI_PROJECT_URL: 'https://gitlab.example.com/acme/shop',
+    CI_PIPELINE_ID: '4242',
+    CI_PIPELINE_URL: 'https://gitlab.example.com/acme/shop/-/pipelines/4242',
+    CI_JOB_ID: '99',
+    CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/99',
+    GITLAB_USER_LOGIN: 'alice',
+    CI_ENVIRONMENT_NAME: 'production'
+  }
+}
+
 /** The variables a runner sets for a push to main of octo-org/octo-repo. */
 export function runnerContext(workspace: string): Record<string, string> {
   return {

@@ -13,6 +13,7 @@ import { Emulator } from '../../emulator/emulator.ts'
 import { TEST_SERVICE_HOST, testCertificate } from '../../emulator/tls.ts'
 import { cliEntry } from '../support/bundle.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
+import { gitlabJob } from '../../scripts/run-bundled-action.ts'
 import { NODE_24, spawnNode, type NodeRun } from '../support/run-action.ts'
 
 /** The machine's own Node, the first on PATH that is not the project's: 20 on CI. */
@@ -29,21 +30,7 @@ const SYSTEM_NODE = (process.env['PATH'] ?? '')
   })!
 
 const SHA = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678'
-/** A GitLab CI deploy job's variables, as GitLab documents them. */
-const GITLAB: Record<string, string> = {
-  GITLAB_CI: 'true',
-  CI: 'true',
-  CI_COMMIT_SHA: SHA,
-  CI_COMMIT_REF_NAME: 'main',
-  CI_PROJECT_PATH: 'acme/shop',
-  CI_PROJECT_URL: 'https://gitlab.example.com/acme/shop',
-  CI_PIPELINE_ID: '4242',
-  CI_PIPELINE_URL: 'https://gitlab.example.com/acme/shop/-/pipelines/4242',
-  CI_JOB_ID: '99',
-  CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/99',
-  GITLAB_USER_LOGIN: 'alice',
-  CI_ENVIRONMENT_NAME: 'production'
-}
+const GITLAB = gitlabJob(SHA)
 
 let emulator: Emulator
 let certPath: string
