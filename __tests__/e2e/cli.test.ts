@@ -31,6 +31,7 @@ const SYSTEM_NODE = (process.env['PATH'] ?? '')
 
 const SHA = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678'
 const GITLAB = gitlabJob(SHA)
+const GITLAB_HOSTILE_USER = '::warning::pwned [click](https://evil.example) **bold** ##[error]x'
 
 let emulator: Emulator
 let certPath: string
@@ -214,6 +215,23 @@ describe('the command line', () => {
     expect(key.stderr).toContain('process listings and shell history')
     expect(key.stderr).not.toContain('sk_live_secret')
     expect(emulator.requests).toEqual([])
+  })
+
+  it('keeps hostile branch and user names inert in the summary file, the JSON and standard error', async () => {
+    const summary = join(work, 'hostile.md')
+    const run = await cli(['change', '--json', '--summary', summary], {
+      env: {
+        CI_COMMIT_REF_NAME: 'main\u202e<img src=x onerror=alert(1)>',
+        GITLAB_USER_LOGIN: GITLAB_HOSTILE_USER
+      }
+    })
+    expect(run.exitCode).toBe(0)
+    const [change] = stored()
+    expect(change.user).toBe(GITLAB_HOSTILE_USER)
+    const written = readFileSync(summary, 'utf8')
+    expect(written).not.toMatch(/<img|\]\(https:\/\/evil|\*\*bold|\u202e/)
+    expect(JSON.parse(run.stdout)).toMatchObject({ 'change-id': change.id })
+    for (const line of run.stderr.split(/\r?\n|\r/)) expect(line).not.toMatch(/^\s*::|##\[/)
   })
 
   it('writes outputs that a shell sources without running anything, whatever the service said', async () => {
