@@ -1,12 +1,16 @@
-/** npm run docs: regenerate the README's generated tables (inputs, outputs, risk categories). */
+/**
+ * npm run docs: regenerate the guides' generated tables (inputs, outputs, the command line's flags,
+ * risk categories) from action.yml and the code.
+ */
 import { readFileSync, writeFileSync } from 'node:fs'
-import { renderReadme } from './readme-tables.ts'
+import { GUIDES, renderGuide } from './docs-tables.ts'
 
-const readme = readFileSync('README.md', 'utf8')
-const updated = renderReadme(readme, readFileSync('action.yml', 'utf8'))
-if (updated === readme) {
-  console.log('README.md tables are up to date.')
-} else {
-  writeFileSync('README.md', updated)
-  console.log('README.md tables regenerated from action.yml.')
+const actionYaml = readFileSync('action.yml', 'utf8')
+for (const path of GUIDES) {
+  const guide = readFileSync(path, 'utf8')
+  const updated = renderGuide(guide, actionYaml)
+  if (updated !== guide) {
+    writeFileSync(path, updated)
+    console.log(`${path}: tables regenerated.`)
+  }
 }
