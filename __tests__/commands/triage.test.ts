@@ -10,6 +10,11 @@ describe('triageRows', () => {
     [{ type: 'rollback' as const, of: SHA }, 'rollback of 9f8e7d6'],
     [{ type: 'fix' as const, of: 'chg_41' }, 'fix of chg_41'],
     [{ type: 'revert' as const, reverts: [SHA, '#12'] }, 'revert of 9f8e7d6, #12'],
+    [
+      { type: 'revert' as const, reverts: ['"Add login (ENG-1)"', 'acme/api#7'] },
+      'revert of "Add login (ENG-1)", acme/api#7'
+    ],
+    [{ type: 'revert' as const, reverts: [] }, 'revert'],
     [{ type: 'hotfix' as const }, 'hotfix']
   ])('says the remediation %j as %s', (remediation, text) => {
     expect(triageRows({ riskComplete: true, remediation }, RUN)).toContainEqual([

@@ -22,13 +22,62 @@ function closes(...texts: string[]): string[] {
 }
 
 describe('issueKeysIn', () => {
-  it('finds keys on every line, uppercase and distinct, in order of first appearance', () => {
+  it('finds keys uppercase and distinct, in order of first appearance', () => {
     const texts = [
       'feature/ENG-142-login',
       'Add login (ENG-142)',
       'Fix cart\n\nRefs OPS-7, see https://acme.atlassian.net/browse/WEB2-19 and ENG-142.'
     ]
     expect(issueKeysIn(texts, 'auto')).toEqual(['ENG-142', 'OPS-7', 'WEB2-19'])
+  })
+
+  it("reads any key on a text's first line: a branch, a title, a commit's subject", () => {
+    const texts = [
+      'lea/WEB-460-search-filters',
+      'feat(search): filter by availability [WEB-461], after OPS-7',
+      'Merge pull request #41 from acme/ENG-12-login\n\nAdd login'
+    ]
+    expect(issueKeysIn(texts, 'auto')).toEqual(['WEB-460', 'WEB-461', 'OPS-7', 'ENG-12'])
+  })
+
+  it('reads from a body only the keys it names: at a line start, after a closing or referring word, in a tracker trailer or URL', () => {
+    const body = [
+      'ENG-1: the form',
+      '  * ENG-2 the button',
+      '- [ENG-3] the tests',
+      'Fixes ENG-4, ENG-5 and ENG-6',
+      'This closes: ENG-7; resolved ENG-8. Part of ENG-9, refs ENG-10 & ENG-11.',
+      'Implements ENG-12, related to ENG-13.',
+      'Jira: ENG-14',
+      'Issue: ENG-15',
+      'Linear: ENG-16',
+      'Tracked in https://acme.atlassian.net/browse/ENG-17.',
+      'Design: https://linear.app/acme/issue/ENG-18/search-design',
+      'Board: https://acme.atlassian.net/jira/software/projects/ENG/boards/1?selectedIssue=ENG-19'
+    ].join('\n')
+    expect(keys(`Add login\n\n${body}`)).toEqual(
+      Array.from({ length: 19 }, (_, i) => `ENG-${i + 1}`)
+    )
+  })
+
+  it('reads no key that a body only mentions, nor one in a trailer naming a person, an e-mail address or another URL', () => {
+    const body = [
+      'This fixes a regression we introduced in ENG-1, as ENG-2 showed.',
+      'Signed-off-by: ENG-3 Bot <bot@acme.io>',
+      'Co-authored-by: QA-4 Nightly <qa-4@acme.io>',
+      'Reviewed-by: Ana <ENG-5@acme.io>',
+      'Acked-by: ENG-6',
+      'Reported-by: ENG-7',
+      'Reviewers: ENG-8 Team',
+      'Nightly: https://ci.acme.io/job/ENG-9/console',
+      'ENG-10@acme.io wrote the plan; ENG-11.md holds it.',
+      'prefix ENG-12, hotfixes ENG-13'
+    ].join('\n')
+    expect(keys(`OPS-1 Add login\n\n${body}`)).toEqual(['OPS-1'])
+    expect(keys(`ENG-3 Add login\n\nSigned-off-by: ENG-3 Bot <bot@acme.io>`)).toEqual(['ENG-3'])
+    expect(keys('Mail ENG-14@acme.io, read https://wiki.acme.io/ENG-15 or docs/ENG-16.md')).toEqual(
+      []
+    )
   })
 
   it('reads a key as a whole word: a project part of 2 to 10 characters, a number of 1 to 9 digits not starting with 0', () => {
@@ -46,11 +95,21 @@ describe('issueKeysIn', () => {
     expect(keys('renovate/node-20 covid-19 eng-142 Eng-143')).toEqual([])
   })
 
-  it('skips standards, ciphers, advisories and GitHub references in auto mode', () => {
+  it('skips standards, proposals, ciphers, advisories, GitHub references and OpenJDK bugs in auto mode', () => {
     const text =
       'UTF-8 UTF-16 UCS-2 SHA-1 SHA-256 SHA-512 ISO-8601 RFC-9110 CVE-2024-3094 CWE-79 ' +
-      'GHSA-1234-abcd-efgh AES-256 RSA-2048 GH-12 ENG-1'
+      'GHSA-1234-abcd-efgh AES-256 RSA-2048 GH-12 KIP-512 PEP-8 JEP-442 JSR-310 FLIP-27 ' +
+      'KEP-3325 HIP-16 JDK-8123456 GO-2024-2824 ENG-1'
     expect(keys(text)).toEqual(['ENG-1'])
+    expect(keys('Work around JDK-8322477\n\nFixes KIP-966\nPEP-8: naming')).toEqual([])
+  })
+
+  it('reads a listed prefix always, a proposal or a standard included', () => {
+    const mode = { prefixes: ['KIP', 'ENG'] }
+    expect(keys('Implement KIP-512 and PEP-8\n\nPart of kip-500', mode)).toEqual([
+      'KIP-512',
+      'KIP-500'
+    ])
   })
 
   it('accepts only the listed prefixes, in any letter case, stop list aside', () => {
@@ -184,6 +243,26 @@ describe('hostile texts', () => {
       const found = runWithin(MARGIN_MS, () => issueKeysIn(texts, mode))
       expect(found).toEqual({ finished: true, value: mode === 'auto' ? ['ENG-1'] : [] })
     }
+  })
+
+  it('are read for the keys a body names in linear time', () => {
+    const bodies = [
+      fill('Fixes '),
+      fill('Fixes AB-'),
+      fill('Fixes AB-1, '),
+      fill('Fixes AB-1 and '),
+      fill('Jira: '),
+      fill('\n- ['),
+      fill('\n  * AB-'),
+      fill('a@'),
+      fill('a.'),
+      fill('https://a/browse/'),
+      fill('https://a/browse/AB-1'),
+      fill('part of '),
+      fill('x', ' ENG-1 ENG-2')
+    ].map(body => `Subject\n${body}`)
+    const found = runWithin(MARGIN_MS, () => issueKeysIn(bodies, 'auto'))
+    expect(found).toEqual({ finished: true, value: ['AB-1'] })
   })
 
   it('are read for closing references in linear time', () => {

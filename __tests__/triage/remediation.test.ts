@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
 import { MAX_SCANNED_CHARS_PER_TEXT } from '../../src/triage/issue-keys.ts'
-import { MAX_REVERTS, remediationOf, type RemediationInput } from '../../src/triage/remediation.ts'
+import {
+  MAX_REVERTED_SUBJECT_CHARS,
+  MAX_REVERTS,
+  remediationOf,
+  type RemediationInput
+} from '../../src/triage/remediation.ts'
 import { runWithin } from '../../src/time-bound.ts'
 
 const SHA = '9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c'
@@ -32,15 +37,93 @@ describe('remediationOf', () => {
     })
   })
 
-  it("reads a revert from the title GitHub's Revert button gives a pull request, after the SHAs", () => {
+  it('reads a revert from a subject or a title in every wording, after a type, a key or a tag', () => {
+    const subjects = [
+      'Revert "Add login"',
+      'revert the retry change',
+      'REVERT: the cache',
+      'Reverting the cache',
+      'fix: Revert "feat(api): add rate limits"',
+      'fix(api)!: roll back the session store change',
+      'revert: feat(auth): add passkeys',
+      'ENG-12: Revert the fetch session cache',
+      'ENG-12 Revert the fetch session cache',
+      '[billing] Revert the rounding change',
+      'DEV: [api] ENG-3: revert it',
+      'Back out "CLIN-233: cache the schedule view"',
+      'pkg/cache: Backed out the resync change',
+      'Rolled back the resync change',
+      'Partially revert the cache resize',
+      'Undo the CSP header change',
+      'undo "Add login"'
+    ]
+    for (const subject of subjects) {
+      expect([subject, remediation({ messages: [`${subject}\n\nBody.`] })?.type]).toEqual([
+        subject,
+        'revert'
+      ])
+      const pullRequests = [{ number: 7, title: subject }]
+      expect([subject, remediation({ pullRequests })?.type]).toEqual([subject, 'revert'])
+    }
+  })
+
+  it('reads no revert from words about reverts that revert nothing', () => {
+    const subjects = [
+      'Add a Revert button to the order admin',
+      'Handle reverted payments in the refund job',
+      'Rollback support for the product importer',
+      'feat(previews): add a rollback button',
+      'fix(editor): undo stack grows without bound',
+      'Undo: keep the selection after paste',
+      'Reverse the sort order',
+      'Revertible transfers',
+      'Backout plan for the migration',
+      'Add login\n\nRevert this if the error rate grows; it reverts nothing else.'
+    ]
+    for (const subject of subjects) {
+      expect([subject, remediation({ messages: [subject] })]).toEqual([subject, undefined])
+    }
+  })
+
+  it('names what is reverted: commits, pull requests, or else the quoted subject', () => {
+    const messages = [
+      `Revert "Add login"\n\nThis reverts commit ${SHA}.`,
+      'revert the retry change\n\nThis reverts #5102. And this reverts parts of #1238.',
+      'FIX: Revert "Allow guests" (#5195)\n\nReverts acme/shop#5188',
+      'Revert "Add a cache (#41)" (#45)',
+      'Revert "Add a cart"',
+      'Revert #77',
+      'Revert 1234ABCD',
+      'revert the flag change'
+    ]
+    expect(remediation({ messages })).toEqual({
+      type: 'revert',
+      reverts: [SHA, '#5102', '#1238', 'acme/shop#5188', '#41', '"Add a cart"', '#77', '1234abcd']
+    })
+  })
+
+  it('reads titles before messages, and names what a title names', () => {
     const pullRequests = [
       { number: 41, title: 'Revert "Add login"' },
-      { number: 42, title: 'revert "Fix cart"' },
+      { number: 42, title: 'revert "Fix cart (#12)"' },
       { number: 43, title: 'Revert the cart change' }
     ]
-    expect(remediation({ messages: [`This reverts commit ${SHA}.`, 'x'], pullRequests })).toEqual({
+    expect(remediation({ messages: [`This reverts commit ${SHA}.`], pullRequests })).toEqual({
       type: 'revert',
-      reverts: [SHA, '#41', '#42']
+      reverts: ['"Add login"', '#12', SHA]
+    })
+    expect(remediation({ pullRequests: [pullRequests[2]] })).toEqual({
+      type: 'revert',
+      reverts: []
+    })
+  })
+
+  it('names a reverted subject by its first characters', () => {
+    const long = 'a'.repeat(MAX_REVERTED_SUBJECT_CHARS + 10)
+    const found = remediation({ messages: [`Revert "${long}"`] })
+    expect(found).toEqual({
+      type: 'revert',
+      reverts: [`"${'a'.repeat(MAX_REVERTED_SUBJECT_CHARS - 1)}…"`]
     })
   })
 
@@ -53,15 +136,39 @@ describe('remediationOf', () => {
     })
   })
 
-  it('reads a hotfix from the branch or a pull request title, in any case', () => {
+  it('reads a hotfix from the branch, a pull request title or a commit subject, in any case', () => {
     for (const branch of ['hotfix/login', 'HOTFIX-42']) {
       expect(remediation({ branch })).toEqual({ type: 'hotfix' })
     }
-    for (const title of ['Hotfix: login', '[HOTFIX] login', 'hotfixes for login']) {
-      expect(remediation({ pullRequests: [{ number: 1, title }] })).toEqual({ type: 'hotfix' })
+    const subjects = [
+      'Hotfix: login',
+      '[HOTFIX] login',
+      'hotfixes for login',
+      'HOTFIX: fix the build',
+      'fix(api): hotfix for the login',
+      'ENG-12 [hotfix] login',
+      'Merge pull request #5150 from acme/hotfix/checkout-nil-coupon',
+      "Merge branch 'hotfix/2.3.1'"
+    ]
+    for (const subject of subjects) {
+      expect([subject, remediation({ pullRequests: [{ number: 1, title: subject }] })]).toEqual([
+        subject,
+        { type: 'hotfix' }
+      ])
+      expect([subject, remediation({ messages: [`${subject}\n\nBody.`] })]).toEqual([
+        subject,
+        { type: 'hotfix' }
+      ])
     }
     for (const branch of ['hotfix', 'fix/hotfix-login', 'hotfixes']) {
       expect(remediation({ branch })).toBeUndefined()
+    }
+    for (const message of [
+      'docs: describe the hotfix process',
+      'Merge pull request #5 from acme/docs-hotfix',
+      'Add login\n\nHOTFIX: not a subject'
+    ]) {
+      expect([message, remediation({ messages: [message] })]).toEqual([message, undefined])
     }
   })
 
@@ -93,16 +200,31 @@ describe('remediationOf', () => {
     const MARGIN_MS = 10_000
     const huge = (unit: string) => unit.repeat(Math.ceil((1 << 20) / unit.length))
     const input = {
-      messages: [huge('This reverts commit '), huge('This reverts commit a'), huge('a')],
+      messages: [
+        huge('This reverts commit '),
+        huge('This reverts commit a'),
+        huge('a'),
+        huge('This reverts parts of a/'),
+        huge('This reverts a.b/c'),
+        huge('fix: '),
+        huge('[a] '),
+        huge('ENG-1 '),
+        `Merge pull request #1 from ${huge('a')}`
+      ],
       pullRequests: [
         { number: 1, title: `${huge(' ')}x` },
-        { number: 2, title: huge('Revert ') }
+        { number: 2, title: huge('fix(') }
       ],
       branch: huge('hotfix')
     }
     expect(runWithin(MARGIN_MS, () => remediation(input))).toEqual({
       finished: true,
       value: undefined
+    })
+    const reverts = { messages: [`x: Revert "${huge('"')}`, huge('Revert ')] }
+    expect(runWithin(MARGIN_MS, () => remediation(reverts)?.type)).toEqual({
+      finished: true,
+      value: 'revert'
     })
   })
 })

@@ -47,15 +47,24 @@ describe('riskOf, built-in categories', () => {
         'db/migrate/20240101_add_users.rb',
         'db/schema.rb',
         'apps/api/db/schema.rb',
+        'db/analytics_schema.rb',
+        'db/analytics_migrate/20240101_create_events.rb',
         'db/structure.sql',
         'shop/orders/migrations/0042_total.py',
         'src/main/resources/db/migration/V2__cart.sql',
+        'src/main/java/db/migration/V3__Backfill.java',
+        'sql/V4__orders.sql',
+        'flyway/R__views.sql',
         'prisma/migrations/1/migration.sql',
         'prisma/schema.prisma',
         'alembic/versions/abc_add.py',
+        'migrations/versions/3f2a_add.py',
         'src/main/resources/db/changelog/master.xml',
+        'db.changelog-master.yaml',
         'db/liquibase/changes.yaml',
-        'flyway/V1__init.sql'
+        'migrations/20240101093000_create_carts.ts',
+        'db/migrations/20240503120000-add-index.js',
+        'internal/store/migrations/000014_labels.up.sql'
       ]
     ],
     [
@@ -67,17 +76,28 @@ describe('riskOf, built-in categories', () => {
         'pnpm-lock.yaml',
         'go.mod',
         'svc/go.sum',
+        'go.work',
         'Cargo.toml',
         'crates/x/Cargo.lock',
         'requirements.txt',
         'requirements-dev.txt',
+        'requirements/production.txt',
+        'pyproject.toml',
         'poetry.lock',
         'Pipfile.lock',
+        'Gemfile',
         'Gemfile.lock',
+        'shop.gemspec',
         'pom.xml',
         'build.gradle',
         'app/build.gradle.kts',
-        'composer.lock'
+        'gradle/libs.versions.toml',
+        'gradle/dependencies.gradle',
+        'gradle/wrapper/gradle-wrapper.properties',
+        '.mvn/wrapper/maven-wrapper.properties',
+        'composer.lock',
+        'mix.lock',
+        'src/Api/Api.csproj'
       ]
     ],
     [
@@ -89,14 +109,22 @@ describe('riskOf, built-in categories', () => {
         'terragrunt.hcl',
         'deploy/chart/Chart.yaml',
         'charts/api/values.yaml',
+        'charts/api/templates/_helpers.tpl',
         'helm/values-prod.yaml',
         'k8s/deployment.yaml',
         'ops/kubernetes/service.yml',
+        'manifests/base/pdb.yaml',
+        'config/deploy/production/web.yaml.erb',
+        'deploy/k8s/cronjob.yaml.j2',
         'overlays/prod/kustomization.yaml',
         'Dockerfile',
         'services/api/Dockerfile.prod',
+        'build/api.Dockerfile',
         'docker-compose.yml',
         'dev/docker-compose.override.yaml',
+        'compose.yaml',
+        'ansible/roles/web/tasks/main.yml',
+        'ansible/roles/web/templates/nginx.conf.j2',
         'cdk.json',
         'cdk/lib/stack.ts',
         'Pulumi.yaml',
@@ -104,7 +132,21 @@ describe('riskOf, built-in categories', () => {
         'pulumi/index.ts'
       ]
     ],
-    ['ci', ['.github/workflows/deploy.yml', '.github/actions/setup/action.yml']]
+    [
+      'ci',
+      [
+        '.github/workflows/deploy.yml',
+        '.github/actions/setup/action.yml',
+        '.gitlab-ci.yml',
+        '.gitlab/ci/deploy.yml',
+        'Jenkinsfile',
+        'jenkins/Jenkinsfile.release',
+        '.circleci/config.yml',
+        '.buildkite/pipeline.yml',
+        'azure-pipelines.yml',
+        'bitbucket-pipelines.yml'
+      ]
+    ]
   ])('match %s files at any depth', (category, paths) => {
     for (const path of paths) expect([path, categories(path)]).toEqual([path, [category]])
   })
@@ -114,17 +156,17 @@ describe('riskOf, built-in categories', () => {
       ['.github/workflows/\ndeploy.yml', 'ci'],
       ['k8s/dep\nloy.yaml', 'infrastructure'],
       ['.github/actions/x\r/action.yml', 'ci'],
-      ['db/migrations/0\u2028/up.rb', 'migration'],
-      ['db/migrations/0\u2029/up.rb', 'migration'],
+      ['db/migrate/0\u2028.rb', 'migration'],
+      ['db/migrate/0\u2029.rb', 'migration'],
       ['infra/\u0001main.tf', 'infrastructure'],
-      ['db/\n.sql', 'migration']
+      ['db/migrate/\n.rb', 'migration']
     ]
     for (const [path, category] of paths) {
       expect([path, categories(path)]).toEqual([path, [category]])
     }
     expect(riskFor({ files: edited(...paths.map(([path]) => path)), complete: true })).toEqual({
       risk: {
-        migration: ['db/migrations/0\u2028/up.rb', 'db/migrations/0\u2029/up.rb', 'db/\n.sql'],
+        migration: ['db/migrate/0\u2028.rb', 'db/migrate/0\u2029.rb', 'db/migrate/\n.rb'],
         infrastructure: ['k8s/dep\nloy.yaml', 'infra/\u0001main.tf'],
         ci: ['.github/workflows/\ndeploy.yml', '.github/actions/x\r/action.yml']
       },
@@ -141,7 +183,47 @@ describe('riskOf, built-in categories', () => {
         'docs/package.json.md',
         'src/dockerfile.ts',
         '.github/CODEOWNERS',
-        'scripts/ci.sh'
+        '.github/dependabot.yml',
+        'scripts/ci.sh',
+        'CHANGELOG.md'
+      )
+    ).toEqual([])
+  })
+
+  it('leave source code in folders named after a tool, and queries that migrate nothing', () => {
+    expect(
+      categories(
+        'metadata/src/main/java/io/acme/metadata/migration/ZkMigrationDriver.java',
+        'app/services/migration/address_backfill.rb',
+        'internal/migrate/runner.go',
+        'src/migrations/runner.ts',
+        'clinic/patients/management/commands/migrate_legacy_patients.py',
+        'internal/store/queries/clusters.sql',
+        'pkg/helm/upgrade.go',
+        'internal/k8s/client.go',
+        'internal/kubernetes/discovery.go',
+        'pkg/deploy/rollout.go',
+        'config/deploy/production.rb',
+        'operator/src/main/java/io/acme/operator/k8s/PodWatcher.java',
+        'src/dependencies.ts'
+      )
+    ).toEqual([])
+  })
+
+  it('leave what tests, fixtures and examples hold', () => {
+    expect(
+      categories(
+        'pkg/lint/testdata/charts/locked/Chart.yaml',
+        'pkg/lint/testdata/charts/locked/templates/deployment.yaml',
+        'examples/compose/docker-compose.yml',
+        'examples/next-app/package.json',
+        'test/e2e/manifests/pod.yaml',
+        'operator/src/test/resources/k8s/evicted-pod.yaml',
+        'spec/fixtures/files/docker-compose.yml',
+        'pkg/modules/testdata/replace/go.mod',
+        'src/test/resources/db/migration/V1__fixture.sql',
+        'clinic/tests/migrations/0001_initial.py',
+        '__tests__/fixtures/Dockerfile'
       )
     ).toEqual([])
   })
@@ -149,7 +231,7 @@ describe('riskOf, built-in categories', () => {
 
 describe('riskOf', () => {
   it('lists the first paths of each matched category, in the order of the changed list', () => {
-    const sql = Array.from({ length: MAX_RISK_PATHS + 2 }, (_, i) => `db/${i}.sql`)
+    const sql = Array.from({ length: MAX_RISK_PATHS + 2 }, (_, i) => `db/migrate/${i}.rb`)
     const changed = { files: edited('src/a.ts', ...sql, 'go.mod'), complete: true }
     expect(riskFor(changed)).toEqual({
       risk: { migration: sql.slice(0, MAX_RISK_PATHS), dependencies: ['go.mod'] },

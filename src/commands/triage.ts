@@ -78,8 +78,11 @@ export function triageRows(triage: Triage, links: RunDefaults['links']): Summary
 
 function remediationText(remediation: Remediation): string {
   if (remediation.type === 'hotfix') return 'hotfix'
-  if (remediation.type === 'revert')
-    return `revert of ${remediation.reverts.map(ref => (ref.startsWith('#') ? ref : shortSha(ref))).join(', ')}`
+  if (remediation.type === 'revert') {
+    // What the texts name: SHAs (short), pull requests, quoted subjects; maybe nothing.
+    const reverted = remediation.reverts.map(ref => shortSha(ref)).join(', ')
+    return reverted ? `revert of ${reverted}` : 'revert'
+  }
   const of = remediation.type === 'rollback' ? shortSha(remediation.of) : remediation.of
   return `${remediation.type} of ${of}`
 }

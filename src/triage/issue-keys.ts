@@ -12,23 +12,49 @@ export const MAX_SCANNED_CHARS = 256 * 1024
 export const MAX_ISSUE_KEY_PREFIXES = 50
 
 /**
- * Project parts that look like keys but name standards, ciphers, advisories and GitHub's own
- * references (UTF-8, SHA-256, ISO-8601, RFC-9110, CVE-2024-1234, GHSA-…, GH-12): never a key in
- * auto mode, whatever the number. A listed prefix is always accepted.
+ * Project parts that look like keys but number standards, proposals, ciphers and advisories, or
+ * name GitHub's own references and OpenJDK's tracker, which JVM projects cite (UTF-8, ISO-8601,
+ * RFC-9110, PEP-8, KIP-512, JEP-442, KEP-3325, CVE-2024-1234, GO-2024-2824, GH-12, JDK-8123456):
+ * never a key in auto mode, whatever the number. A listed prefix is always accepted.
  */
-export const NOT_ISSUE_PREFIXES: readonly string[] =
-  'AES CVE CWE GH GHSA ISO RFC RSA SHA UCS UTF'.split(' ')
+export const NOT_ISSUE_PREFIXES: readonly string[] = (
+  'ADR AES AIP BIP CVE CWE ECMA EIP ERC FIPS FLIP GEP GH GHSA GO HIP IEC IEEE ISO JDK JEP JSR KEP ' +
+  'KIP NEP PEP PYSEC RFC RSA RUSTSEC SHA SPIP TEP UCS UTF XEP'
+).split(' ')
 
 /** `auto`: keys in capitals, any prefix but NOT_ISSUE_PREFIXES; prefixes: those, in any case. */
 export type IssueKeyMode = 'auto' | 'none' | { prefixes: readonly string[] }
 
 /**
  * A key: a project part of a letter and 1 to 9 letters or digits, "-", and an issue number of 1
- * to 9 digits that does not start with 0; not inside a longer word or number.
+ * to 9 digits that does not start with 0; not inside a longer word or number, nor a file name or
+ * an e-mail address (`ENG-1.md`, `ENG-1@acme.io`). Matched in any case; auto mode keeps capitals.
  */
-const KEY = /(?<![A-Za-z0-9])([A-Z][A-Z0-9]{1,9})-[1-9][0-9]{0,8}(?![A-Za-z0-9])/g
-const ANY_CASE_KEY = new RegExp(KEY.source, 'gi')
+const KEY =
+  '(?<![A-Za-z0-9@.])[A-Za-z][A-Za-z0-9]{1,9}-[1-9][0-9]{0,8}(?![A-Za-z0-9@]|\\.[A-Za-z0-9])'
 const PREFIX = /^[A-Z][A-Z0-9]{1,9}$/i
+const ANY_KEY = new RegExp(KEY, 'gi')
+/** Up to ten keys in a row: `ENG-1, ENG-2 and ENG-3`. */
+const KEY_LIST = `${KEY}(?:(?:[ \\t]{0,4}(?:,|&|and|/)[ \\t]{0,4}|[ \\t]{1,4})${KEY}){0,9}`
+/** A URL (group 1) or an e-mail address, each read whole, so that no key is read inside one. */
+const WHOLE = '(https?://[^\\s<>"]*)|(?<![\\w.%+-])[\\w.%+-]{1,64}@[\\w.-]+'
+/** A branch, a title or a subject: any key (group 2). */
+const ANYWHERE = new RegExp(`${WHOLE}|(${KEY})`, 'gi')
+/** A line's start, a bullet or a bracket aside: `ENG-1 …`, `* ENG-1 …`, `[ENG-1] …`. */
+const LINE_START = '^[ \\t]{0,8}(?:[-*+][ \\t]{1,4})?\\[?'
+/** `Fixes ENG-1`, `Part of: ENG-1`, `Jira: ENG-1`; not inside a word or a trailer's name. */
+const REFERRING =
+  '(?<![A-Za-z0-9-])(?:(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|references?|part of|' +
+  'relate[sd] to|implements?)[ \\t]{0,4}:?|(?:jira|issues?|tickets?|linear|task|story|bug)' +
+  '[ \\t]{0,4}:)[ \\t]{0,8}'
+/**
+ * A body gives only the keys it names (group 2): at a line's start, after a word that closes or
+ * refers to an issue, or in a tracker's trailer; never in another trailer (`Signed-off-by: …`)
+ * or in prose ("a regression we introduced in ENG-1234").
+ */
+const EXPLICIT = new RegExp(`${WHOLE}|(?:${LINE_START}|${REFERRING})(${KEY_LIST})`, 'gim')
+/** A tracker's issue URL: Jira's /browse/ENG-1, Linear's and YouTrack's /issue/ENG-1. */
+const TRACKER_URL = new RegExp(`(?:/(?:browse|issues?)/|[?&]selectedIssue=)(${KEY})`, 'i')
 
 /**
  * The `issue-keys` input: auto (also when empty), none, or project prefixes separated by commas or
@@ -60,17 +86,31 @@ export function scannedTexts(texts: readonly (string | undefined)[]): string[] {
   return scanned
 }
 
-/** Every distinct key in the texts, uppercase, in order of first appearance. */
+/**
+ * Every distinct key in the texts, uppercase, in order of first appearance: any key on a text's
+ * first line (a branch, a title, a commit's subject), the explicit ones of the lines after it, and
+ * in either the key of a tracker's issue URL; none in other URLs or in e-mail addresses.
+ */
 export function issueKeysIn(texts: readonly string[], mode: IssueKeyMode): string[] {
   if (mode === 'none') return []
   const keys = new Set<string>()
-  for (const text of texts) {
-    for (const match of text.matchAll(mode === 'auto' ? KEY : ANY_CASE_KEY)) {
-      const prefix = match[1].toUpperCase()
-      const accepted =
-        mode === 'auto' ? !NOT_ISSUE_PREFIXES.includes(prefix) : mode.prefixes.includes(prefix)
-      if (accepted) keys.add(match[0].toUpperCase())
+  const read = (text: string, pattern: RegExp): void => {
+    for (const [, url, found] of text.matchAll(pattern)) {
+      const named = url === undefined ? found : TRACKER_URL.exec(url)?.[1]
+      for (const [key] of named?.matchAll(ANY_KEY) ?? []) {
+        const prefix = key.slice(0, key.indexOf('-')).toUpperCase()
+        const accepted =
+          mode === 'auto'
+            ? key === key.toUpperCase() && !NOT_ISSUE_PREFIXES.includes(prefix)
+            : mode.prefixes.includes(prefix)
+        if (accepted) keys.add(key.toUpperCase())
+      }
     }
+  }
+  for (const text of texts) {
+    const newline = text.indexOf('\n')
+    read(newline === -1 ? text : text.slice(0, newline), ANYWHERE)
+    if (newline !== -1) read(text.slice(newline + 1), EXPLICIT)
   }
   return [...keys]
 }

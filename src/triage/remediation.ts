@@ -1,18 +1,24 @@
 /**
  * What a deploy remediates. One answer, by precedence: the fix the user names, then a rollback,
- * then a revert found in what shipped, then a hotfix by its branch or title.
+ * then a revert found in what shipped, then a hotfix by its branch, a title or a subject.
  */
+import { truncateText } from '../text.ts'
 import { scannedTexts } from './issue-keys.ts'
 
-/** A revert lists at most this many reverted commits and pull requests. */
+/** A revert lists at most this many reverted commits, pull requests and subjects. */
 export const MAX_REVERTS = 20
+/** A reverted subject is named by its first characters: enough to recognise it. */
+export const MAX_REVERTED_SUBJECT_CHARS = 100
 
 export type Remediation =
   /** The `remediates` input: the change id or version this deploy fixes. */
   | { type: 'fix'; of: string }
   /** The deploy is older than the previous one, whose SHA is `of`. */
   | { type: 'rollback'; of: string }
-  /** The reverted commits' SHAs (lowercase), then the reverting pull requests as `#N`. */
+  /**
+   * What is reverted, as the texts name it, in order: a commit's SHA (lowercase), a pull request
+   * (`#N`, `owner/repo#N`) or a subject in quotes; empty when they name nothing.
+   */
   | { type: 'revert'; reverts: string[] }
   | { type: 'hotfix' }
 
@@ -28,26 +34,68 @@ export interface RemediationInput {
   branch?: string
 }
 
-/** The line `git revert` writes. */
-const REVERTED_COMMIT = /(?<![A-Za-z0-9])This reverts commit ([0-9a-f]{7,40})(?![A-Za-z0-9])/gi
-/** The title GitHub's Revert button gives a pull request. */
-const REVERT_TITLE = /^\s*Revert "/i
+/**
+ * What may come before a subject's verb: conventional-commit types (`fix(api)!:`), Go's package
+ * paths (`pkg/cache:`), issue keys, bracketed tags.
+ */
+const LEAD =
+  '^[ \\t]{0,8}(?:(?:[a-z][\\w./-]{0,40}(?:\\([^)\\n]{0,60}\\))?!?:|' +
+  '[a-z][a-z0-9]{1,9}-[1-9][0-9]{0,8}:?|\\[[^\\]\\n]{0,40}\\])[ \\t]{1,8}){0,3}'
+/**
+ * A subject or title that reverts, in any case: `Revert "…"`, `fix: revert the retry change`,
+ * `ENG-12: Back out …`, `Roll back …`, `Partially revert …`; `Undo` only before what it undoes
+ * (not `undo stack …`). Group 1: a quoted subject; group 2: a pull request or a commit's SHA.
+ */
+const REVERT_SUBJECT = new RegExp(
+  `${LEAD}(?:partial(?:ly)?[ \\t]{1,4})?(?:revert(?:s|ed|ing)?|back(?:s|ed|ing)?[ -]out|` +
+    `roll(?:s|ed|ing)?[ -]back|undo(?:es|ne|ing)?(?= (?:["'#]|the |this |that |commit|change)))` +
+    '(?![a-z0-9])(?:[ \\t]{1,8}(?:"(.*)"|(#[1-9][0-9]{0,8}|[0-9a-f]{7,40})(?![a-z0-9])))?',
+  'i'
+)
+/** A pull request at the end of a quoted subject, as a squash merge writes it: `Add login (#41)`. */
+const SQUASHED = /\((#[1-9][0-9]{0,8})\)$/
+/**
+ * On any line: `This reverts commit <sha>` (as git writes it), `This reverts #12`, `This reverts
+ * parts of #12`, `Reverts owner/repo#12` (as GitHub's Revert button writes it). Group 1: a SHA;
+ * group 2: a pull request.
+ */
+const REVERTED = new RegExp(
+  '(?<![A-Za-z0-9])reverts (?:parts? of |some of )?(?:commits? ([0-9a-f]{7,40})|' +
+    '((?:[\\w.-]{1,100}/[\\w.-]{1,100})?#[1-9][0-9]{0,8}))(?![A-Za-z0-9])',
+  'gi'
+)
 const HOTFIX_BRANCH = /^hotfix[/-]/i
-const HOTFIX_TITLE = /^\s*(?:\[hotfix\]|hotfix)/i
+/** `HOTFIX: …`, `[hotfix] …`, also after a type, key or tag; or the merge of a hotfix branch. */
+const HOTFIX_SUBJECT = new RegExp(
+  `${LEAD}(?:\\[hotfix\\]|hotfix|merge (?:pull request #[0-9]{1,9} from [\\w.-]{1,100}/|` +
+    "branch ')hotfix[/-])",
+  'i'
+)
 
+/**
+ * Pull request titles and commit messages are read alike: a subject (the first line) that
+ * reverts, or any line that names what is reverted; what the lines name, else the subject.
+ */
 export function remediationOf(input: RemediationInput): Remediation | undefined {
   const remediates = input.remediates?.trim()
   if (remediates) return { type: 'fix', of: remediates }
   if (input.rollbackOf) return { type: 'rollback', of: input.rollbackOf }
+  const texts = scannedTexts([...input.pullRequests.map(pull => pull.title), ...input.messages])
+  const subjects = texts.map(text => text.split('\n', 1)[0])
   const reverts = new Set<string>()
-  for (const message of scannedTexts(input.messages)) {
-    for (const [, sha] of message.matchAll(REVERTED_COMMIT)) reverts.add(sha.toLowerCase())
+  let reverted = false
+  for (const [index, text] of texts.entries()) {
+    const head = REVERT_SUBJECT.exec(subjects[index])
+    const named = [...text.matchAll(REVERTED)].map(([, sha, pull]) => sha?.toLowerCase() ?? pull)
+    if (head === null && named.length === 0) continue
+    reverted = true
+    const [, quoted = '', ref] = head ?? []
+    const subject = quoted && `"${truncateText(quoted, MAX_REVERTED_SUBJECT_CHARS)}"`
+    const name = ref?.toLowerCase() ?? SQUASHED.exec(quoted)?.[1] ?? subject
+    for (const each of named.length > 0 ? named : [name]) if (each) reverts.add(each)
   }
-  for (const { number, title } of input.pullRequests) {
-    if (title !== undefined && REVERT_TITLE.test(title)) reverts.add(`#${number}`)
-  }
-  if (reverts.size > 0) return { type: 'revert', reverts: [...reverts].slice(0, MAX_REVERTS) }
-  const hotfixTitle = input.pullRequests.some(({ title }) => HOTFIX_TITLE.test(title ?? ''))
-  if (HOTFIX_BRANCH.test(input.branch ?? '') || hotfixTitle) return { type: 'hotfix' }
+  if (reverted) return { type: 'revert', reverts: [...reverts].slice(0, MAX_REVERTS) }
+  const hotfix = subjects.some(subject => HOTFIX_SUBJECT.test(subject))
+  if (HOTFIX_BRANCH.test(input.branch ?? '') || hotfix) return { type: 'hotfix' }
   return undefined
 }

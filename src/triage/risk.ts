@@ -7,21 +7,36 @@ import type { ChangedFiles, ServiceSelection, ServiceSpec } from '../affected-se
 /** A matched category lists at most this many paths. */
 export const MAX_RISK_PATHS = 5
 
+/** Tests, their data and fixtures, and examples hold files of every kind that no deploy runs. */
+const NOT_DEPLOYED =
+  '!**/{test,tests,testdata,fixtures,__fixtures__,__tests__,spec,e2e,example,examples,samples}/**'
+
 /**
  * The built-in categories, as a `risk-paths` input would give them (`line` is the category's line
- * there); documented pattern by pattern in the README.
+ * there); documented pattern by pattern in the README. A path counts by what it is (a migration
+ * tool's folder and file, a manifest, a lockfile), never by a folder's name alone: source code in
+ * a package named `migration`, `helm` or `k8s` is none of these.
  */
 export const BUILT_IN_RISK: readonly ServiceSpec[] = Object.entries({
-  migration: `**/migrations/** **/migration/** **/migrate/** **/*.sql **/db/schema.rb
-    **/schema.prisma **/alembic/** **/flyway/** **/liquibase/** **/db/changelog/**`,
-  dependencies: `**/package.json **/package-lock.json **/yarn.lock **/pnpm-lock.yaml **/go.mod
-    **/go.sum **/Cargo.toml **/Cargo.lock **/requirements*.txt **/poetry.lock **/Pipfile.lock
-    **/Gemfile.lock **/pom.xml **/build.gradle* **/composer.lock`,
-  infrastructure: `**/*.tf **/*.tfvars **/*.hcl **/Chart.yaml **/charts/** **/helm/** **/k8s/**
-    **/kubernetes/** **/kustomization.yaml **/kustomization.yml **/Dockerfile*
-    **/docker-compose*.yml **/docker-compose*.yaml **/cdk.json **/cdk/** **/Pulumi*.yaml
-    **/pulumi/**`,
-  ci: '.github/workflows/** .github/actions/**'
+  migration: `**/db/*migrate/*.rb **/db/*schema.rb **/db/*structure.sql **/db/migration{,s}/**
+    **/migrations/**/*.sql **/migrations/[0-9]*.{py,js,ts,cjs,mjs}
+    **/{alembic,migrations}/versions/*.py **/[VU][0-9]*__*.sql **/R__*.sql **/schema.prisma
+    **/db/changelog/** **/db.changelog*.{xml,yaml,yml,sql} **/liquibase/**/*.{xml,yaml,yml,sql}
+    ${NOT_DEPLOYED}`,
+  dependencies: `**/{package.json,package-lock.json,npm-shrinkwrap.json,yarn.lock,pnpm-lock.yaml}
+    **/{go.mod,go.sum,go.work,go.work.sum} **/Cargo.{toml,lock} **/composer.{json,lock}
+    **/{requirements*.txt,requirements*.in,pyproject.toml,poetry.lock,uv.lock,Pipfile,Pipfile.lock}
+    **/requirements/*.{txt,in} **/{Gemfile,Gemfile.lock,*.gemspec} **/mix.{exs,lock}
+    **/{pom.xml,build.gradle,build.gradle.kts,gradle.lockfile,*.versions.toml,*-wrapper.properties}
+    **/gradle/dependencies.gradle **/{*.csproj,packages.lock.json,Directory.Packages.props}
+    ${NOT_DEPLOYED}`,
+  infrastructure: `**/*.{tf,tfvars,hcl} **/*.tf.json **/Chart.{yaml,lock} **/helmfile*.yaml
+    **/{k8s,kubernetes,manifests,deploy,chart,charts,helm}/**/*.{yaml,yml,tpl,jsonnet}{,.erb,.j2,.tmpl}
+    **/kustomization.{yaml,yml} **/{Dockerfile,Containerfile}{,.*} **/*.Dockerfile
+    **/{docker-,}compose*.{yml,yaml} **/{ansible,playbooks}/**/*.{yml,yaml,j2,cfg,ini}
+    **/ansible.cfg **/cdk.json **/cdk/** **/Pulumi*.yaml **/pulumi/** ${NOT_DEPLOYED}`,
+  ci: `.github/{workflows,actions}/** **/*.gitlab-ci.yml .gitlab/ci/** **/Jenkinsfile{,.*}
+    .circleci/** .buildkite/** **/azure-pipelines*.{yml,yaml} bitbucket-pipelines.yml`
 }).map(([name, patterns], index) => ({ name, patterns: patterns.split(/\s+/), line: index + 1 }))
 
 export interface Risk {
