@@ -1,16 +1,17 @@
 /**
- * The README and the repository's YAML cannot drift: the inputs and outputs tables are what
- * `npm run docs` writes from action.yml, the layout table names the tree as it is, the examples
- * are valid workflows, and so are the repository's own workflows.
+ * The README, the guides and the repository's YAML cannot drift: the generated tables are what
+ * `npm run docs` writes, the layout table names the tree as it is, the workflow examples are
+ * valid workflows, every link between the docs resolves, and the README stays a front door.
  */
 import { describe, expect, it } from '@jest/globals'
 import { validateAction, validateWorkflow } from '@action-validator/core'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { parse } from 'yaml'
-import { renderReadme, riskTable } from '../scripts/readme-tables.ts'
+import { flagsTable, GUIDES, renderGuide, riskTable } from '../scripts/docs-tables.ts'
 
 const readme = readFileSync('README.md', 'utf8')
+const guides = GUIDES.map(path => ({ path, text: readFileSync(path, 'utf8') }))
 const actionYaml = readFileSync('action.yml', 'utf8')
 interface ActionYaml {
   inputs: Record<string, { description: string; required?: boolean; default?: string }>
@@ -19,9 +20,18 @@ interface ActionYaml {
 }
 const action = parse(actionYaml) as ActionYaml
 
-describe('README tables', () => {
-  it('are what npm run docs writes from action.yml', () => {
-    expect(renderReadme(readme, actionYaml)).toBe(readme)
+describe('generated tables', () => {
+  it.each(GUIDES)('in %s are what npm run docs writes', path => {
+    const text = readFileSync(path, 'utf8')
+    expect(renderGuide(text, actionYaml)).toBe(text)
+  })
+
+  it('list every flag of the command line, with its variable', () => {
+    const table = flagsTable()
+    for (const flag of ['--base-url', '--dry-run [true|false]', '--api-key-file', '--debug'])
+      expect(table).toContain(flag.replace('|', '\\|'))
+    expect(table).toContain('`CHANGE_TRACKING_BASE_URL`')
+    expect(table).not.toContain('--api-key <')
   })
 
   it('give each input its required flag, default and description, and each output its description', () => {
@@ -38,7 +48,7 @@ describe('README tables', () => {
       '    description: The id.'
     ].join('\n')
     const readme = `${markers('inputs')}\n${markers('outputs')}\n${markers('risk')}`
-    expect(renderReadme(readme, yaml)).toBe(
+    expect(renderGuide(readme, yaml)).toBe(
       [
         '<!-- inputs:start -->',
         '| Input | Required | Default | Description |',
@@ -58,8 +68,9 @@ describe('README tables', () => {
   })
 })
 
-describe('README layout table', () => {
-  const section = readme.slice(readme.indexOf('Layout, one concern per file'))
+describe('the layout table of the development guide', () => {
+  const development = readFileSync('docs/development.md', 'utf8')
+  const section = development.slice(development.indexOf('Layout, one concern per file'))
   const rows = section
     .slice(0, section.indexOf('\n\n', section.indexOf('| Where |')))
     .split('\n')
@@ -90,7 +101,7 @@ describe('README layout table', () => {
   })
 })
 
-/** The ```yaml blocks of the README. */
+/** The ```yaml blocks of a markdown text. */
 function yamlBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/```yaml\n([\s\S]*?)```/g)].map(match => match[1])
 }
@@ -102,9 +113,11 @@ function asWorkflow(block: string): string {
   return `on: push\njobs:\n  example:\n    runs-on: ubuntu-latest\n    steps:\n${steps}`
 }
 
-describe('README examples', () => {
+describe('workflow examples in the guides', () => {
   // GitHub workflows: a GitLab CI job (its `script:` key) is the command line's example.
-  const blocks = yamlBlocks(readme).filter(block => !/^\s+script:/m.test(block))
+  const blocks = guides
+    .flatMap(({ text }) => yamlBlocks(text))
+    .filter(block => !/^\s+script:/m.test(block))
 
   it('include a workflow for each use', () => {
     const workflows = blocks.filter(block => /^on:/m.test(block)).join('\n')
@@ -177,5 +190,70 @@ describe('repository YAML', () => {
       expect(input.description.length).toBeGreaterThan(20)
     for (const output of Object.values(action.outputs))
       expect(output.description.length).toBeGreaterThan(20)
+  })
+})
+
+describe('links between the docs', () => {
+  /** A heading's anchor, as GitHub makes it. */
+  const anchor = (heading: string): string =>
+    heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-')
+  const anchorsOf = (text: string): string[] =>
+    [...text.matchAll(/^#{1,6} (.*)$/gm)].map(match => anchor(match[1]))
+
+  it.each(guides.map(({ path, text }) => [path, text]))('in %s resolve', (path, text) => {
+    const broken = [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map(match => match[1])
+      .filter(target => !/^[a-z]+:/i.test(target))
+      .filter(target => {
+        const [file, hash] = target.split('#')
+        const resolved = file === '' ? path : join(dirname(path), file)
+        if (!existsSync(resolved)) return true
+        return hash !== undefined && !anchorsOf(readFileSync(resolved, 'utf8')).includes(hash)
+      })
+    expect(broken).toEqual([])
+  })
+})
+
+describe('the README, a front door', () => {
+  it('is at most 250 lines, in the order: what it does, a picture, the two ways in, the fields, the guides', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(250)
+    const order = [
+      '![',
+      '## GitHub Actions',
+      '## Any other CI',
+      '## What a change records',
+      '## Guides'
+    ]
+    const at = order.map(mark => readme.indexOf(mark))
+    expect(at.every(index => index > 0)).toBe(true)
+    expect([...at].sort((a, b) => a - b)).toEqual(at)
+    for (const [language, key] of [
+      ['yaml', 'script:'],
+      ['groovy', 'change-tracking run'],
+      ['sh', 'change-tracking run']
+    ])
+      expect(readme).toMatch(new RegExp('```' + language + '\\n[^`]*' + key))
+  })
+
+  it('shows a failed deploy’s job summary, a picture at least 400 pixels wide', () => {
+    const [, alt, image] = /!\[([^\]]*)\]\(([^)]+)\)/.exec(readme) ?? []
+    expect(`${alt} ${image}`).toMatch(/failed deploy/i)
+    const png = readFileSync(image)
+    expect(png.subarray(1, 4).toString()).toBe('PNG')
+    expect(png.readUInt32BE(16)).toBeGreaterThanOrEqual(400)
+  })
+
+  it('names no constant or source file in the user docs', () => {
+    const userDocs = guides.filter(({ path }) => !path.includes('development'))
+    const named = userDocs.flatMap(({ path, text }) =>
+      [
+        ...text.matchAll(/\b(?:MAX|MIN)_[A-Z_]+|\b[A-Z_]+_(?:MS|BYTES|CHARS)\b|src\/[\w/.-]+\.ts/g)
+      ].map(match => `${path}: ${match[0]}`)
+    )
+    expect(named).toEqual([])
   })
 })

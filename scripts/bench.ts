@@ -1,7 +1,8 @@
 /**
  * npm run bench: the bundled action's figures (dist/, built by `npm run bundle`), measured against
  * minimal baselines on this machine, each with its target and PASS or MISS. It exits 1 on a miss.
- * `npm run bench -- --write-readme` also writes the table into README.md between the bench markers;
+ * `npm run bench -- --write-docs` also writes the table into docs/development.md between the bench
+ * markers;
  * `--dist DIR` measures a bundle built elsewhere (e.g. ncc build src/index.ts -o DIR --minify).
  *
  * 1. Cold start: the action recording one change, against a script doing the same single HTTPS
@@ -84,7 +85,7 @@ const MAX_RUN_ADDED_MS = 50
 /** The command line's bundle in dist/: not part of the action, so not in the action's size. */
 const CLI_BUNDLE = 'cli.js'
 
-const README_MARKERS = /(<!-- bench:start -->\n)[\s\S]*?(<!-- bench:end -->)/
+const BENCH_MARKERS = /(<!-- bench:start -->\n)[\s\S]*?(<!-- bench:end -->)/
 
 interface Figure {
   name: string
@@ -130,7 +131,7 @@ function check(run: { exitCode: number | null; stdout: string; stderr: string },
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      'write-readme': { type: 'boolean', default: false },
+      'write-docs': { type: 'boolean', default: false },
       dist: { type: 'string', default: DIST }
     }
   })
@@ -370,14 +371,16 @@ async function main(): Promise<void> {
   ].join('\n')
   console.log(table)
 
-  if (values['write-readme']) {
-    const readmePath = join(PROJECT_ROOT, 'README.md')
+  if (values['write-docs']) {
+    const readmePath = join(PROJECT_ROOT, 'docs', 'development.md')
     const readme = readFileSync(readmePath, 'utf8')
-    if (!README_MARKERS.test(readme)) {
-      throw new Error('README.md has no <!-- bench:start --> … <!-- bench:end --> markers')
+    if (!BENCH_MARKERS.test(readme)) {
+      throw new Error(
+        'docs/development.md has no <!-- bench:start --> … <!-- bench:end --> markers'
+      )
     }
-    writeFileSync(readmePath, readme.replace(README_MARKERS, `$1${table}\n$2`))
-    console.log('\nREADME.md updated.')
+    writeFileSync(readmePath, readme.replace(BENCH_MARKERS, `$1${table}\n$2`))
+    console.log('\ndocs/development.md updated.')
   }
   const misses = figures.filter(f => f.pass === false)
   if (misses.length > 0) {
