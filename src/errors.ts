@@ -67,3 +67,12 @@ export function failureKind(error: unknown): FailureKind {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
+
+/** What `read` gives, or undefined when it throws: a value that may be missing or malformed. */
+export function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read()
+  } catch {
+    return undefined
+  }
+}

@@ -46,6 +46,31 @@ describe('shippedMetadata', () => {
     expect(shippedMetadata(shipped({ rollback: true }))).toMatchObject({ rollback: true })
   })
 
+  it('says where it was read, and that the commit before a push is no previous deploy', () => {
+    const pushed = shipped({ readFrom: 'git', source: 'previous-push', commitCount: 0 })
+    expect(shippedMetadata(pushed)).toEqual({
+      source: 'git',
+      previous_push_sha: PREVIOUS,
+      commit_count: 0
+    })
+  })
+
+  it('says the commits are incomplete when only some are listed and their count is unknown', () => {
+    const head = shipped({
+      previousSha: undefined,
+      commits: [commit(1)],
+      pullRequestsComplete: false
+    })
+    expect(shippedMetadata(head)).toEqual({
+      commits_complete: false,
+      commits: [{ sha: sha(1), message: 'Commit 1' }],
+      pull_requests_complete: false
+    })
+    expect(shippedMetadata(shipped({ commitCount: 1, commits: [commit(1)] }))).not.toHaveProperty(
+      'commits_complete'
+    )
+  })
+
   it(`lists the newest ${MAX_COMMITS} of every commit read`, () => {
     const commits = Array.from({ length: 300 }, (_, i) => commit(i + 1))
     const fields = shippedMetadata(shipped({ commitCount: 300, commits }))

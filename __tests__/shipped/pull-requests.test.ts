@@ -26,6 +26,12 @@ describe('pullRequestInMessage', () => {
       { number: 42, title: 'Fix cart' }
     ],
     ['Merge pull request #7 from fork/x', { number: 7 }],
+    [
+      "Merge branch 'cart' into 'main'\n\nFix   cart\n\nCloses #3\n\nSee merge request acme/shop!42\n",
+      { number: 42, title: 'Fix cart' }
+    ],
+    ["Merge branch 'x' into 'main'\n\nSee merge request acme/platform/shop!9", { number: 9 }],
+    ['Merge branch x\n\nSee merge request acme/shop!42 and more', undefined],
     ['Mention #41 in passing', undefined],
     ['(#5) at the start is a title of its own', undefined],
     ['Nothing here', undefined]
@@ -52,7 +58,7 @@ describe('pullRequestsIn', () => {
   it('lists each once, in the order of its first mention, with the title any of its messages gives', () => {
     const found = pullRequestsIn(
       ['Merge pull request #42 from acme/cart', 'Add login (#41)', 'plain', 'Fix the cart (#42)'],
-      URL
+      `${URL}/pull/`
     )
     expect(found).toEqual({
       pullRequests: [pull(42, 'Fix the cart'), pull(41, 'Add login')],
@@ -62,12 +68,18 @@ describe('pullRequestsIn', () => {
 
   it(`keeps the newest ${MAX_PULL_REQUESTS}, counts them all, and takes titles read for the others`, () => {
     const messages = Array.from({ length: 30 }, (_, i) => `Merge pull request #${i + 1} from a/b`)
-    const found = pullRequestsIn(messages, URL, new Map([[30, 'Read from GitHub']]))
+    const found = pullRequestsIn(messages, `${URL}/pull/`, new Map([[30, 'Read from GitHub']]))
     expect(found.pullRequestCount).toBe(30)
     expect(found.pullRequests.map(pr => pr.number)).toEqual(
       Array.from({ length: 20 }, (_, i) => i + 11)
     )
     expect(found.pullRequests.at(-1)).toEqual(pull(30, 'Read from GitHub'))
+  })
+
+  it('links none on a host whose pull request pages are unknown', () => {
+    expect(pullRequestsIn(['Add login (#41)'], undefined).pullRequests).toEqual([
+      { number: 41, title: 'Add login' }
+    ])
   })
 })
 

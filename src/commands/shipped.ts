@@ -5,6 +5,7 @@
 import type { RunDefaults } from '../change.ts'
 import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
+import { MAX_COMPARE_FILES } from '../shipped/compare.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
 import type { ChangedFiles } from '../affected-services.ts'
@@ -46,7 +47,11 @@ export function changedFiles(includeCommits: boolean, shipped: Shipped | undefin
   return {
     files: shipped.changedFiles,
     complete: shipped.changedFilesComplete,
-    reason: shipped.changedFilesComplete ? undefined : "GitHub's compare lists at most 300 files"
+    reason: shipped.changedFilesComplete
+      ? undefined
+      : shipped.readFrom === 'git'
+        ? `the lookup lists at most ${MAX_COMPARE_FILES} files`
+        : `GitHub's compare lists at most ${MAX_COMPARE_FILES} files`
   }
 }
 
@@ -63,14 +68,16 @@ export function logShipped(report: Report, shipped: Shipped | undefined): void {
   if (shipped === undefined) return
   const found = [
     shipped.previousSha
-      ? `previous deploy ${shipped.previousSha} (from ${shipped.source ?? 'unknown'})`
+      ? `previous ${shipped.source === 'previous-push' ? 'push' : 'deploy'} ${shipped.previousSha} (from ${shipped.source ?? 'unknown'})`
       : 'no previous deploy',
     shipped.commitCount !== undefined && plural(shipped.commitCount, 'commit'),
     shipped.pullRequestCount > 0 &&
       `${shipped.pullRequestsComplete ? '' : 'at least '}${plural(shipped.pullRequestCount, 'pull request')}`,
     shipped.rollback && 'a rollback',
     shipped.compareUrl,
-    plural(shipped.apiCalls, 'GitHub API call')
+    shipped.readFrom === 'git'
+      ? 'read from the checkout'
+      : plural(shipped.apiCalls, 'GitHub API call')
   ].filter(Boolean)
   report.info(`What the change ships: ${found.join(', ')}.`)
 }

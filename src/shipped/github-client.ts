@@ -9,7 +9,7 @@ import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import { hostPort } from '../service/request.ts'
 import { ACTION_NAME, ACTION_VERSION } from '../package.ts'
 import { formatSeconds } from '../text.ts'
-import type { LookupOptions } from './types.ts'
+import { LOOKUP_BUDGET_MS, type LookupOptions } from './types.ts'
 import { callFailure, LookupError } from './warning.ts'
 
 /**
@@ -18,8 +18,6 @@ import { callFailure, LookupError } from './warning.ts'
  * 2,500 commits is read whole), and titles what is left, at most 3.
  */
 export const MAX_API_CALLS = 12
-/** The whole lookup's time: the change is sent when it runs out, so a slow API never holds a deploy. */
-export const LOOKUP_BUDGET_MS = 10_000
 /** The REST API version the calls are written for. */
 const GITHUB_API_VERSION = '2022-11-28'
 /** Octokit would print deprecation notices, outside text, straight to the workflow log. */

@@ -19,8 +19,8 @@ import {
 } from './types.ts'
 import { failureIn, LookupError, lookupWarning, noTokenWarning } from './warning.ts'
 
-export { LOOKUP_BUDGET_MS, MAX_API_CALLS } from './github-client.ts'
-export type { LookupAdvice, LookupOptions } from './types.ts'
+export { MAX_API_CALLS } from './github-client.ts'
+export { LOOKUP_BUDGET_MS, type LookupAdvice, type LookupOptions } from './types.ts'
 
 /** What the stages found: each part is a value one of them returned. */
 interface Found {
@@ -56,7 +56,7 @@ export async function lookUpShipped(
       }),
       ...(previous?.sha && { previousSha: previous.sha }),
       ...range,
-      ...pullRequestsIn(range?.messages ?? [], link, titles),
+      ...pullRequestsIn(range?.messages ?? [], `${link}/pull/`, titles),
       ...(runStartedAt && { runStartedAt }),
       apiCalls
     }
@@ -89,7 +89,7 @@ async function lookUpWithApi(query: LookupQuery, link: string): Promise<Found> {
     const compared = search.previous && (await compareSince(github, query, search.previous))
     const range = compared?.range
     // After a failed later page, titles would most likely fail too, and the warning says why.
-    const { pullRequests } = pullRequestsIn(range?.messages ?? [], link)
+    const { pullRequests } = pullRequestsIn(range?.messages ?? [], `${link}/pull/`)
     const read =
       range && !compared.failure ? await readMissingTitles(github, query, pullRequests) : undefined
     const failures = [...search.failures, compared?.failure, read?.failure]

@@ -1,8 +1,8 @@
 /**
- * The fields what shipped adds to custom_metadata's `github` object (the lookup's, and the issues
- * and risk read from it), within MAX_SHIPPED_METADATA_BYTES: the lists shrink until they fit, the
- * compare link last, and the counts stay exact (or say that they are not:
- * `pull_requests_complete: false` when commits were left unread).
+ * The fields what shipped adds to custom_metadata (the lookup's, and the issues and risk read from
+ * it), within MAX_SHIPPED_METADATA_BYTES: the lists shrink until they fit, the compare link last,
+ * and the counts stay exact (or say that they are not: `pull_requests_complete: false` when
+ * commits were left unread, `commits_complete: false` when the range itself is unknown).
  */
 import type { Triage } from '../triage/triage.ts'
 import type { Shipped } from './types.ts'
@@ -92,10 +92,15 @@ function lookupFields(
   compareUrl: string | undefined,
   pullRequestsListed: number
 ): Record<string, unknown> {
+  // The commit before a push is no previous deploy, and says so.
+  const previous = shipped.source === 'previous-push' ? 'previous_push_sha' : 'previous_sha'
   return {
-    ...(shipped.previousSha && { previous_sha: shipped.previousSha }),
+    ...(shipped.readFrom && { source: shipped.readFrom }),
+    ...(shipped.previousSha && { [previous]: shipped.previousSha }),
     ...(compareUrl && { compare_url: compareUrl }),
     ...(shipped.commitCount !== undefined && { commit_count: shipped.commitCount }),
+    ...(shipped.commitCount === undefined &&
+      shipped.commits.length > 0 && { commits_complete: false }),
     ...(shipped.pullRequestCount > pullRequestsListed && {
       pull_request_count: shipped.pullRequestCount
     }),

@@ -1,7 +1,8 @@
 /**
  * Pull requests named by the messages GitHub writes when it merges one: a squash merge's "Title
  * (#123)" and a merge commit's "Merge pull request #123 from owner/branch" (the title is the
- * body's first line). Titles come from those messages, else from GET /pulls/{number}.
+ * body's first line); and merge requests by the last line GitLab writes in a merge commit, "See
+ * merge request group/project!123". Titles come from those messages, else from GET /pulls/{number}.
  */
 import { collapseWhitespace } from '../text.ts'
 import type { GitHub } from './github-client.ts'
@@ -17,16 +18,25 @@ export const MAX_PULL_REQUEST_TITLE_CHARS = 256
 
 const SQUASH_SUFFIX = /\(#(\d{1,9})\)$/
 const MERGE = /^Merge pull request #(\d{1,9}) from \S/
+const GITLAB_MERGE = /^See merge request \S+!(\d{1,9})$/
 
 type Titled = { number: number; title?: string }
 
-/** The pull request a commit message names, when GitHub wrote it for a merge. */
+/** The pull request a commit message names, when GitHub or GitLab wrote it for a merge. */
 export function pullRequestInMessage(message: string): Titled | undefined {
   const [line, ...body] = message.split(/\r\n|\r|\n/)
   const first = line.trim()
   const merge = MERGE.exec(first)
   // A merge commit's title is its body's first line.
   if (merge) return titled(Number(merge[1]), body.find(isText))
+  // GitLab's merge commit: the request on its last line, its title on the body's first.
+  const last = body.findLast(isText)?.trim() ?? ''
+  const request = GITLAB_MERGE.exec(last)
+  if (request)
+    return titled(
+      Number(request[1]),
+      body.find(text => isText(text) && text.trim() !== last)
+    )
   const squash = SQUASH_SUFFIX.exec(first)
   return squash ? titled(Number(squash[1]), first.slice(0, squash.index)) : undefined
 }
@@ -40,11 +50,12 @@ function titled(number: number, title = ''): Titled {
 
 /**
  * The pull requests of commit messages (oldest first): each once, in the order of its first
- * mention, titled by a message or else by `titles`, linked from the server URL (never an answer).
+ * mention, titled by a message or else by `titles`, linked as `pullUrl` and the number (built from
+ * the server URL, never an answer), unlinked without one.
  */
 export function pullRequestsIn(
   messages: readonly string[],
-  repositoryUrl: string,
+  pullUrl: string | undefined,
   titles?: ReadonlyMap<number, string>
 ): Pick<Shipped, 'pullRequests' | 'pullRequestCount'> {
   const found = new Map<number, string | undefined>()
@@ -53,7 +64,7 @@ export function pullRequestsIn(
   }
   const all = [...found].map(([number, title]) => ({
     ...titled(number, title ?? titles?.get(number)),
-    url: `${repositoryUrl}/pull/${number}`
+    ...(pullUrl && { url: `${pullUrl}${number}` })
   }))
   return { pullRequests: all.slice(-MAX_PULL_REQUESTS), pullRequestCount: all.length }
 }

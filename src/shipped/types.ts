@@ -1,6 +1,9 @@
 /** What the lookup is asked, and what a change ships as it found it. Plain data. */
 import type { ChangedPath } from '../affected-services.ts'
 
+/** The whole lookup's time: the change is sent when it runs out, so a slow API never holds a deploy. */
+export const LOOKUP_BUDGET_MS = 10_000
+
 /** How messages name the token's input, in the caller's words: e.g. 'github-token'. */
 export interface LookupAdvice {
   tokenInput: string
@@ -34,8 +37,16 @@ export interface LookupOptions {
 /** The options as the stages read them: the version trimmed, the repository as Octokit names it. */
 export type LookupQuery = LookupOptions & { repo: { owner: string; repo: string } }
 
+/** The rule that found the previous deploy: GitHub's API, or the checkout's own history. */
 export type PreviousDeploySource =
-  'input' | 'deployment' | 'release' | 'workflow-run' | 'push-payload'
+  | 'input'
+  | 'deployment'
+  | 'release'
+  | 'workflow-run'
+  | 'push-payload'
+  | 'previous-build'
+  | 'previous-tag'
+  | 'previous-push'
 
 export interface ShippedCommit {
   sha: string
@@ -51,15 +62,17 @@ export interface ShippedPullRequest {
   number: number
   /** From GET /pulls/{number}, or from the squash or merge commit's message; unknown otherwise. */
   title?: string
-  /** Built from the server URL, never taken from an answer. */
-  url: string
+  /** Built from the server URL, never taken from an answer; none for a host whose form is unknown. */
+  url?: string
 }
 
 export interface Shipped {
+  /** Where it was read: the checkout's history with git; GitHub's API when absent. */
+  readFrom?: 'git'
   /** The full SHA of the previous deploy, and which rule found it. */
   previousSha?: string
   source?: PreviousDeploySource
-  /** GitHub's compare view, built from the server URL. */
+  /** The host's compare view, built from the server URL (or the origin remote's known host). */
   compareUrl?: string
   /** Commits since the previous deploy; exact even when some were left unread. Unknown when absent. */
   commitCount?: number
@@ -76,7 +89,7 @@ export interface Shipped {
   rollback: boolean
   /** Files changed between the previous deploy and the version, each once. */
   changedFiles?: ChangedPath[]
-  /** Whether changedFiles is the full list: false when unknown or cut by GitHub at 300 files. */
+  /** Whether changedFiles is the full list: false when unknown or cut at MAX_COMPARE_FILES. */
   changedFilesComplete: boolean
   /** When the current workflow run started (ISO 8601), when read. */
   runStartedAt?: string

@@ -1,0 +1,342 @@
+/**
+ * What a change ships, read from the checkout's history with git: the same Shipped value as the
+ * GitHub lookup, with no token and no network. The previous deploy (findPrevious), then the range
+ * since: its exact count, its commits and its changed paths, renames included. git runs without a
+ * shell, never fetches, never runs a hook, fsmonitor or program the repository's configuration
+ * names, within the lookup's time budget and a bound on what each call prints. A gap is one
+ * warning, and what was found is kept.
+ */
+import { execFile } from 'node:child_process'
+import type { ChangedPath } from '../affected-services.ts'
+import { attempt } from '../errors.ts'
+import { formatSeconds } from '../text.ts'
+import { COMPARE_PAGE_SIZE, isFullSha, MAX_COMPARE_FILES, readCommits } from './compare.ts'
+import { pullRequestsIn } from './pull-requests.ts'
+import { emptyShipped, LOOKUP_BUDGET_MS, type PreviousDeploySource, type Shipped } from './types.ts'
+import { failureIn, LookupError, lookupWarning } from './warning.ts'
+
+export type Env = Record<string, string | undefined>
+
+/** What the door knows of the run, as plain data; every field is optional but the first three. */
+export interface GitLookupOptions {
+  /** A folder in the checkout. The names below are trimmed, and empty ones absent. */
+  cwd: string
+  /** The variables git runs with (gitEnvironment gives the door's), and LC_ALL=C. */
+  env: Env
+  /** What is deployed: a SHA, a tag or a ref; HEAD when git knows no commit by that name. */
+  version: string
+  /** The previous-version setting: a SHA, a tag or a ref. */
+  previousVersion?: string
+  /** The commit of the CI's previous successful build (Jenkins' GIT_PREVIOUS_SUCCESSFUL_COMMIT). */
+  previousBuild?: string
+  /** The CI's tag for this build (GitLab's CI_COMMIT_TAG), when the version is no tag. */
+  tag?: string
+  /** The commit before this push (GitLab's CI_COMMIT_BEFORE_SHA, a push event's `before`). */
+  previousPush?: string
+  /** The run's own server (GITHUB_SERVER_URL, CI_SERVER_URL): a remote on its host is linked. */
+  server?: { kind: 'github' | 'gitlab'; url: string }
+  /** The door's words: its previous-version setting, how its CI clones the whole history. */
+  advice: { previousVersion: string; fullHistory: string }
+  /** LOOKUP_BUDGET_MS unless given; `signal` aborts the lookup at once, for a cancelled run. */
+  budgetMs?: number
+  signal?: AbortSignal
+}
+
+/** Commits read from the range: as many as the GitHub lookup reads (ten compare pages). */
+export const MAX_COMMITS_READ = 10 * COMPARE_PAGE_SIZE
+/** What `git log` may print for them: whole messages, for the merge request on a last line. */
+const MAX_LOG_BYTES = 16 * 1024 * 1024
+/** What the list of changed paths may print: far more than MAX_COMPARE_FILES long paths. */
+const MAX_PATHS_BYTES = 4 * 1024 * 1024
+/** Any other answer: a SHA, a count, a tag's name, a remote's URL, an error. */
+const MAX_ANSWER_BYTES = 64 * 1024
+/** Before every command: paths as they are, no pager, no lock, no fsmonitor and no hooks. */
+// prettier-ignore
+const SAFE_OPTIONS = ['--no-pager', '--no-optional-locks', '-c', 'core.quotepath=off',
+  '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
+/**
+ * `git log` never verifies a signature (log.showSignature would run gpg.program), and prints per
+ * commit its SHA, author, committer date and whole message, each ended by a NUL.
+ */
+// prettier-ignore
+const LOG = ['log', '--no-show-signature', '--encoding=UTF-8', '-z', '--format=%H%x00%an%x00%cI%x00%B']
+const DIFF = ['diff-tree', '-r', '-z', '-M', '--name-status', '--no-commit-id']
+/** Each host's pages, from its repository's: the compare of FROM and TO, a pull request's (+ N). */
+// prettier-ignore
+const FORMS = {
+  github: ['/compare/FROM...TO', '/pull/'], gitlab: ['/-/compare/FROM...TO', '/-/merge_requests/'],
+  // Bitbucket Cloud's compare page names the newer end first, then the older, apart by "%0D".
+  bitbucket: ['/branches/compare/TO%0DFROM', '/pull-requests/']
+} as const
+type Kind = keyof typeof FORMS
+const KNOWN_HOSTS = new Map<string, Kind>(
+  Object.entries({ 'github.com': 'github', 'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket' })
+)
+
+const CANCELLED = 'the run was cancelled while git read the history'
+/** Rules in messages, but the setting's (the door names it) and the tag's (never unknown). */
+// prettier-ignore
+const RULE_WORDS: Record<string, string> = { 'previous-push': 'the previous push',
+  'previous-build': "the CI's previous successful build" }
+type Answer = { out: string; cut: boolean }
+/** git with these arguments: what it printed (cut at `maxBytes`), or undefined when it said no. */
+type Git = (args: string[], maxBytes?: number) => Promise<Answer | undefined>
+type Previous = { sha: string; source: PreviousDeploySource }
+type LogItem = { sha: string; message: string; authors: string[]; committedAt: string }
+
+/**
+ * The variables the door hands git: its own, without any GIT_* (a CI's GIT_DIR, GIT_EXTERNAL_DIFF
+ * or GIT_CONFIG_PARAMETERS would point git elsewhere or name a program), and without the locale.
+ */
+export function gitEnvironment(env: Env): Env {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !/^(?:GIT_|LC_|LANG)/.test(name.toUpperCase()))
+  )
+}
+
+export async function lookUpInCheckout(
+  options: GitLookupOptions
+): Promise<{ shipped?: Shipped; warning?: string }> {
+  const { budgetMs = LOOKUP_BUDGET_MS, signal: cancelled } = options
+  const budget = new AbortController()
+  const stop = () => budget.abort()
+  const timer = setTimeout(stop, budgetMs)
+  cancelled?.addEventListener('abort', stop, { once: true })
+  if (cancelled?.aborted) stop()
+  const spent = `git did not answer within the lookup's time budget of ${formatSeconds(budgetMs)}`
+  const late = () => new LookupError(cancelled?.aborted ? CANCELLED : spent)
+  try {
+    const found = await readHistory(gitIn(options, budget.signal, late), options)
+    const known = { commitsKnown: found.count !== undefined, fromPushPayload: false }
+    const warning = found.failure && lookupWarning([found.failure], known)
+    // Without the version's commit nothing was read: the change is recorded without what shipped.
+    if (!found.head) return { warning }
+    const shipped = shippedOf({ ...found, head: found.head }, forgeOf(found.remote, options.server))
+    return warning ? { shipped, warning } : { shipped }
+  } finally {
+    clearTimeout(timer)
+    cancelled?.removeEventListener('abort', stop)
+  }
+}
+
+/** What the history said, stage by stage; a failure keeps what the stages before it found. */
+interface Found {
+  head?: string
+  remote?: string
+  previous?: Previous
+  rollback?: boolean
+  count?: number
+  log?: LogItem[]
+  files?: { paths: ChangedPath[]; complete: boolean }
+  failure?: LookupError
+}
+
+async function readHistory(git: Git, options: GitLookupOptions): Promise<Found> {
+  let found: Found = {}
+  try {
+    const shallow = (await git(['rev-parse', '--is-shallow-repository']))?.out.trim() === 'true'
+    const head = (await commitOf(git, options.version)) ?? (await commitOf(git, 'HEAD'))
+    if (!head) throw new LookupError(`the checkout has no commit to deploy`)
+    found = { head, remote: (await git(['remote', 'get-url', 'origin']))?.out.trim() }
+    const { previous, gap } = await findPrevious(git, options, head, shallow)
+    const base = previous && (await git(['merge-base', previous.sha, head]))?.out.trim()
+    const rollback = !!previous && previous.sha !== head && base === head
+    found = { ...found, previous, rollback, failure: gap }
+    if (rollback) return found
+    // In a shallow clone, a previous deploy that is no ancestor may lie past the cut history.
+    const cut = previous && shallow && base !== previous.sha
+    if (cut) found.failure = shallowGap(options, `the history since ${previous.sha}`)
+    const since = cut ? undefined : previous?.sha
+    const range = since ? [`${since}..${head}`] : ['-1', head]
+    const count = since && (await git(['rev-list', '--count', ...range]))?.out.trim()
+    if (count && /^\d{1,9}$/.test(count)) found.count = Number(count)
+    const log = [...LOG, `--max-count=${MAX_COMMITS_READ}`, '--reverse', ...range]
+    found.log = logItems(await git(log, MAX_LOG_BYTES))
+    if (since)
+      found.files = changedPaths(await git([...DIFF, base || since, head], MAX_PATHS_BYTES))
+  } catch (error) {
+    found.failure ??= failureIn(error)
+  }
+  return found
+}
+
+/**
+ * The previous deploy, by the first rule that names one: the previous-version setting, the CI's
+ * previous successful build, the nearest tag before the version's tag (as `git describe --tags
+ * --abbrev=0 <version>^` finds it), the previous push. A name git does not know is a gap.
+ */
+async function findPrevious(
+  git: Git,
+  options: GitLookupOptions,
+  head: string,
+  shallow: boolean
+): Promise<{ previous?: Previous; gap?: LookupError }> {
+  const resolved = async (source: PreviousDeploySource, ref: string) => {
+    const sha = await commitOf(git, ref)
+    if (sha) return { previous: { sha, source } }
+    if (shallow) return { gap: shallowGap(options, `the previous deploy ${ref}`) }
+    const rule = source === 'input' ? options.advice.previousVersion : RULE_WORDS[source]
+    return { gap: new LookupError(`${rule} names "${ref}", which is no commit in this checkout`) }
+  }
+  const { version, previousVersion, previousBuild, tag, previousPush: push } = options
+  if (previousVersion) return resolved('input', previousVersion)
+  if (previousBuild) return resolved('previous-build', previousBuild)
+  // A tag's commit, never an annotated tag object's SHA.
+  const isTag = (await commitOf(git, `refs/tags/${version}`)) === head
+  const tagged = isTag ? head : tag && (await commitOf(git, `refs/tags/${tag}`))
+  if (tagged) {
+    const describe = ['describe', '--tags', '--abbrev=0', '--end-of-options', `${tagged}^`]
+    const earlier = (await git(describe))?.out.trim()
+    if (earlier) return resolved('previous-tag', `refs/tags/${earlier}`)
+    if (shallow) return { gap: shallowGap(options, `the tags before ${isTag ? version : tag}`) }
+  }
+  // All zeros: a new branch, with no commit before it.
+  if (isFullSha(push) && !/^0+$/.test(push)) return resolved('previous-push', push)
+  return {}
+}
+
+const shallowGap = ({ advice }: GitLookupOptions, lacking: string): LookupError =>
+  new LookupError(`the checkout is a shallow clone without ${lacking}: ${advice.fullHistory}`)
+
+/** The full SHA of the commit a name resolves to, if git knows one. */
+async function commitOf(git: Git, name: string): Promise<string | undefined> {
+  const args = ['rev-parse', '--verify', '-q', '--end-of-options', `${name}^{commit}`]
+  const sha = name ? (await git(args))?.out.trim() : undefined
+  return isFullSha(sha) ? sha.toLowerCase() : undefined
+}
+
+/** Commits as `git log -z` prints LOG_FORMAT: four fields a commit; one cut at the bound is left out. */
+function logItems(answer: Answer | undefined): LogItem[] {
+  const fields = (answer?.out ?? '').split('\0')
+  const items: LogItem[] = []
+  for (let at = 0; at + 4 < fields.length; at += 4) {
+    const [sha, author, committedAt, message] = fields.slice(at, at + 4)
+    if (!isFullSha(sha)) continue
+    items.push({ sha, message: message.trimEnd(), authors: [author], committedAt })
+  }
+  return items
+}
+
+/**
+ * Paths as `git diff-tree -z --name-status -M` prints them: a status, then the path, or for a
+ * rename the old path and the new; the first MAX_COMPARE_FILES, exactly as git gives them.
+ */
+function changedPaths(answer: Answer | undefined): Found['files'] {
+  if (!answer) return undefined
+  const fields = answer.out.split('\0')
+  const paths: ChangedPath[] = []
+  let at = 0
+  while (at + 1 < fields.length && paths.length < MAX_COMPARE_FILES) {
+    const renamed = fields[at].startsWith('R')
+    const next = at + (renamed ? 3 : 2)
+    if (next >= fields.length) break
+    paths.push(
+      renamed ? { path: fields[at + 2], previousPath: fields[at + 1] } : { path: fields[at + 1] }
+    )
+    at = next
+  }
+  return { paths, complete: !answer.cut && at === fields.length - 1 }
+}
+
+/** The Shipped value of what the stages found, as the GitHub lookup composes its own. */
+function shippedOf(found: Found & { head: string }, forge: Forge | undefined): Shipped {
+  const { head, previous, count, log = [], files } = found
+  const read = readCommits(log)
+  const messages = log.map(item => item.message)
+  return {
+    ...emptyShipped(),
+    readFrom: 'git',
+    ...(previous && { previousSha: previous.sha, source: previous.source }),
+    ...(previous && forge && { compareUrl: compareUrl(forge, previous.sha, head) }),
+    ...(count !== undefined && { commitCount: count }),
+    ...read,
+    ...pullRequestsIn(messages, forge && forge.web + FORMS[forge.kind][1]),
+    pullRequestsComplete: count !== undefined && read.commits.length >= count,
+    rollback: found.rollback ?? false,
+    ...(files && { changedFiles: files.paths, changedFilesComplete: files.complete })
+  }
+}
+
+type Forge = { web: string; kind: Kind }
+
+/**
+ * The origin remote's repository page, on a host whose forms are known: github.com, gitlab.com,
+ * bitbucket.org, or the run's own server (GitHub Enterprise Server, a GitLab instance).
+ */
+function forgeOf(
+  remote: string | undefined,
+  server: GitLookupOptions['server']
+): Forge | undefined {
+  const repository = remoteRepository(remote)
+  const own = server && attempt(() => new URL(server.url))
+  const known = repository && KNOWN_HOSTS.get(repository.host)
+  const ours = own && own.hostname.toLowerCase() === repository?.host
+  if (!repository || (!known && !ours)) return undefined
+  const path = repository.path.split('/').map(encodeURIComponent).join('/')
+  const web = `${known ? `https://${repository.host}` : own!.origin}/${path}`
+  return { web, kind: known ?? server!.kind }
+}
+
+const compareUrl = ({ web, kind }: Forge, from: string, to: string): string =>
+  web + FORMS[kind][0].replace('FROM', from).replace('TO', to)
+
+/** A remote's host (lowercase, without a port) and its repository's path, never its credentials. */
+export function remoteRepository(
+  remote: string | undefined
+): { host: string; path: string } | undefined {
+  const url = remote?.trim() ?? ''
+  // scp-like: a colon before any slash, after more than a drive letter (C:\repo is a folder).
+  const colon = url.indexOf(':')
+  const slash = url.indexOf('/')
+  const scp = !url.includes('://') && colon > 1 && (slash === -1 || colon < slash)
+  const parsed = attempt(
+    () => new URL(scp ? `ssh://${url.slice(0, colon)}/${url.slice(colon + 1)}` : url)
+  )
+  const path = parsed?.hostname && attempt(() => cleanPath(decodeURIComponent(parsed.pathname)))
+  return parsed && path ? { host: parsed.hostname.toLowerCase(), path } : undefined
+}
+
+/** A repository's path without its empty segments (leading or doubled slashes) or ".git". */
+export function cleanPath(path: string | undefined): string | undefined {
+  const joined = (path ?? '').split('/').filter(Boolean).join('/')
+  return joined.replace(/\.git$/, '') || undefined
+}
+
+/**
+ * git in the checkout, without a shell, its arguments a list after SAFE_OPTIONS, in English (its
+ * refusals are read), stopped with the budget's signal and cut at `maxBytes`. It says no (an
+ * unknown name, no earlier tag) with undefined, and throws a LookupError when it cannot run at all.
+ */
+function gitIn(options: GitLookupOptions, signal: AbortSignal, late: () => LookupError): Git {
+  const { cwd } = options
+  const run = { cwd, env: { ...options.env, LC_ALL: 'C' }, signal, windowsHide: true }
+  return (args, maxBytes = MAX_ANSWER_BYTES) =>
+    new Promise((resolve, reject) => {
+      const bounded = { ...run, maxBuffer: maxBytes, encoding: 'utf8' } as const
+      execFile('git', [...SAFE_OPTIONS, ...args], bounded, (error, out, said) => {
+        if (!error) return resolve({ out, cut: false })
+        if (signal.aborted) return reject(late())
+        const { code } = error as { code?: unknown }
+        if (code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return resolve({ out, cut: true })
+        const missing = `git could not start in ${cwd} (${code}: no git program, or no such folder)`
+        if (typeof code === 'string') return reject(new LookupError(missing))
+        const refusal = refusalIn(said, cwd)
+        return refusal ? reject(refusal) : resolve(undefined)
+      })
+    })
+}
+
+/** git's refusal to read the checkout at all, in words, with git's own fix when it gives one. */
+function refusalIn(said: string, cwd: string): LookupError | undefined {
+  if (said.includes('dubious ownership')) {
+    const lines = said.split('\n').map(line => line.trim())
+    const fix = lines.find(line => line.startsWith('git config --global --add safe.directory '))
+    const trust = fix ? `; if you trust it, run: ${fix}` : ''
+    return new LookupError(
+      `git refuses the checkout in ${cwd}, which another user owns ("dubious ownership")${trust}`
+    )
+  }
+  return said.includes('not a git repository')
+    ? new LookupError(`${cwd} is not in a git checkout`)
+    : undefined
+}
