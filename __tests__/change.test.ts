@@ -321,6 +321,55 @@ describe('buildChangeRequest: triage', () => {
   })
 })
 
+describe('buildChangeRequest: what shipped under its own key', () => {
+  const CI = { provider: 'gitlab', build_url: 'https://gitlab.example.com/acme/shop/-/pipelines/7' }
+  const run: RunDefaults = { ...DEFAULTS, metadata: { key: 'ci', fields: CI, shippedKey: 'git' } }
+  const shipped = {
+    readFrom: 'git' as const,
+    previousSha: 'b'.repeat(40),
+    source: 'previous-tag' as const,
+    commitCount: 1,
+    commits: [{ sha: 'a'.repeat(40), message: 'Add login', committedAt: '2026-11-23T09:00:00Z' }],
+    messages: ['Add login'],
+    pullRequests: [],
+    pullRequestCount: 0,
+    pullRequestsComplete: true,
+    rollback: false,
+    changedFilesComplete: true,
+    apiCalls: 0
+  }
+  const triage = { riskComplete: true, issues: ['ENG-1'] }
+  const metadataOf = (basis: ChangeBasis, options = WITH_GITHUB) =>
+    JSON.parse(buildChangeRequest({}, basis, options).custom_metadata ?? '{}')
+
+  it("keeps the CI's fields under its key, and what shipped under the door's, with its source", () => {
+    const recordedAt = Date.parse('2026-11-23T10:00:00Z')
+    expect(metadataOf({ run, shipped, triage, recordedAt })).toEqual({
+      ci: CI,
+      git: {
+        source: 'git',
+        previous_sha: 'b'.repeat(40),
+        commit_count: 1,
+        commits: [{ sha: 'a'.repeat(40), message: 'Add login' }],
+        risk_complete: true,
+        issues: ['ENG-1'],
+        lead_time_seconds: { median: 3600, max: 3600, commits: 1, dropped: 0 }
+      }
+    })
+  })
+
+  it('adds no key for what shipped when nothing was found, and neither key when turned off', () => {
+    expect(metadataOf({ run })).toEqual({ ci: CI })
+    expect(metadataOf({ run, shipped, triage }, PLAIN)).toEqual({})
+  })
+
+  it('keeps what shipped under the run’s own key without one (the action, include-commits: git)', () => {
+    expect(metadataOf({ run: DEFAULTS, shipped })).toEqual({
+      github: expect.objectContaining({ ...GITHUB, source: 'git', commit_count: 1 })
+    })
+  })
+})
+
 describe('buildChangeRequest: the outcome the action knows wins over the user’s', () => {
   const LABELS = { runMetadata: false, autoLabels: true }
   const claimsSuccess = {

@@ -56,9 +56,10 @@ export interface RunDefaults {
   branch?: string
   /**
    * The run's own fields in custom_metadata, under `key` ("github": repository, sha, ref, run_url,
-   * …; "ci": provider, build_url, …); what shipped and a service selection are added to them.
+   * …; "ci": provider, build_url, …); what shipped and a service selection go under `shippedKey`
+   * ("git"), or are added to the run's own fields without one.
    */
-  metadata: { key: string; fields: Record<string, unknown> }
+  metadata: { key: string; fields: Record<string, unknown>; shippedKey?: string }
   /** The web root and the repository ("owner/repo") where commits and issues are linked, if any. */
   links?: { serverUrl: string; repository: string }
   /** The run's page, as the summary links it ("Run 42"). */
@@ -190,8 +191,8 @@ export function overruledOutcome(fields: ChangeFields, basis: ChangeBasis): stri
 }
 
 /**
- * The keys the action adds to custom_metadata: the run's ("github" or "ci", unless turned off), "deploy" and
- * "remediation".
+ * The keys the action adds to custom_metadata: the run's ("github" or "ci") and what shipped ("git"
+ * on the command line), unless turned off, "deploy" and "remediation".
  */
 function defaultMetadata(basis: ChangeBasis, includeRunMetadata: boolean): Record<string, unknown> {
   const { run, shipped, service, deploy, recordedAt, triage } = basis
@@ -202,14 +203,18 @@ function defaultMetadata(basis: ChangeBasis, includeRunMetadata: boolean): Recor
     shipped && recordedAt !== undefined && shippedNow
       ? leadTime(shipped.commits, recordedAt)
       : undefined
-  const fields = {
-    ...run.metadata.fields,
+  const found = {
     ...((shipped ?? triage) && shippedMetadata(shipped, triage)),
     ...(waited && { lead_time_seconds: waited }),
     ...service?.metadata
   }
+  const { key, fields, shippedKey = key } = run.metadata
+  const keys =
+    shippedKey === key
+      ? { [key]: { ...fields, ...found } }
+      : { [key]: fields, ...(Object.keys(found).length > 0 && { [shippedKey]: found }) }
   return withoutUndefined({
-    [run.metadata.key]: includeRunMetadata ? fields : undefined,
+    ...(includeRunMetadata && keys),
     deploy: deploy ? deployMetadata(deploy) : run.outcome,
     remediation: triage?.remediation
   })
