@@ -1,8 +1,8 @@
 /**
  * One run of the action, in process, against the emulator: settings -> command -> report.
  */
-import { describe, expect, it } from '@jest/globals'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ACTION_NAME, ACTION_VERSION } from '../src/package.ts'
@@ -14,6 +14,8 @@ import { useEmulator } from './support/use-emulator.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 import { jwtWith } from './support/jwt.ts'
 import { runnerContext } from './support/run-action.ts'
+import { gitEnv, TestRepository } from './support/git-repository.ts'
+import { renderSummary } from './support/summary.ts'
 
 const PUSH_ENV: Record<string, string> = { ...runnerContext(tmpdir()), GITHUB_EVENT_NAME: 'push' }
 
@@ -335,5 +337,64 @@ describe('the cancellation listeners', () => {
     await run(runner(), PUSH_ENV)
     await run(runner({ 'timeout-seconds': 'soon' }), PUSH_ENV)
     expect(['SIGINT', 'SIGTERM'].map(signal => process.listenerCount(signal))).toEqual(before)
+  })
+})
+
+describe('include-commits: git, from the runner’s checkout', () => {
+  const HOSTILE_PATH = 'hostile/\u0007bell\n::error::line\u2028[x](evil.example).txt'
+  const HOSTILE =
+    'Fix ::error::x\u2028::warning::y\u0007 [x](https://evil.example) <b>b</b>\u001b[31m'
+  let root: string
+  let repo: TestRepository
+  let first: string
+  let head: string
+  beforeAll(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'cta-main-git-')))
+    repo = new TestRepository(join(root, 'shop'), gitEnv(root))
+    first = repo.commit('Initial commit', { 'README.md': '# Shop\n' })
+    repo.commit('Add the orders table (#7)', { 'db/migrations/002_orders.sql': 'create;\n' })
+    head = repo.commit(`${HOSTILE}\n\n::set-output name=x::y`, { [HOSTILE_PATH]: 'x\n' }, HOSTILE)
+    // As actions/checkout leaves it, without its token.
+    repo.git(['remote', 'add', 'origin', 'https://github.com/octo-org/octo-repo'])
+  })
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  it('records what shipped under github, with source git, and no GitHub API call', async () => {
+    const r = runner({
+      'include-commits': 'git',
+      'previous-version': first,
+      'risk-paths': 'migration: db/migrations/**\nhostile: hostile/**'
+    })
+    const env = { ...PUSH_ENV, ...gitEnv(root), GITHUB_WORKSPACE: repo.path, GITHUB_SHA: head }
+    await run(r, env)
+    expect(r.failures).toEqual([])
+    expect(r.warnings).toEqual([])
+    const body = lastBody('POST /v2/change')
+    const { github } = JSON.parse(String(body['custom_metadata'])) as Record<
+      string,
+      Record<string, unknown>
+    >
+    expect(github).toMatchObject({
+      repository: 'octo-org/octo-repo',
+      source: 'git',
+      previous_sha: first,
+      commit_count: 2,
+      compare_url: `https://github.com/octo-org/octo-repo/compare/${first}...${head}`,
+      // Paths reach the service exactly as git gives them, as JSON data.
+      risk: { migration: ['db/migrations/002_orders.sql'], hostile: [HOSTILE_PATH] }
+    })
+    expect(body['labels']).toContain('risk:migration')
+    expect(r.lines.join('\n')).toContain('(from input), 2 commits')
+
+    // Hostile history stays inert in every output: the log, the outputs and the summary.
+    const said = [r.lines, r.notices, r.warnings, r.debugs, Object.values(r.outputs)].flat()
+    for (const line of said) {
+      expect(line).not.toMatch(/[^\P{Cc}\n]|[\u2028\u2029]/u)
+      expect(line.split('\n').some(part => part.trimStart().startsWith('::'))).toBe(false)
+    }
+    const { links, html } = renderSummary(r.summary)
+    expect(links.map(link => link.href).filter(href => href.includes('evil'))).toEqual([])
+    expect(html).not.toContain('<b>b</b>')
+    expect(r.summary).not.toMatch(/[^\P{Cc}\n]|[\u2028\u2029]/u)
   })
 })

@@ -82,7 +82,10 @@ async function actionStep(runner: Runner, env: Env, phase: Phase): Promise<void>
         }
         return contextDefaults({ ...context, jobEnvironment }, process.cwd())
       },
-      lookUp: (settings, subject, signal) => lookUpOnGitHub(settings, context!, subject, signal),
+      lookUp: (settings, subject, signal) =>
+        settings.commitsFrom === 'git'
+          ? lookUpInWorkspace(settings, context!, env, subject, signal)
+          : lookUpOnGitHub(settings, context!, subject, signal),
       budgetCap: settings => budgetCap(phase.phase, settings.recordAt),
       recordsChange: settings =>
         settings.command === 'change' && (phase.phase === 'post' || settings.recordAt === 'now'),
@@ -158,6 +161,35 @@ async function lookUpOnGitHub(
     previousVersion: settings.previousVersion,
     environment: subject.environment,
     advice: { tokenInput: Inputs.GithubToken },
+    signal
+  })
+}
+
+/**
+ * What shipped, from the runner's checkout (`include-commits: git`): the previous-version input,
+ * the tag the run is for, a push's `before`. The lookup is loaded only for a lookup.
+ */
+async function lookUpInWorkspace(
+  settings: Settings,
+  run: RunContext,
+  env: Env,
+  { version }: Subject,
+  signal?: AbortSignal
+): ReturnType<ShippedLookup> {
+  const { gitEnvironment, lookUpInCheckout } = await import('./shipped/git-lookup.ts')
+  const before = run.eventName === 'push' && (run.payload as { before?: unknown } | null)?.before
+  return lookUpInCheckout({
+    cwd: run.workspace ?? process.cwd(),
+    env: gitEnvironment(env),
+    version,
+    previousVersion: settings.previousVersion,
+    tag: run.refType === 'tag' ? run.refName : undefined,
+    previousPush: typeof before === 'string' ? before.trim() : undefined,
+    server: { kind: 'github', url: run.serverUrl },
+    advice: {
+      previousVersion: `the ${Inputs.PreviousVersion} input`,
+      fullHistory: 'set fetch-depth: 0 on actions/checkout'
+    },
     signal
   })
 }

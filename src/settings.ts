@@ -119,6 +119,11 @@ export interface Settings extends Omit<ReportingSettings, 'error'> {
   githubToken: string
   /** Whether to look up what the change ships (commits and pull requests). */
   includeCommits: boolean
+  /**
+   * Where the action looks it up: GitHub's API, or the checkout's history (`include-commits:
+   * git`). The command line always reads the checkout.
+   */
+  commitsFrom: 'api' | 'git'
   /** The previous deploy's commit SHA, tag or branch, when the user knows it. */
   previousVersion?: string
   /** Several services in one step (a monorepo): each recorded when its paths changed. */

@@ -11,6 +11,10 @@ import { testCertificate, TEST_SERVICE_HOST } from '../../emulator/tls.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { actionAgainst, type ActionRun } from '../support/run-action.ts'
 import { renderSummary } from '../support/summary.ts'
+import { gitEnv, TestRepository } from '../support/git-repository.ts'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 const TOKEN = 'ghs_e2eToken0123456789abcdef'
 const REPOSITORY = 'octo-org/octo-repo'
@@ -246,6 +250,40 @@ it('makes no GitHub API call with include-commits false', async () => {
   expect(github.requests).toHaveLength(0)
   expect(run.outputs['previous-version']).toBe('')
   expect(run.outputs['rollback']).toBe('false')
+})
+
+it('reads the runner’s checkout instead of the API with include-commits: git', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'cta-e2e-git-'))
+  try {
+    const repo = new TestRepository(join(folder, 'octo-repo'), gitEnv(folder))
+    const first = repo.commit('Initial commit', { 'README.md': '# Octo\n' })
+    const head = repo.commit('Add login (#41)', { 'src/login.ts': 'export {}\n' })
+    repo.git(['remote', 'add', 'origin', `https://github.com/${REPOSITORY}`])
+    const run = await deploy(
+      head,
+      { 'include-commits': 'git', 'previous-version': first },
+      'push',
+      {},
+      {
+        GITHUB_WORKSPACE: repo.path
+      }
+    )
+    expect(run.exitCode).toBe(0)
+    expect(github.requests).toEqual([])
+    expect(metadataOf(run)).toMatchObject({
+      source: 'git',
+      previous_sha: first,
+      commit_count: 1,
+      pull_requests: [
+        { number: 41, title: 'Add login', url: `https://github.com/${REPOSITORY}/pull/41` }
+      ]
+    })
+    expect(run.outputs['compare-url']).toBe(
+      `https://github.com/${REPOSITORY}/compare/${first}...${head}`
+    )
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
 })
 
 it('shows on dry-run what the lookup found and the change it would send, and sends nothing', async () => {

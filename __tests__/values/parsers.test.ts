@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { COMMANDS, Inputs } from '../../src/settings.ts'
 import {
   parseBoolean,
+  parseIncludeCommits,
   parseEventIds,
   parseFailOnError,
   parseJobStatus,
@@ -43,6 +44,23 @@ describe('parseBoolean', () => {
       )
     }
   )
+})
+
+describe('parseIncludeCommits', () => {
+  it.each([
+    ['true', { includeCommits: true, commitsFrom: 'api' }],
+    ['FALSE', { includeCommits: false, commitsFrom: 'api' }],
+    [' git ', { includeCommits: true, commitsFrom: 'git' }],
+    ['Git', { includeCommits: true, commitsFrom: 'git' }]
+  ])('reads %j', (raw, expected) => {
+    expect(parseIncludeCommits(raw)).toEqual(expected)
+  })
+
+  it('refuses anything else, naming the three values', () => {
+    expect(inputError(() => parseIncludeCommits('api')).message).toBe(
+      'Input "include-commits" must be true, false or git; got "api".'
+    )
+  })
 })
 
 describe('parseWholeNumber', () => {

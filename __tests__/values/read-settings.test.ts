@@ -50,6 +50,7 @@ describe('readSettings', () => {
       jobSummary: true,
       githubToken: '',
       includeCommits: true,
+      commitsFrom: 'api',
       recordAt: 'now',
       jobStatus: { outcome: 'unknown', status: '' },
       triage: { autoLabels: true, issueKeys: 'auto' }
@@ -138,6 +139,7 @@ describe('readSettings', () => {
       changeId: 'chg-9',
       githubToken: 'ghs_token123',
       includeCommits: false,
+      commitsFrom: 'api',
       previousVersion: 'v1.2.3',
       recordAt: 'job-end',
       jobStatus: { outcome: 'cancelled', status: 'cancelled' },

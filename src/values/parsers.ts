@@ -3,7 +3,7 @@ import { outcomeOf, type EventOutcome } from '../deploy.ts'
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
 import { inert, UNSEEN_CHARACTERS } from '../text.ts'
-import { FAIL_ON_ERROR_MODES, Inputs, type FailOnError } from '../settings.ts'
+import { FAIL_ON_ERROR_MODES, Inputs, type FailOnError, type Settings } from '../settings.ts'
 
 /** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
 const MAX_REF_CHARS = 255
@@ -68,6 +68,15 @@ export function parseBoolean(name: string, raw: string): boolean {
   const value = raw.trim().toLowerCase()
   if (value === 'true' || value === 'false') return value === 'true'
   throw refusal(name, `must be true or false; got ${quote(raw)}.`)
+}
+
+/** include-commits: `true` or `false` in any letter case, or `git` (the checkout, not the API). */
+export function parseIncludeCommits(raw: string): Pick<Settings, 'includeCommits' | 'commitsFrom'> {
+  const value = raw.trim().toLowerCase()
+  if (value === 'git') return { includeCommits: true, commitsFrom: 'git' }
+  if (value === 'true' || value === 'false')
+    return { includeCommits: value === 'true', commitsFrom: 'api' }
+  throw refusal(Inputs.IncludeCommits, `must be true, false or git; got ${quote(raw)}.`)
 }
 
 /** A whole number in decimal digits, within [min, max]. */
