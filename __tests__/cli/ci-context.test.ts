@@ -4,15 +4,18 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { basename, join } from 'node:path'
 import {
+  checkoutLookup,
   ciMetadata,
   detectCiContext,
-  repositoryPath,
   type CiContext,
   type Env,
   type GitRunner
 } from '../../src/cli/ci-context.ts'
+import type { Settings } from '../../src/settings.ts'
+import { gitEnv, TestRepository } from '../support/git-repository.ts'
 
 const SHA = '3f786850e387550fdab836ed7e6dc881de23001b'
+const PREVIOUS_PUSH = '9f2c1d0e8b7a69584736251403f2e1d0c9b8a796'
 
 /** A git that knows only these answers (by its arguments), and remembers what it was asked. */
 function fakeGit(answers: Record<string, string> = {}): GitRunner & { asked: string[] } {
@@ -41,6 +44,7 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       CI_PROJECT_PATH: 'acme/platform/shop',
       CI_PROJECT_DIR: '/builds/acme/platform/shop',
       CI_COMMIT_SHA: SHA,
+      CI_COMMIT_BEFORE_SHA: PREVIOUS_PUSH,
       CI_COMMIT_REF_NAME: 'main',
       CI_COMMIT_BRANCH: 'main',
       CI_PIPELINE_ID: '1187',
@@ -65,7 +69,9 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       branch: 'main',
       buildNumber: '1187',
       buildUrl: 'https://gitlab.example.com/acme/platform/shop/-/pipelines/1187',
-      jobUrl: 'https://gitlab.example.com/acme/platform/shop/-/jobs/5521'
+      jobUrl: 'https://gitlab.example.com/acme/platform/shop/-/jobs/5521',
+      serverUrl: 'https://gitlab.example.com',
+      previousPush: PREVIOUS_PUSH
     })
     expect(context.sources).toMatchObject({
       user: 'GITLAB_USER_LOGIN',
@@ -152,7 +158,8 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       user: 'octocat',
       branch: 'main',
       buildNumber: '128',
-      buildUrl: 'https://github.com/acme/shop/actions/runs/9876543210'
+      buildUrl: 'https://github.com/acme/shop/actions/runs/9876543210',
+      serverUrl: 'https://github.com'
     })
     expect(ciMetadata(context)).toEqual({
       provider: 'github',
@@ -223,6 +230,7 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       CHANGE_TARGET: 'main',
       CHANGE_AUTHOR: 'jdoe',
       GIT_COMMIT: SHA,
+      GIT_PREVIOUS_SUCCESSFUL_COMMIT: PREVIOUS_PUSH,
       GIT_URL: 'https://github.com/acme/shop.git',
       BUILD_USER_ID: 'alice',
       BUILD_USER: 'Alice Martin'
@@ -238,7 +246,8 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       branch: 'feature/cart',
       pullRequest: '42',
       buildNumber: '57',
-      buildUrl: 'https://jenkins.example.com/job/shop/job/PR-42/57/'
+      buildUrl: 'https://jenkins.example.com/job/shop/job/PR-42/57/',
+      previousBuild: PREVIOUS_PUSH
     })
     expect(context.sources).toMatchObject({ service: 'the origin remote', user: 'BUILD_USER_ID' })
     expect(ciMetadata(context)).toEqual({
@@ -545,26 +554,6 @@ describe('values from the environment', () => {
   })
 })
 
-describe('repositoryPath', () => {
-  it.each([
-    ['https://user:pw@git.example.com/acme/shop.git', 'acme/shop'],
-    ['https://github.com/acme/shop', 'acme/shop'],
-    ['git@gitlab.com:acme/platform/shop.git', 'acme/platform/shop'],
-    ['ssh://git@git.example.com:2222/acme/shop.git', 'acme/shop'],
-    ['git@github.com:acme/shop', 'acme/shop'],
-    ['https://git.example.com/acme/shop.git/', 'acme/shop']
-  ])('reads %s as %s', (remote, path) => {
-    expect(repositoryPath(remote)).toBe(path)
-  })
-
-  it.each(['/srv/git/shop.git', 'C:\\repos\\shop', '../shop', 'file:///srv/git/shop.git', ''])(
-    'finds no repository path in the folder %s',
-    remote => {
-      expect(repositoryPath(remote)).toBeUndefined()
-    }
-  )
-})
-
 describe('outside any CI', () => {
   let root: string
   let checkout: string
@@ -650,5 +639,70 @@ describe('outside any CI', () => {
     git(long, 'init', '-q')
     git(long, 'remote', 'add', 'origin', `https://git.example.com/acme/${'a'.repeat(9000)}.git`)
     expect(detectCiContext({}, long).sources.service).toBe('the folder name')
+  })
+})
+
+describe('checkoutLookup: what shipped, from the checkout and what the CI says', () => {
+  let root: string
+  let repo: TestRepository
+  let shallow: string
+  const commits: string[] = []
+  beforeAll(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'cta-checkout-lookup-')))
+    repo = new TestRepository(join(root, 'shop'), gitEnv(root))
+    for (const n of [1, 2, 3]) commits.push(repo.commit(`Change ${n}`, { [`f${n}.txt`]: `${n}\n` }))
+    const remote = 'https://gitlab-ci-token:s3cret@gitlab.example.com/acme/shop.git'
+    repo.git(['remote', 'add', 'origin', remote])
+    shallow = join(root, 'shallow')
+    repo.git(['clone', '-q', '--depth', '1', `file://${repo.path}`, shallow])
+  })
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  const GITLAB: Env = {
+    GITLAB_CI: 'true',
+    CI_SERVER_URL: 'https://gitlab.example.com',
+    CI_PROJECT_PATH: 'acme/shop'
+  }
+  const JENKINS: Env = { JENKINS_URL: 'https://jenkins.example.com/', BUILD_NUMBER: '7' }
+  async function lookUp(env: Env, cwd: string, previousVersion?: string) {
+    // A variable the CI set for its own git never reaches the lookup's.
+    const door = { ...gitEnv(root), ...env, GIT_DIR: join(root, 'nowhere') }
+    const lookUp = checkoutLookup(door, detectCiContext(door, cwd), cwd, '--previous-version')
+    return lookUp({ previousVersion } as Settings, { version: commits[2] })
+  }
+
+  it('takes GitLab’s commit before the push, and links the compare on the CI’s own server', async () => {
+    const found = await lookUp({ ...GITLAB, CI_COMMIT_BEFORE_SHA: commits[0] }, repo.path)
+    expect(found.shipped).toMatchObject({
+      source: 'previous-push',
+      previousSha: commits[0],
+      commitCount: 2,
+      compareUrl: `https://gitlab.example.com/acme/shop/-/compare/${commits[0]}...${commits[2]}`
+    })
+    expect(JSON.stringify(found)).not.toContain('s3cret')
+  })
+
+  it('takes Jenkins’ previous successful commit, after --previous-version', async () => {
+    const jenkins = { ...JENKINS, GIT_PREVIOUS_SUCCESSFUL_COMMIT: commits[1] }
+    expect((await lookUp(jenkins, repo.path)).shipped).toMatchObject({
+      source: 'previous-build',
+      commitCount: 1
+    })
+    expect((await lookUp(jenkins, repo.path, commits[0])).shipped?.source).toBe('input')
+  })
+
+  it.each([
+    [GITLAB, "set GIT_DEPTH: 0 in the job's variables"],
+    [JENKINS, 'turn off "Shallow clone" in the job\'s Git clone behaviours']
+  ])('names the setting of the CI it runs on for a shallow clone', async (ci, setting) => {
+    const env = {
+      ...ci,
+      CI_COMMIT_BEFORE_SHA: commits[0],
+      GIT_PREVIOUS_SUCCESSFUL_COMMIT: commits[0]
+    }
+    const { warning } = await lookUp(env, shallow)
+    expect(warning).toContain(
+      `the checkout is a shallow clone without the previous deploy ${commits[0]}: ${setting}.`
+    )
   })
 })

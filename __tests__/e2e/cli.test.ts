@@ -12,6 +12,7 @@ import { delimiter, join } from 'node:path'
 import { Emulator } from '../../emulator/emulator.ts'
 import { TEST_SERVICE_HOST, testCertificate } from '../../emulator/tls.ts'
 import { cliEntry } from '../support/bundle.ts'
+import { gitEnv, TestRepository } from '../support/git-repository.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { gitlabJob } from '../../scripts/run-bundled-action.ts'
 import { NODE_24, spawnNode, type NodeRun } from '../support/run-action.ts'
@@ -56,6 +57,7 @@ function cli(
     env?: Record<string, string>
     node?: string
     onSpawn?: Parameters<typeof spawnNode>[4]
+    cwd?: string
   } = {}
 ): Promise<NodeRun> {
   const env = {
@@ -69,7 +71,7 @@ function cli(
   return spawnNode(
     [entry, ...args],
     env,
-    work,
+    options.cwd ?? work,
     15_000,
     options.onSpawn,
     options.node ?? SYSTEM_NODE
@@ -181,6 +183,43 @@ describe('change-tracking run', () => {
       /^error: The deploy command "change-tracking-no-such-deploy" was not found/m
     )
     expect(stored()).toEqual([])
+  })
+})
+
+describe('change-tracking change, in a GitLab tag pipeline’s checkout', () => {
+  it('records what shipped since the previous tag: the migration, the revert, and their labels', async () => {
+    const repo = new TestRepository(join(work, 'shop'), gitEnv(work))
+    const first = repo.commit('Initial commit', { 'README.md': '# Shop\n' })
+    repo.dated(['tag', '-a', 'v1.0.0', '-m', 'v1.0.0'])
+    repo.commit('Add the orders table (#12)', { 'db/migrations/002_orders.sql': 'create;\n' })
+    const banner = repo.commit('Show a banner (#13)', { 'web/banner.ts': 'export {}\n' })
+    const head = repo.dated(['revert', '--no-edit', banner])
+    repo.dated(['tag', '-a', 'v1.1.0', '-m', 'v1.1.0'])
+    const origin = 'https://gitlab-ci-token:s3cret@gitlab.example.com/acme/shop.git'
+    repo.git(['remote', 'add', 'origin', origin])
+    const run = await cli(['change'], {
+      cwd: repo.path,
+      env: {
+        ...gitEnv(work),
+        CI_COMMIT_SHA: head,
+        CI_COMMIT_TAG: 'v1.1.0',
+        CI_SERVER_URL: 'https://gitlab.example.com'
+      }
+    })
+    expect(run.exitCode).toBe(0)
+    expect(run.stderr).toContain(`previous deploy ${first} (from previous-tag), 3 commits`)
+    const [change] = stored()
+    expect(change.labels).toBe('remediation:revert,risk:migration')
+    expect(metadataOf(change)['ci']).toMatchObject({ provider: 'gitlab', tag: 'v1.1.0' })
+    expect(metadataOf(change)['git']).toMatchObject({
+      source: 'git',
+      previous_sha: first,
+      commit_count: 3,
+      compare_url: `https://gitlab.example.com/acme/shop/-/compare/${first}...${head}`,
+      risk: { migration: ['db/migrations/002_orders.sql'] }
+    })
+    expect(metadataOf(change)['remediation']).toEqual({ type: 'revert', reverts: [banner] })
+    expect(JSON.stringify(change) + run.stderr).not.toContain('s3cret')
   })
 })
 

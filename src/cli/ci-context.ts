@@ -8,6 +8,9 @@ import { userInfo } from 'node:os'
 import { basename } from 'node:path'
 import envCi from 'env-ci'
 import type { RunDefaults } from '../change.ts'
+import { attempt } from '../errors.ts'
+import * as checkout from '../shipped/git-lookup.ts'
+import type { StepPlan } from '../step.ts'
 
 export type Env = Record<string, string | undefined>
 /** What git printed with these arguments, or undefined when it failed or is missing. */
@@ -21,7 +24,7 @@ export type GitRunner = (args: string[]) => string | undefined
 export type CiContext = Partial<Record<Field, string>> & { sources: Partial<Record<Field, string>> }
 // prettier-ignore
 type Field = 'provider' | 'version' | 'service' | 'user' | 'environment' | 'branch' | 'tag' |
-  'pullRequest' | 'buildNumber' | 'buildUrl' | 'jobUrl'
+  'pullRequest' | 'buildNumber' | 'buildUrl' | 'jobUrl' | 'previousBuild' | 'previousPush' | 'serverUrl'
 
 /** A git call is abandoned after this long: a checkout on a hung disk must not hold a deploy. */
 const GIT_TIMEOUT_MS = 2000
@@ -45,11 +48,14 @@ const MAX_VARIABLE_CHARS = 1024
 // prettier-ignore
 const UNREAD: Record<string, Partial<Record<Field, string>>> = {
   // The merge request's number in its project (!42), where env-ci reads the instance-wide id.
-  gitlab: { user: 'GITLAB_USER_LOGIN', environment: 'CI_ENVIRONMENT_NAME',
-    pullRequest: 'CI_MERGE_REQUEST_IID', buildUrl: 'CI_PIPELINE_URL', jobUrl: 'CI_JOB_URL' },
+  gitlab: { user: 'GITLAB_USER_LOGIN', environment: 'CI_ENVIRONMENT_NAME', jobUrl: 'CI_JOB_URL',
+    pullRequest: 'CI_MERGE_REQUEST_IID', buildUrl: 'CI_PIPELINE_URL', serverUrl: 'CI_SERVER_URL',
+    previousPush: 'CI_COMMIT_BEFORE_SHA' },
   // The run's number as GitHub shows it (#42), and a pull request's head branch.
-  github: { user: 'GITHUB_ACTOR', buildNumber: 'GITHUB_RUN_NUMBER', branch: 'GITHUB_HEAD_REF' },
-  jenkins: { user: 'BUILD_USER_ID|CHANGE_AUTHOR', branch: 'CHANGE_BRANCH', tag: 'TAG_NAME' },
+  github: { user: 'GITHUB_ACTOR', buildNumber: 'GITHUB_RUN_NUMBER', branch: 'GITHUB_HEAD_REF',
+    serverUrl: 'GITHUB_SERVER_URL' },
+  jenkins: { user: 'BUILD_USER_ID|CHANGE_AUTHOR', branch: 'CHANGE_BRANCH', tag: 'TAG_NAME',
+    previousBuild: 'GIT_PREVIOUS_SUCCESSFUL_COMMIT' },
   circleci: { user: 'CIRCLE_USERNAME' },
   buildkite: { user: 'BUILDKITE_BUILD_CREATOR', jobUrl: '$BUILDKITE_BUILD_URL#$BUILDKITE_JOB_ID' },
   azurePipelines: { user: 'BUILD_REQUESTEDFOR', environment: 'ENVIRONMENT_NAME',
@@ -80,7 +86,7 @@ export function detectCiContext(env: Env, cwd: string, run: GitRunner = gitIn(cw
         take(field, name, name.includes('$') ? link(name, read) : read[name])
     const from = `env-ci (${ci.name})`
     take('version', from, ci.commit)
-    take('service', from, cleanPath(whole(ci.slug)))
+    take('service', from, checkout.cleanPath(whole(ci.slug)))
     take('buildNumber', from, ci.build)
     take('buildUrl', from, whole(ci.buildUrl))
     take('jobUrl', from, whole(ci.jobUrl))
@@ -100,7 +106,8 @@ export function detectCiContext(env: Env, cwd: string, run: GitRunner = gitIn(cw
   take('version', 'git rev-parse HEAD', () => run(['rev-parse', 'HEAD']))
   if (context.tag === undefined)
     take('branch', 'git symbolic-ref HEAD', () => run(['symbolic-ref', '--short', '-q', 'HEAD']))
-  take('service', 'the origin remote', () => repositoryPath(run(['remote', 'get-url', 'origin'])))
+  const origin = () => run(['remote', 'get-url', 'origin'])
+  take('service', 'the origin remote', () => checkout.remoteRepository(origin())?.path)
   take('service', 'the folder name', () =>
     basename(run(['rev-parse', '--show-toplevel'])?.trim() || cwd)
   )
@@ -123,22 +130,13 @@ function readable(env: Env): Env {
   return read
 }
 
-/** What `read` gives, or undefined when it throws. */
-function attempt<T>(read: () => T): T | undefined {
-  try {
-    return read()
-  } catch {
-    return undefined
-  }
-}
-
 /** The context as the change's defaults: `custom_metadata.ci`, and the build's page as a link. */
 export function ciDefaults(ci: CiContext, cwd: string): RunDefaults {
   const url = ci.jobUrl ?? ci.buildUrl
   const { service, version, user, environment, branch } = ci
   return {
     ...{ service, version, user, environment, branch },
-    metadata: { key: 'ci', fields: ciMetadata(ci) },
+    metadata: { key: 'ci', fields: ciMetadata(ci), shippedKey: 'git' },
     runLink: url ? { text: ci.buildNumber ? `Build ${ci.buildNumber}` : 'Build', url } : undefined,
     workspace: cwd
   }
@@ -152,25 +150,25 @@ export function ciMetadata(context: CiContext): Record<string, unknown> {
   return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined))
 }
 
-/** A remote URL's repository path, without ".git" (only the path: never the credentials). */
-export function repositoryPath(remote: string | undefined): string | undefined {
-  const url = remote?.trim() ?? ''
-  // scp-like: a colon before any slash, after more than a drive letter (C:\repo is a folder).
-  const colon = url.indexOf(':')
-  const slash = url.indexOf('/')
-  const scp = !url.includes('://') && colon > 1 && (slash === -1 || colon < slash)
-  try {
-    const parsed = new URL(scp ? `ssh://${url.slice(0, colon)}/${url.slice(colon + 1)}` : url)
-    return parsed.host ? cleanPath(decodeURIComponent(parsed.pathname)) : undefined
-  } catch {
-    return undefined // a folder, or no URL
-  }
+/** How each CI clones the whole history, for a shallow clone that lacks the previous deploy. */
+// prettier-ignore
+const FULL_HISTORY: Record<string, string> = {
+  gitlab: "set GIT_DEPTH: 0 in the job's variables", github: 'set fetch-depth: 0 on actions/checkout',
+  jenkins: 'turn off "Shallow clone" in the job\'s Git clone behaviours',
+  azurePipelines: 'set fetchDepth: 0 on the checkout step', bitbucket: 'set clone: depth: full'
 }
 
-/** A repository's path without its empty segments (leading or doubled slashes) or ".git". */
-function cleanPath(path: string | undefined): string | undefined {
-  const joined = (path ?? '').split('/').filter(Boolean).join('/')
-  return joined.replace(/\.git$/, '') || undefined
+/** What shipped, from the checkout and what the CI says; `named`: how previous-version is named. */
+export function checkoutLookup(env: Env, ci: CiContext, cwd: string, named: string) {
+  const { provider = '', serverUrl: url, tag, previousBuild, previousPush } = ci
+  const kind = provider === 'github' || provider === 'gitlab' ? provider : undefined
+  const fullHistory = FULL_HISTORY[provider] ?? 'clone the whole history (no --depth)'
+  // prettier-ignore
+  const options = { cwd, env: checkout.gitEnvironment(env), tag, previousBuild, previousPush,
+    server: kind && url ? ({ kind, url } as const) : undefined, advice: { previousVersion: named, fullHistory } }
+  const lookUp: StepPlan['lookUp'] = ({ previousVersion }, { version }, signal) =>
+    checkout.lookUpInCheckout({ ...options, version, previousVersion, signal })
+  return lookUp
 }
 
 /** A link from its template, spaces encoded and no part's final "/"; none if one is unset. */

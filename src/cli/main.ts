@@ -3,19 +3,20 @@
  * same step as the action's (src/step.ts), reported to a terminal and the files a CI reads. `run`
  * checks the key, runs the deploy as a child process and records how it ended.
  */
-import { withoutUndefined, type RunDefaults } from '../change.ts'
+import { withoutUndefined } from '../change.ts'
 import type { DeployRecord } from '../deploy.ts'
 import { failureKind, InputError } from '../errors.ts'
 import { ACTION_VERSION } from '../package.ts'
-import type { Settings } from '../settings.ts'
+import { Inputs } from '../settings.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
   COMMAND_HANDLERS,
   KEY_CHECK_BUDGET_MS,
   runStep,
-  type StepDoor
+  type StepDoor,
+  type StepPlan
 } from '../step.ts'
-import { ciDefaults, detectCiContext, type Env } from './ci-context.ts'
+import { checkoutLookup, ciDefaults, detectCiContext, type Env } from './ci-context.ts'
 import { runDeploy } from './deploy-process.ts'
 import { buildProgram, UsageError, type Invocation } from './flags.ts'
 import { Terminal, writeFiles } from './terminal.ts'
@@ -24,7 +25,7 @@ import { Terminal, writeFiles } from './terminal.ts'
 const USAGE_EXIT = 2
 const READ_COMMANDS = new Set(['get-change', 'event-results', 'hello'])
 
-type Door = StepDoor & { invocation: Invocation; run: (settings: Settings) => RunDefaults }
+type Door = StepDoor & Pick<StepPlan, 'run' | 'lookUp'> & { invocation: Invocation }
 
 /** Runs the command line; resolves with the exit status. */
 export async function main(
@@ -35,9 +36,8 @@ export async function main(
   let invocation: Invocation | undefined
   const output = { writeOut: io.stdout, writeErr: (text: string) => io.stderr(text.trimEnd()) }
   try {
-    buildProgram(ACTION_VERSION, output, env, found => (invocation = found)).parse([...argv], {
-      from: 'user'
-    })
+    const program = buildProgram(ACTION_VERSION, output, env, found => (invocation = found))
+    program.parse([...argv], { from: 'user' })
   } catch (error) {
     if (error instanceof UsageError) io.stderr(`error: ${error.message}`)
     // Help and --version exit 0; every other refusal of the command line is a usage error.
@@ -72,7 +72,8 @@ export async function main(
       }
       said = true
       return ciDefaults(ci, io.cwd)
-    }
+    },
+    lookUp: checkoutLookup(env, ci, io.cwd, nameOf(Inputs.PreviousVersion))
   }
   const status = command === 'run' ? await runWrapped(door, env) : await runCommand(door)
   writeFiles(terminal, options, problem => terminal.warning(problem))
@@ -132,6 +133,7 @@ async function runWrapped(door: Door, env: Env): Promise<number> {
 function commandStep(door: Door, budgetCap: number, deploy?: DeployRecord) {
   return runStep(door, {
     run: door.run,
+    lookUp: door.lookUp,
     budgetCap: () => budgetCap,
     recordsChange: settings => settings.command === 'change',
     act: (context, settings) => COMMAND_HANDLERS[settings.command]({ ...context, deploy }),
