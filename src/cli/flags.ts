@@ -29,7 +29,7 @@ const FLAGS: Partial<Record<InputName, [help: string, ...commands: CliCommand[]]
   'custom-metadata': ['extra metadata as JSON', 'run', 'change'],
   'created-at': ['when it happened: Unix seconds or milliseconds, or ISO 8601', 'run', 'change'],
   'heartbeat-id': ['a heartbeat monitor, pinged after a success', 'run', 'change', 'heartbeat'],
-  'include-commits': ['read what shipped since the previous deploy', 'run', 'change'],
+  'include-commits': ["read what shipped from the checkout's git history", 'run', 'change'],
   'previous-version': ["the previous deploy's commit SHA, tag or branch", 'run', 'change'],
   services: ['several services, one per line: NAME or NAME: PATTERN …', 'run', 'change'],
   'auto-labels': ["add the tool's own key:value labels after yours", 'run', 'change'],
