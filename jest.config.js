@@ -12,7 +12,7 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }]
   },
   collectCoverageFrom: ['src/**/*.ts', '!src/index.ts'],
-  coverageReporters: ['text-summary', 'lcov'],
+  coverageReporters: ['text-summary'],
   coverageThreshold: { global: { lines: 90 } },
   // The end-to-end suite runs a bundle built from the current sources, never a stale dist/.
   globalSetup: '<rootDir>/__tests__/support/bundle-setup.ts',

@@ -466,7 +466,7 @@ describe('the one way out, as the runner reads it', () => {
         const runner = await printEverywhere(text, policy as 'auto' | 'false')
         expect(injectedCommands(runner)).toEqual([])
       }),
-      { numRuns: 300 }
+      { numRuns: 150 }
     )
   })
 

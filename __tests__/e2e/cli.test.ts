@@ -15,7 +15,7 @@ import { cliEntry } from '../support/bundle.ts'
 import { gitEnv, TestRepository } from '../support/git-repository.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { gitlabJob } from '../../scripts/run-bundled-action.ts'
-import { NODE_24, spawnNode, type NodeRun } from '../support/run-action.ts'
+import { COMPILE_CACHE, NODE_24, spawnNode, type NodeRun } from '../support/run-action.ts'
 
 /** The machine's own Node, the first on PATH that is not the project's: 20 on CI. */
 const SYSTEM_NODE = (process.env['PATH'] ?? '')
@@ -63,6 +63,7 @@ function cli(
   const env = {
     PATH: process.env['PATH'],
     NODE_EXTRA_CA_CERTS: certPath,
+    NODE_COMPILE_CACHE: COMPILE_CACHE,
     CHANGE_TRACKING_API_KEY: emulator.apiKey,
     CHANGE_TRACKING_BASE_URL: emulator.url,
     ...GITLAB,

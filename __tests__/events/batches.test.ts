@@ -151,7 +151,7 @@ describe('BatchBuilder (property)', () => {
         }
         expect(position).toBe(lines.length)
       }),
-      { numRuns: 500 }
+      { numRuns: 200 }
     )
   })
 })

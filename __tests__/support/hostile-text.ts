@@ -3,7 +3,7 @@ import { expect } from '@jest/globals'
 import fc from 'fast-check'
 import { InputError } from '../../src/errors.ts'
 
-export const NUM_RUNS = 200
+export const NUM_RUNS = 100
 
 /** The commands README and action.yml list. */
 export const COMMAND_NAMES = [

@@ -198,7 +198,7 @@ describe('parseServices', () => {
         }
         expect(parseServices(lines.join(eol))).toEqual(expected)
       }),
-      { numRuns: 300 }
+      { numRuns: 150 }
     )
   })
 })

@@ -16,14 +16,15 @@ const MAX_ENVIRONMENT_CHARS = 255
 /** The job's environment, or why there is none (mid-sentence). */
 export type JobEnvironment = { environment: string } | { problem: string }
 
-/** Asks the endpoint for a token with this audience, within JOB_ENVIRONMENT_BUDGET_MS. */
+/** Asks the endpoint for a token with this audience, within its budget (tests give less). */
 export async function readJobEnvironment(
   runner: Pick<Runner, 'getIDToken' | 'setSecret'>,
   redactor: Redactor,
   endpoint: IdTokenEndpoint,
-  audience: string
+  audience: string,
+  budgetMs = JOB_ENVIRONMENT_BUDGET_MS
 ): Promise<JobEnvironment> {
-  const budget = AbortSignal.timeout(JOB_ENVIRONMENT_BUDGET_MS)
+  const budget = AbortSignal.timeout(budgetMs)
   const overBudget = new Promise<never>((_, reject) =>
     budget.addEventListener('abort', () => reject(new Error('no token came in time')))
   )
