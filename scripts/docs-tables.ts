@@ -6,6 +6,27 @@
 import { readdirSync } from 'node:fs'
 import { parse } from 'yaml'
 import { buildProgram } from '../src/cli/flags.ts'
+import { JOB_ENVIRONMENT_BUDGET_MS } from '../src/action/job-environment.ts'
+import { MAX_JOB_START_AGE_MS } from '../src/action/post-state.ts'
+import { MAX_EVENT_PAYLOAD_BYTES } from '../src/action/run-context.ts'
+import { MAX_ID_TOKEN_ANSWER_BYTES } from '../src/action/runner.ts'
+import { MAX_MATCHED_PATHS, SERVICE_SELECTION_BUDGET_MS } from '../src/affected-services.ts'
+import { MAX_DESCRIPTION_CHARS } from '../src/describe.ts'
+import { MAX_DOCUMENT_BYTES } from '../src/events/source.ts'
+import { MAX_JSON_DEPTH } from '../src/json.ts'
+import { MAX_MESSAGE_CHARS } from '../src/report.ts'
+import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../src/service/client.ts'
+import { OUTAGE_BUDGET_MS } from '../src/service/retry.ts'
+import { MAX_RESPONSE_BYTES } from '../src/service/transport.ts'
+import { MAX_API_CALLS } from '../src/shipped/github-client.ts'
+import { MAX_COMMITS, MAX_SHIPPED_METADATA_BYTES } from '../src/shipped/metadata.ts'
+import { LOOKUP_BUDGET_MS } from '../src/shipped/types.ts'
+import { AFTER_DEPLOY_BUDGET_MS, CANCEL_GRACE_MS, KEY_CHECK_BUDGET_MS } from '../src/step.ts'
+import { MAX_SUMMARY_CELL_CHARS } from '../src/summary.ts'
+import { MAX_SCANNED_CHARS, MAX_SCANNED_CHARS_PER_TEXT } from '../src/triage/issue-keys.ts'
+import { MAX_ADDED_LABELS, MAX_ISSUE_LABELS, MAX_LABEL_CHARS } from '../src/triage/labels.ts'
+import { MAX_CLOSES, MAX_ISSUES } from '../src/triage/triage.ts'
+import { MAX_SERVICES, MAX_PATTERNS_PER_SERVICE } from '../src/values/services.ts'
 import { BUILT_IN_RISK } from '../src/triage/risk.ts'
 
 interface ActionInput {
@@ -22,6 +43,7 @@ export const INPUTS_MARKERS = ['<!-- inputs:start -->', '<!-- inputs:end -->'] a
 export const OUTPUTS_MARKERS = ['<!-- outputs:start -->', '<!-- outputs:end -->'] as const
 export const RISK_MARKERS = ['<!-- risk:start -->', '<!-- risk:end -->'] as const
 export const FLAGS_MARKERS = ['<!-- flags:start -->', '<!-- flags:end -->'] as const
+export const BOUNDS_MARKERS = ['<!-- bounds:start -->', '<!-- bounds:end -->'] as const
 
 function cell(text: string): string {
   return text.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|')
@@ -89,6 +111,80 @@ export function flagsTable(): string {
   ].join('\n')
 }
 
+const seconds = (ms: number): string => `${ms / 1000} s`
+const size = (bytes: number): string =>
+  bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
+    ? `${bytes / 1024 / 1024} MiB`
+    : bytes % 1024 === 0
+      ? `${bytes / 1024} KiB`
+      : `${bytes.toLocaleString('en')} bytes`
+const count = (n: number, what: string): string => `${n.toLocaleString('en')} ${what}`
+
+/** Every bound a user may meet, in words, each number read from the one place the code names it. */
+export function boundsTable(): string {
+  const rows: Array<[string, string]> = [
+    [
+      'What one run may spend on an outage (a larger `timeout-seconds` raises it)',
+      seconds(OUTAGE_BUDGET_MS)
+    ],
+    [
+      'The key check before a deploy (`record-at: job-end`, `change-tracking run`)',
+      seconds(KEY_CHECK_BUDGET_MS)
+    ],
+    [
+      'The calls after a deploy (a job-end post step, `run` after its deploy)',
+      seconds(AFTER_DEPLOY_BUDGET_MS)
+    ],
+    ['After a SIGINT, sending the change with what is known', seconds(CANCEL_GRACE_MS)],
+    ['Waiting for the job’s OIDC token', seconds(JOB_ENVIRONMENT_BUDGET_MS)],
+    ['The OIDC token endpoint’s answer, read', size(MAX_ID_TOKEN_ANSWER_BYTES)],
+    ['The lookup of what shipped (GitHub’s API or git)', seconds(LOOKUP_BUDGET_MS)],
+    ['GitHub API calls of one lookup', count(MAX_API_CALLS, 'calls')],
+    [
+      'Matching the changed files against services and risk patterns',
+      seconds(SERVICE_SELECTION_BUDGET_MS)
+    ],
+    ['The service’s answer, read', size(MAX_RESPONSE_BYTES)],
+    ['The event payload, read', size(MAX_EVENT_PAYLOAD_BYTES)],
+    ['A saved job start, still trusted', `${MAX_JOB_START_AGE_MS / 86_400_000} days`],
+    [
+      'A change’s description, when the action writes it',
+      count(MAX_DESCRIPTION_CHARS, 'characters')
+    ],
+    ['Labels the action adds after yours', count(MAX_ADDED_LABELS, 'labels')],
+    ['A label the action adds', count(MAX_LABEL_CHARS, 'characters')],
+    ['`issue:` labels', count(MAX_ISSUE_LABELS, 'labels')],
+    [
+      'Issue keys listed (`issues`); issues closed listed (`closes`)',
+      `${MAX_ISSUES}; ${MAX_CLOSES}`
+    ],
+    [
+      'Text read for issue keys: each text; all of them',
+      `${size(MAX_SCANNED_CHARS_PER_TEXT)}; ${size(MAX_SCANNED_CHARS)}`
+    ],
+    [
+      'Commits listed in `custom_metadata` (the count is always whole)',
+      count(MAX_COMMITS, 'commits')
+    ],
+    ['What shipped, in `custom_metadata`', size(MAX_SHIPPED_METADATA_BYTES)],
+    ['Matched paths listed per service', count(MAX_MATCHED_PATHS, 'paths')],
+    ['Services in one step; patterns per service', `${MAX_SERVICES}; ${MAX_PATTERNS_PER_SERVICE}`],
+    ['JSON nesting (`custom-metadata`, events)', count(MAX_JSON_DEPTH, 'levels')],
+    ['An events file read whole (NDJSON is read a line at a time)', size(MAX_DOCUMENT_BYTES)],
+    [
+      'One request of events',
+      `${count(MAX_EVENTS_PER_REQUEST, 'events')}, ${size(MAX_REQUEST_BYTES)}`
+    ],
+    ['A log line, an annotation, the `error` output', count(MAX_MESSAGE_CHARS, 'characters')],
+    ['A cell of the job summary', count(MAX_SUMMARY_CELL_CHARS, 'characters')]
+  ]
+  return [
+    '| Bound | At most |',
+    '| --- | --- |',
+    ...rows.map(([what, value]) => `| ${what} | ${value} |`)
+  ].join('\n')
+}
+
 function replaceBetween(
   text: string,
   [start, end]: readonly [string, string],
@@ -108,7 +204,8 @@ export function renderGuide(guide: string, actionYaml: string): string {
     [INPUTS_MARKERS, () => inputsTable(actionYaml)],
     [OUTPUTS_MARKERS, () => outputsTable(actionYaml)],
     [RISK_MARKERS, riskTable],
-    [FLAGS_MARKERS, flagsTable]
+    [FLAGS_MARKERS, flagsTable],
+    [BOUNDS_MARKERS, boundsTable]
   ]
   return tables.reduce(
     (text, [markers, table]) =>

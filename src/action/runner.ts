@@ -35,7 +35,7 @@ export interface IdTokenEndpoint {
 }
 
 /** A token is a few KiB: a larger answer is no token, and is not read further. */
-const MAX_ID_TOKEN_ANSWER_BYTES = 64 * 1024
+export const MAX_ID_TOKEN_ANSWER_BYTES = 64 * 1024
 
 export const githubRunner: Runner = {
   getInput: name => core.getInput(name),

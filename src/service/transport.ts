@@ -33,7 +33,7 @@ import {
 import { RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.ts'
 
 /** A larger answer is an error: the service never needs to send more. */
-const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
 export interface TransportOptions {
   /** The service root, as the base-url setting gives it: https, ending in '/'. */
