@@ -1,28 +1,28 @@
 /** The command line's flags: each setting from its flag, else its variable, else its default. */
-import { afterEach, describe, expect, it } from '@jest/globals'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { buildProgram, UsageError, type Invocation } from '../../src/cli/flags.ts'
+import { describe, expect, it } from '@jest/globals'
+import { buildProgram, sensitiveValues, UsageError, type Invocation } from '../../src/cli/flags.ts'
+import { Redactor } from '../../src/redact.ts'
 
 const quiet = { writeOut: () => {}, writeErr: () => {} }
-const set: string[] = []
 
-/** The command line `args` read with these variables (commander reads them from process.env). */
+/** The command line `args` read with these variables, which only the env given holds. */
 function parse(args: string[], env: Record<string, string> = {}): Invocation {
-  for (const [name, value] of Object.entries(env)) {
-    process.env[name] = value
-    set.push(name)
-  }
   let found: Invocation | undefined
   buildProgram('1.2.3', quiet, env, invocation => (found = invocation)).parse(args, {
     from: 'user'
   })
   return found!
 }
-afterEach(() => {
-  for (const name of set.splice(0)) delete process.env[name]
-})
+
+/** What refusing `args` threw. */
+function refusal(args: string[]): Error {
+  try {
+    parse(args)
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error(`${args.join(' ')} was not refused`)
+}
 
 describe('flags', () => {
   it.each([
@@ -46,6 +46,40 @@ describe('flags', () => {
     expect(fromFlag.nameOf('environment')).toBe('--environment')
   })
 
+  it('read each variable from the env given, never from the process', () => {
+    process.env['CHANGE_TRACKING_SERVICE'] = 'from-the-process'
+    try {
+      const invocation = parse(['change'], { CHANGE_TRACKING_ENVIRONMENT: 'staging' })
+      expect(invocation.getInput('environment')).toBe('staging')
+      expect(invocation.getInput('service')).toBe('')
+    } finally {
+      delete process.env['CHANGE_TRACKING_SERVICE']
+    }
+  })
+
+  it('read an empty variable as its default, as an empty action input is', () => {
+    const invocation = parse(['change'], { CHANGE_TRACKING_TIMEOUT_SECONDS: '' })
+    expect(invocation.getInput('timeout-seconds')).toBe('30')
+    expect(invocation.nameOf('timeout-seconds')).toBe('--timeout-seconds')
+  })
+
+  it('name each variable in the help', () => {
+    const program = buildProgram('1.2.3', quiet, {}, () => {})
+    const change = program.commands.find(command => command.name() === 'change')!
+    expect(change.helpInformation()).toContain('env: CHANGE_TRACKING_ENVIRONMENT')
+  })
+
+  it.each([
+    [['change', '--dry-run', ''], '--dry-run'],
+    [['change', '--version', ''], '--version'],
+    [['hello', '--base-url='], '--base-url'],
+    [['run', '--environment', ' ', '--', 'true'], '--environment']
+  ])('refuse %j: a flag given empty is a usage error naming it', (args, flag) => {
+    const error = refusal(args)
+    expect(error).toBeInstanceOf(UsageError)
+    expect(error.message).toMatch(new RegExp(`^${flag} is empty`))
+  })
+
   it('show their default, and leave a setting the command does not take empty', () => {
     const hello = parse(['hello'])
     expect(hello.getInput('timeout-seconds')).toBe('30')
@@ -64,25 +98,82 @@ describe('flags', () => {
     expect(run.getInput('command')).toBe('change')
     expect(run.getInput('labels')).toBe('web')
   })
+
+  it.each([
+    [['echo', 'helm', 'upgrade', 'app', './chart', '--version', '1.2.3', '--description', 'x']],
+    [['echo', 'terraform', 'apply', '--json']],
+    [['echo', 'deploy', '--environment', 'prod', '--dry-run']],
+    [['echo', 'kubectl', 'apply', '-f', 'k.yaml']],
+    [['./deploy.sh', '--', 'x']]
+  ])('give `run` %j, without --, to the deploy, every word', deploy => {
+    const run = parse(['run', ...deploy])
+    expect(run.deploy).toEqual(deploy)
+    expect(run.getInput('version')).toBe('')
+    expect(run.getInput('environment')).toBe('')
+    expect(run.getInput('dry-run')).toBe('false')
+    expect(run.options.json).toBe(false)
+  })
+
+  it('read the flags of `run` before --', () => {
+    const json = parse(['run', '--json', '--', 'printf', 'x'])
+    expect([json.deploy, json.options.json]).toEqual([['printf', 'x'], true])
+    const dryRun = parse(['run', '--dry-run', '--', 'cmd'])
+    expect([dryRun.deploy, dryRun.getInput('dry-run')]).toEqual([['cmd'], 'true'])
+  })
 })
 
 describe('the API key', () => {
-  it('comes from CHANGE_TRACKING_API_KEY, or from --api-key-file without its final line break', () => {
-    expect(parse(['hello'], { CHANGE_TRACKING_API_KEY: 'k-env' }).getInput('api-key')).toBe('k-env')
-    const file = join(mkdtempSync(join(tmpdir(), 'cta-key-')), 'key')
-    writeFileSync(file, 'k-file\n')
-    expect(parse(['hello', '--api-key-file', file]).getInput('api-key')).toBe('k-file')
+  it('comes from CHANGE_TRACKING_API_KEY', () => {
+    const hello = parse(['hello'], { CHANGE_TRACKING_API_KEY: 'k-env' })
+    expect(hello.getInput('api-key')).toBe('k-env')
+    expect(hello.apiKeyFile).toBeUndefined()
+  })
+
+  it('is left to its file when --api-key-file (or its variable) names one, read after parsing', () => {
+    const env = { CHANGE_TRACKING_API_KEY: 'k-env' }
+    const fromFlag = parse(['hello', '--api-key-file', '/no/such/key'], env)
+    expect([fromFlag.apiKeyFile, fromFlag.getInput('api-key')]).toEqual(['/no/such/key', ''])
+    const fromVariable = parse(['hello'], { ...env, CHANGE_TRACKING_API_KEY_FILE: '/run/key' })
+    expect(fromVariable.apiKeyFile).toBe('/run/key')
   })
 
   it('never comes from a flag: refused, saying why, without quoting it', () => {
-    let refusal: unknown
-    try {
-      parse(['change', '--api-key', 'sk_live_secret'])
-    } catch (error) {
-      refusal = error
-    }
-    expect(refusal).toBeInstanceOf(UsageError)
-    expect((refusal as Error).message).toContain('process listings and shell history')
-    expect((refusal as Error).message).not.toContain('sk_live_secret')
+    const error = refusal(['change', '--api-key', 'sk_live_secret'])
+    expect(error).toBeInstanceOf(UsageError)
+    expect(error.message).toContain('process listings and shell history')
+    expect(error.message).not.toContain('sk_live_secret')
+  })
+})
+
+describe('the values no message may repeat', () => {
+  const key = 'sk_live_0123456789'
+  const env = { CHANGE_TRACKING_API_KEY: key }
+
+  it.each([
+    [['--api-key=<k>', 'hello'], {}],
+    [['hello', '--apikey=<k>'], {}],
+    [['hello', '--api_key=<k>'], {}],
+    [['hello', '--api-keys=<k>'], {}],
+    [['hello', '--API-KEY=<k>'], {}],
+    [['hello', '--Access-Token', '<k>'], {}],
+    [['change', '--client_secret=<k>', '--password', '<k>'], {}],
+    [['hello', '--labelz=<k>'], env],
+    [['<k>'], env]
+  ])('are found in %j', (args, given) => {
+    const argv = args.map(arg => arg.replace('<k>', key))
+    expect(sensitiveValues(argv, given)).toContain(key)
+    const messages: string[] = []
+    const redactor = new Redactor()
+    for (const value of sensitiveValues(argv, given)) redactor.add(value)
+    const write = (text: string) => messages.push(redactor.redact(text))
+    const program = buildProgram('1.2.3', { writeOut: write, writeErr: write }, given, () => {})
+    expect(() => program.parse(argv, { from: 'user' })).toThrow()
+    expect(messages.join('')).toMatch(/^error: /)
+    expect(messages.join('')).not.toContain(key)
+  })
+
+  it('are only those: a flag that holds no secret keeps its value', () => {
+    expect(sensitiveValues(['change', '--version', 'v1', '--labels=a,b'], {})).toEqual([])
+    expect(sensitiveValues(['--token'], { CHANGE_TRACKING_API_KEY: '' })).toEqual([])
   })
 })

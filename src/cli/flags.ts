@@ -3,10 +3,11 @@
  * CHANGE_TRACKING_<NAME> variable (a flag wins). Parsed by commander, which writes the help and
  * suggests the closest name; the values are then read by the shared parsers as the action's are.
  */
-import { readFileSync } from 'node:fs'
 import { Command as Program, Option } from 'commander'
 import { COMMANDS, Inputs, SETTING_DEFAULTS, type Command, type InputName } from '../settings.ts'
 import type { Env } from './ci-context.ts'
+
+export { MAX_KEY_FILE_BYTES, readKeyFile } from './key-file.ts'
 
 /** What a command line can ask for: the action's commands, and `run`, which wraps a deploy. */
 export type CliCommand = Command | 'run'
@@ -55,6 +56,8 @@ export interface Invocation {
   command: CliCommand
   /** The deploy command and its arguments, for `run`. */
   deploy: string[]
+  /** The file that holds the API key (see readKeyFile); the variable's key is then not used. */
+  apiKeyFile?: string
   /** The command line's own flags, which no action input matches. */
   options: { json: boolean; outputs?: string; summary?: string; debug: boolean }
   /** A setting's raw value: its flag, else its variable, else its default, else ''. */
@@ -97,7 +100,11 @@ export function buildProgram(
       .addOption(flagOption('outputs', 'write the outputs to this file, as NAME=value lines'))
       .addOption(flagOption('summary', 'write the Markdown summary to this file'))
       .option('--debug', 'say where each value came from')
-    if (command === 'run') sub.argument('<deploy...>', 'the deploy command, after --')
+    // Commander reads each flag's variable from process.env: here, from the env given.
+    Object.assign(sub, { _parseOptionsEnv: () => fromEnv(sub, env) })
+    // Every word from the deploy's own name on is the deploy's: `run helm … --version 1.2.3`.
+    if (command === 'run')
+      sub.argument('<deploy...>', 'the deploy command, after --').passThroughOptions()
     sub.action((...args: unknown[]) =>
       onCommand(invocationOf(command, sub, command === 'run' ? (args[0] as string[]) : [], env))
     )
@@ -114,6 +121,15 @@ function flagOption(name: string, help: string): Option {
   return fallback === undefined ? option : option.default(fallback)
 }
 
+/** Each flag that the command line left unset, from its variable; an empty one means its default. */
+function fromEnv(sub: Program, env: Env): void {
+  for (const option of sub.options) {
+    const [key, value] = [option.attributeName(), env[option.envVar ?? '']]
+    if (value && sub.getOptionValueSource(key) !== 'cli')
+      sub.setOptionValueWithSource(key, value, 'env')
+  }
+}
+
 function invocationOf(command: CliCommand, sub: Program, deploy: string[], env: Env): Invocation {
   const values = sub.opts<Record<string, string | boolean | undefined>>()
   if (values['apiKey'] !== undefined) {
@@ -121,18 +137,24 @@ function invocationOf(command: CliCommand, sub: Program, deploy: string[], env: 
       `The API key is never taken from a flag: process listings and shell history would show it. Set ${variableOf('api-key')}, or give --api-key-file PATH.`
     )
   }
-  const keyFile = values['apiKeyFile']
+  // `--dry-run ""` is no dry run, and would send: a flag given is given a value.
+  const empty = sub.options.find(option => {
+    const key = option.attributeName()
+    return sub.getOptionValueSource(key) === 'cli' && !String(values[key]).trim()
+  })
+  if (empty) throw new UsageError(`${empty.long} is empty: give it a value, or leave it out.`)
+  const text = (name: string): string | undefined =>
+    typeof values[name] === 'string' ? values[name] : undefined
+  const apiKeyFile = text('apiKeyFile')
   // The command, and the key, which no flag gives; the action's other inputs keep their defaults.
   const fixed: Record<string, string> = {
     [Inputs.Command]: command === 'run' ? 'change' : command,
-    [Inputs.ApiKey]:
-      typeof keyFile === 'string' ? readKey(keyFile) : (env[variableOf('api-key')] ?? '')
+    [Inputs.ApiKey]: apiKeyFile === undefined ? (env[variableOf('api-key')] ?? '') : ''
   }
-  const text = (name: string): string | undefined =>
-    typeof values[name] === 'string' ? values[name] : undefined
   return {
     command,
     deploy,
+    apiKeyFile,
     options: {
       json: values['json'] === true,
       outputs: text('outputs'),
@@ -145,14 +167,17 @@ function invocationOf(command: CliCommand, sub: Program, deploy: string[], env: 
   }
 }
 
-/** The key from its file: a trailing line break is not part of it. */
-function readKey(path: string): string {
-  try {
-    return readFileSync(path, 'utf8').replace(/\r?\n$/, '')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'an error'
-    throw new UsageError(`--api-key-file ${JSON.stringify(path)} could not be read (${code}).`)
-  }
+/**
+ * Every value of the command line that no message may repeat: the key, and the value of each
+ * flag, known or not, whose name (lowercased, without - and _) says it holds a secret.
+ */
+export function sensitiveValues(argv: readonly string[], env: Env): string[] {
+  const values = argv.flatMap((word, at) => {
+    const [, name = '', value] = /^-+([^=]*)(?:=(.*))?$/s.exec(word) ?? []
+    const secret = /apikey|token|secret|password/.test(name.toLowerCase().replace(/[-_]/g, ''))
+    return secret ? [value ?? argv[at + 1] ?? ''] : []
+  })
+  return [env[variableOf('api-key')] ?? '', ...values].filter(Boolean)
 }
 
 /** A command line that is wrong on every run: exit 2, before anything is sent or run. */
