@@ -41,23 +41,37 @@ describe('a deploy that runs', () => {
   })
 
   it.each([
-    ['SIGTERM', 143],
-    ['SIGINT', 130],
-    ['SIGHUP', 129]
-  ])('is cancelled when %s ends it, with exit status %d', async (signal, exitCode) => {
-    expect(await deployScript(`process.kill(process.pid, '${signal}')`)).toMatchObject({
-      outcome: 'cancelled',
-      exitCode,
-      signal
-    })
-  })
+    ['TERM', 143],
+    ['INT', 130],
+    ['HUP', 129],
+    ['KILL', 137]
+  ])(
+    'fails when a SIG%s this process never got ends it, with exit status %d',
+    async (name, exitCode) => {
+      expect(await runDeploy('sh', ['-c', `kill -${name} $$`])).toMatchObject({
+        outcome: 'failure',
+        exitCode,
+        signal: `SIG${name}`
+      })
+    }
+  )
 
-  it('fails when another signal ends it (SIGKILL, 137)', async () => {
-    expect(await deployScript(`process.kill(process.pid, 'SIGKILL')`)).toMatchObject({
-      outcome: 'failure',
-      exitCode: 137,
-      signal: 'SIGKILL'
+  it.each<[NodeJS.Signals, number]>([
+    ['SIGTERM', 143],
+    ['SIGTERM', 0],
+    ['SIGHUP', 3]
+  ])('is cancelled by a %s passed on to it, though it exits %d', async (signal, status) => {
+    // The deploy handles the signal and exits as it chooses; it says "ready" once it can.
+    const deploy = `process.on('${signal}', () => process.exit(${status}))
+process.stdout.write('ready\\n')
+setTimeout(() => {}, ${KEEP_ALIVE_MS})`
+    // Emitted, not sent: under Jest, this `process` is a stand-in that never sees real signals.
+    let sent = false
+    const end = await runDeploy(process.execPath, ['-e', deploy], {
+      stdout: () => void (sent || ((sent = true), process.emit(signal, signal)))
     })
+    expect(end).toMatchObject({ outcome: 'cancelled', exitCode: status })
+    expect(end).not.toHaveProperty('signal')
   })
 
   it('gets its arguments as given, with no shell between', async () => {
@@ -89,7 +103,7 @@ describe('a deploy that runs', () => {
     [false, 7],
     [true, 0]
   ])(
-    'from a terminal (%s), passes a SIGINT on only when no terminal already did',
+    'from a terminal (%s), passes a SIGINT on only when no terminal already did, cancelled either way',
     async (interactive, exitCode) => {
       // The deploy exits 7 on a SIGINT, 0 on its own; the wrapper gets a SIGINT as it starts.
       const deploy = `process.on('SIGINT', () => process.exit(7)); setTimeout(() => process.exit(0), 300)`
@@ -99,8 +113,41 @@ describe('a deploy that runs', () => {
       const end = await running
       // Passed on before the deploy set its handler, the SIGINT ends it instead: not 0 either.
       expect(end.exitCode === 0).toBe(exitCode === 0)
+      expect(end).toHaveProperty('outcome', 'cancelled')
     }
   )
+})
+
+describe('a deploy whose output is taken', () => {
+  /** Runs `script` in sh with its output taken: the chunks, as one string, and how it ended. */
+  async function taken(script: string): Promise<{ output: string; end: DeployEnd }> {
+    let output = ''
+    const end = await runDeploy('sh', ['-c', script], { stdout: chunk => (output += chunk) })
+    return { output, end }
+  }
+
+  it.each([
+    ['printf x', 'x', false],
+    ['printf "x\\ny\\n"', 'x\ny\n', true],
+    ['true', '', true]
+  ])(
+    'passes on every chunk of `%s`, and says whether it ended a line',
+    async (script, output, ends) => {
+      expect(await taken(script)).toEqual({
+        output,
+        end: expect.objectContaining({ outcome: 'success', outputEndsLine: ends })
+      })
+    }
+  )
+
+  it('settles only once the output has ended, though the deploy exited first', async () => {
+    // A process the deploy left behind holds its output for a while after the deploy exits.
+    const run = await taken('(sleep 0.3; printf late) & printf early; exit 4')
+    expect(run).toEqual({
+      output: 'earlylate',
+      end: expect.objectContaining({ outcome: 'failure', exitCode: 4, outputEndsLine: false })
+    })
+  })
 })
 
 describe('a deploy that cannot start', () => {
@@ -227,15 +274,15 @@ setTimeout(() => {}, ${KEEP_ALIVE_MS})`
     expect(run).toMatchObject({ exitCode: 143, signal: null })
   })
 
-  it('ends as the deploy ended, not as the signal the wrapper got (a Ctrl-C reaches both)', async () => {
-    // The deploy stops cleanly on its interrupts (it gets two: the group's and the wrapper's): a
-    // success, whatever the wrapper received.
+  it('is cancelled by a Ctrl-C that reaches both, and exits with the deploy’s own status', async () => {
+    // The deploy stops cleanly on its interrupts (it gets two: the group's and the wrapper's):
+    // cancelled all the same, with the status it chose.
     const deploy = `process.on('SIGINT', () => process.exit(0))
 process.stdout.write('ready\\n')
 setTimeout(() => {}, ${KEEP_ALIVE_MS})`
     const toGroup = (pid: number) => process.kill(-pid, 'SIGINT')
     const run = await wrap(deploy, { detached: true, onStdout: whenReady(toGroup) })
-    expect(run.end).toMatchObject({ outcome: 'success', exitCode: 0 })
+    expect(run.end).toMatchObject({ outcome: 'cancelled', exitCode: 0 })
     expect(run).toMatchObject({ exitCode: 0, signal: null })
   })
 })

@@ -3,7 +3,7 @@
  * environment, the signals that stop a deploy passed on to it, and how it ended as a job's
  * outcome and the exit status the wrapper gives back.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { constants } from 'node:os'
 
@@ -11,9 +11,10 @@ import { constants } from 'node:os'
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
 /**
- * How the deploy ended, as a job ends (`cancelled` only when a forwarded signal ended it), with
- * the shell's exit status (128 plus a signal's number) and its times in milliseconds since the
- * epoch; or why it could not start (127 not found, 126 not runnable), in one line naming it.
+ * How the deploy ended, as a job ends (`cancelled` when one of FORWARDED_SIGNALS reached this
+ * process while it ran, however it then exited), with the shell's exit status (128 plus the
+ * number of the signal that ended it) and its times in milliseconds since the epoch; or why it
+ * could not start (127 not found, 126 not runnable), in one line naming it.
  */
 export type DeployEnd =
   | {
@@ -23,6 +24,8 @@ export type DeployEnd =
       signal?: NodeJS.Signals
       startedAt: number
       finishedAt: number
+      /** With `stdout`: whether its output, if any, ended with a line break. */
+      outputEndsLine?: boolean
     }
   | { started: false; exitCode: 126 | 127; message: string }
 
@@ -35,12 +38,17 @@ export interface DeployOptions {
    * is not passed on a second time, which would cut short a deploy cleaning up after the first.
    */
   interactive?: boolean
+  /**
+   * Takes the deploy's standard output, piped instead of shared, chunk by chunk: the promise
+   * settles once it has ended, so what the caller writes next follows all of it.
+   */
+  stdout?: (chunk: Buffer) => void
 }
 
 /**
  * Runs the deploy to its end. Until then a SIGINT, SIGTERM or SIGHUP that reaches this process
- * is passed to the child instead of ending this process; the outcome is read from how the child
- * ended, never from what this process received (a terminal's Ctrl-C reaches both).
+ * is passed to the child instead of ending this process, and makes the outcome `cancelled`: a
+ * signal the deploy sent itself, or got from elsewhere, is a failure like any other.
  */
 export function runDeploy(
   command: string,
@@ -52,16 +60,24 @@ export function runDeploy(
     const startedAt = clock()
     let child: ChildProcess
     try {
-      child = spawn(command, args, { shell: false, stdio: 'inherit', env: options.env })
+      const stdio: StdioOptions = ['inherit', options.stdout ? 'pipe' : 'inherit', 'inherit']
+      child = spawn(command, args, { shell: false, stdio, env: options.env })
     } catch (error) {
       // Node throws some failures to start (ENOTDIR, E2BIG, ENAMETOOLONG) instead of emitting them.
       resolve(notStarted(command, error))
       return
     }
     const interactive = options.interactive ?? Boolean(process.stdin.isTTY)
+    let cancelled = false
     const forward = (signal: NodeJS.Signals): void => {
+      cancelled = true
       if (signal !== 'SIGINT' || !interactive) child.kill(signal)
     }
+    let lastByte: number | undefined
+    child.stdout?.on('data', (chunk: Buffer) => {
+      lastByte = chunk.at(-1) ?? lastByte
+      options.stdout?.(chunk)
+    })
     for (const signal of FORWARDED_SIGNALS) process.on(signal, forward)
     const stopForwarding = (): void => {
       for (const signal of FORWARDED_SIGNALS) process.off(signal, forward)
@@ -72,16 +88,20 @@ export function runDeploy(
       stopForwarding()
       resolve(notStarted(command, error))
     })
-    child.once('exit', (code, signal) => {
+    // Signals are the deploy's only while it lives; its output may outlast it (a child of its own).
+    let finishedAt = startedAt
+    child.once('exit', () => {
       stopForwarding()
-      const ended = { started: true, startedAt, finishedAt: clock() } as const
-      if (signal === null) {
-        const exitCode = code ?? 1
-        resolve({ ...ended, outcome: exitCode === 0 ? 'success' : 'failure', exitCode })
-      } else {
-        const outcome = FORWARDED_SIGNALS.includes(signal) ? 'cancelled' : 'failure'
-        resolve({ ...ended, outcome, exitCode: 128 + constants.signals[signal], signal })
-      }
+      finishedAt = clock()
+    })
+    child.once('close', (code, signal) => {
+      const exitCode = signal === null ? (code ?? 1) : 128 + constants.signals[signal]
+      const outcome = cancelled ? 'cancelled' : exitCode === 0 ? 'success' : 'failure'
+      resolve({
+        ...{ started: true, outcome, exitCode, startedAt, finishedAt },
+        ...(signal !== null && { signal }),
+        ...(options.stdout && { outputEndsLine: lastByte === undefined || lastByte === 0x0a })
+      })
     })
   })
 }
