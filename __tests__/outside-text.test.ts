@@ -14,6 +14,9 @@ import { FakeRunner } from './support/fake-runner.ts'
 import { runnerContext } from './support/run-action.ts'
 import { useEmulator } from './support/use-emulator.ts'
 
+/** A run's own version and repository: a change needs both. */
+const CONTEXT = { GITHUB_SHA: 'a1b2c3d'.padEnd(40, '0'), GITHUB_REPOSITORY: 'octo-org/octo-repo' }
+
 let emulator: Emulator
 useEmulator(started => (emulator = started))
 const github = useFakeGitHub()
@@ -62,7 +65,7 @@ describe.each(SIZES)('outside text of %s', (_size, bytes) => {
     const change = { id: 'c-1', service: 's', version: 'v', description: text }
     emulator.inject('GET /v2/change/*', { status: 200, body: JSON.stringify(change) })
     const r = runner({ command: 'get-change', 'change-id': 'c-1' })
-    await run(r, {})
+    await run(r, CONTEXT)
     expect(r.failures).toEqual([])
     const output = JSON.parse(r.outputs['change']) as { description: string }
     // Compared as a boolean: a failure should not print a megabyte.
@@ -77,7 +80,7 @@ describe.each(SIZES)('outside text of %s', (_size, bytes) => {
   ])('in a 4XX answer, as %s: one short failure', async (_kind, body) => {
     emulator.inject('POST /v2/change', { status: 400, body: body(text) })
     const r = runner()
-    await run(r, {})
+    await run(r, CONTEXT)
     expect(r.failures).toHaveLength(1)
     expect(r.failures[0]).toMatch(/^POST \/v2\/change was rejected with HTTP 400 Bad Request: /)
     expect(r.failures[0].length).toBeLessThan(1000)
@@ -87,7 +90,7 @@ describe.each(SIZES)('outside text of %s', (_size, bytes) => {
   it('in a 503 answer to every attempt: an outage warning, after each attempt', async () => {
     emulator.inject('POST /v2/change', { status: 503, body: text }, Infinity)
     const r = runner({ 'max-attempts': '2' })
-    await run(r, {})
+    await run(r, CONTEXT)
     expect(emulator.requestsTo('POST /v2/change')).toHaveLength(2)
     expect(r.failures).toEqual([])
     expect(r.warnings.join('\n')).toMatch(/failed with HTTP 503 Service Unavailable after 2/)
@@ -99,6 +102,7 @@ describe.each(SIZES)('outside text of %s', (_size, bytes) => {
     github().inject('GET /repos/*/*/actions/runs/*', forbidden, Infinity)
     const r = runner({ 'github-token': TOKEN, 'include-commits': 'true' })
     await run(r, {
+      ...CONTEXT,
       ...runnerContext(tmpdir()),
       GITHUB_EVENT_NAME: 'workflow_dispatch',
       GITHUB_REPOSITORY: REPOSITORY,
@@ -118,7 +122,7 @@ describe.each(SIZES)('outside text of %s', (_size, bytes) => {
     const results = { results: [{ id: 'e-1', status: 'error', message: text }] }
     emulator.inject('GET /v2/event_results', { status: 200, body: JSON.stringify(results) })
     const r = runner({ command: 'event-results', 'event-ids': 'e-1' })
-    await run(r, {})
+    await run(r, CONTEXT)
     expect(r.failures).toEqual([])
     expect(r.outputs['event-results']).toContain('https://***@git.example/')
     expectNoPassword(r)
@@ -127,7 +131,7 @@ describe.each(SIZES)('outside text of %s', (_size, bytes) => {
   it("in an event's data: sent without the password when it fits a request, else refused", async () => {
     const event = JSON.stringify({ name: 'deploy', data: { log: text } })
     const r = runner({ command: 'events', events: event })
-    await run(r, {})
+    await run(r, CONTEXT)
     const fits = Buffer.byteLength(event) < 1_000_000
     expect(emulator.requestsTo('POST /v2/stream')).toHaveLength(fits ? 1 : 0)
     expect(r.failures).toHaveLength(fits ? 0 : 1)
@@ -146,6 +150,7 @@ describe.each(SIZES)('outside text of %s', (_size, bytes) => {
     writeFileSync(path, JSON.stringify(payload))
     const r = runner({ 'include-commits': 'true', 'github-token': '' })
     await run(r, {
+      ...CONTEXT,
       ...runnerContext(tmpdir()),
       GITHUB_EVENT_NAME: 'push',
       GITHUB_EVENT_PATH: path,

@@ -5,16 +5,17 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm'
 import { InputError, ServiceError } from '../src/errors.ts'
 import { Redactor } from '../src/redact.ts'
 import { ACTION_NAME } from '../src/package.ts'
-import { MAX_MESSAGE_CHARS, Report, shouldFail } from '../src/report.ts'
+import { MAX_MESSAGE_CHARS, Report } from '../src/report.ts'
 import { MAX_SUMMARY_CELL_CHARS, answer, escapeCell } from '../src/summary.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 import { renderSummary } from './support/summary.ts'
+import { ACTION_WORDS } from '../src/main.ts'
 
 function setup() {
   const runner = new FakeRunner()
   const redactor = new Redactor()
   redactor.add('sekrit-key')
-  return { runner, report: new Report(runner, redactor) }
+  return { runner, report: new Report(runner, redactor, ACTION_WORDS) }
 }
 
 const outage = new ServiceError('POST /v2/change failed: HTTP 503', {
@@ -26,21 +27,6 @@ const rejected = new ServiceError('POST /v2/change failed: HTTP 401', {
   kind: 'rejected',
   call: 'POST /v2/change',
   status: 401
-})
-
-describe('shouldFail', () => {
-  it('under auto fails on what the user must fix and only warns on an outage', () => {
-    expect(shouldFail('input', 'auto')).toBe(true)
-    expect(shouldFail('rejected', 'auto')).toBe(true)
-    expect(shouldFail('protocol', 'auto')).toBe(true)
-    expect(shouldFail('outage', 'auto')).toBe(false)
-  })
-  it('true fails on everything and false on nothing', () => {
-    for (const kind of ['input', 'rejected', 'protocol', 'outage'] as const) {
-      expect(shouldFail(kind, 'true')).toBe(true)
-      expect(shouldFail(kind, 'false')).toBe(false)
-    }
-  })
 })
 
 describe('Report.finish', () => {
@@ -167,7 +153,7 @@ describe('a dry run', () => {
   /** What a command reports after a call, the same in a real run and a dry one. */
   async function reported(dryRun: boolean): Promise<FakeRunner> {
     const runner = new FakeRunner()
-    const report = new Report(runner, new Redactor(), dryRun)
+    const report = new Report(runner, new Redactor(), ACTION_WORDS, dryRun)
     report.summary.setTitle('2 changes', 'recorded', ', 1 skipped')
     report.notice(answer('Recorded change c-1.'))
     report.info('Matched 2 services.')
@@ -235,7 +221,7 @@ describe('Report.table', () => {
     const redactor = new Redactor()
     const key = 'sk_live_' + 'a_b'.repeat(200)
     redactor.add(key)
-    const report = new Report(runner, redactor)
+    const report = new Report(runner, redactor, ACTION_WORDS)
     report.summary.table('Change', [
       ['Description', `echo ${key}`],
       ['Id', key]
@@ -324,7 +310,7 @@ describe('escapeCell', () => {
 
   it('never opens a list where it starts a block of the summary', async () => {
     const runner = new FakeRunner()
-    const report = new Report(runner, new Redactor())
+    const report = new Report(runner, new Redactor(), ACTION_WORDS)
     for (const text of ['0.', '12) done', '- item', '+ item']) report.summary.note(text)
     await report.finish({ policy: 'auto', jobSummary: true })
     const html = micromark(runner.summary, { extensions: [gfm()], htmlExtensions: [gfmHtml()] })
@@ -444,7 +430,7 @@ describe('the one way out, as the runner reads it', () => {
 
   async function printEverywhere(text: string, policy: 'auto' | 'false'): Promise<StdoutRunner> {
     const runner = new StdoutRunner()
-    const report = new Report(runner, new Redactor())
+    const report = new Report(runner, new Redactor(), ACTION_WORDS)
     report.info(text)
     report.notice(text)
     report.warning(text)
@@ -472,7 +458,7 @@ describe('the one way out, as the runner reads it', () => {
 
   it('breaks a legacy command in the middle of a heartbeat signal id or a commit message', async () => {
     const runner = new StdoutRunner()
-    const report = new Report(runner, new Redactor())
+    const report = new Report(runner, new Redactor(), ACTION_WORDS)
     report.info('Heartbeat sent, received as signal sig-1 ##[set-output name=change-id;]pwned.')
     report.printRequest(
       {
@@ -530,7 +516,7 @@ describe('the summary as GitHub renders it', () => {
 
   async function summaryOf(texts: readonly string[]): Promise<string> {
     const runner = new FakeRunner()
-    const report = new Report(runner, new Redactor())
+    const report = new Report(runner, new Redactor(), ACTION_WORDS)
     const [first = '', ...rest] = texts
     report.summary.setTitle(first, 'recorded')
     report.summary.table(

@@ -24,6 +24,8 @@ export class InputError extends Error {
   /** The setting's name, as action.yml and the command line's flags spell it. */
   readonly input: string
   readonly saying: Saying
+  /** A required setting that was not given (the API key): the door words it. */
+  missing?: boolean
   constructor(input: string, problem: string | Saying, subject = `Input "${input}"`) {
     const saying: Saying = typeof problem === 'string' ? named => `${named}${problem}` : problem
     super(saying(subject))

@@ -1,7 +1,8 @@
 /**
- * One step of the action: the runner's inputs and the run's context, then the command against the
- * service (or a dry run of it), then the report (src/step.ts). With `record-at: job-end` the main
- * step only checks the key and saves its start, and the post step records.
+ * The action's door: the runner's inputs and the run's context, then one command against the
+ * service (or a dry run of it), then the report, through the core's steps (src/step.ts). With
+ * `record-at: job-end` the main step only checks the key and saves its start, and the post step
+ * records how the deploy ended.
  */
 import { contextDefaults, deploymentEnvironment } from './action/defaults.ts'
 import { prepareJobEnd } from './action/job-end.ts'
@@ -18,126 +19,144 @@ import { githubRunner, type Runner } from './action/runner.ts'
 import type { ShippedLookup, Subject } from './commands/command.ts'
 import { InputError } from './errors.ts'
 import { ACTION_NAME } from './package.ts'
-import type { CallHints } from './service/client.ts'
-import type { FailureAdvice } from './service/failures.ts'
+import type { DoorWords } from './report.ts'
 import { Inputs, type Settings } from './settings.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
-  COMMAND_HANDLERS,
+  finishRun,
   KEY_CHECK_BUDGET_MS,
-  runStep,
-  type StepTools
+  momentOf,
+  openRun,
+  runCommand,
+  type Door,
+  type OpenRun
 } from './step.ts'
 
-/** What a failure tells the user to do, in terms of this action's inputs. */
-const FAILURE_ADVICE: FailureAdvice = {
-  raiseTimeout: `raise the ${Inputs.TimeoutSeconds} input`,
-  checkAddress: `check the ${Inputs.BaseUrl} input`,
-  checkApiKey: `check the ${Inputs.ApiKey} input and the key's permissions`
-}
-const CALL_HINTS: CallHints = {
-  getChange: { 404: `No change has that id: check the ${Inputs.ChangeId} input.` },
-  sendHeartbeat: {
-    404: `No heartbeat monitor has that id: check the ${Inputs.HeartbeatId} input against the monitor page.`
-  }
+/** The action's words: its inputs by name, and "the step" that fails or does not. */
+export const ACTION_WORDS: DoorWords = {
+  inputName: name => `Input "${name}"`,
+  advice: {
+    raiseTimeout: `raise the ${Inputs.TimeoutSeconds} input`,
+    checkAddress: `check the ${Inputs.BaseUrl} input`,
+    checkApiKey: `check the ${Inputs.ApiKey} input and the key's permissions`
+  },
+  hints: {
+    getChange: { 404: `No change has that id: check the ${Inputs.ChangeId} input.` },
+    sendHeartbeat: {
+      404: `No heartbeat monitor has that id: check the ${Inputs.HeartbeatId} input against the monitor page.`
+    }
+  },
+  missingKey: `Input "${Inputs.ApiKey}" is required: pass the service's API key from a secret, for example \${{ secrets.CHANGE_TRACKING_API_KEY }}.`,
+  notFailing: {
+    outage: '(Not failing the step: a service outage does not fail the step.)',
+    false: '(Not failing the step: fail-on-error is false.)'
+  },
+  beforeDeploy: {
+    failsNow: 'The step fails, before the deploy (fail-on-error: true).',
+    failsAfter: 'The deploy goes on, and the job will fail when it ends (fail-on-error: auto).',
+    recordsAfter: 'The deploy goes on: the post step will still try to record when the job ends.',
+    unrecorded: 'The deploy goes on, and it will not be recorded (fail-on-error: false).'
+  },
+  outputsAdvice: "Check the runner's disk and its GITHUB_OUTPUT file."
 }
 
+const doorOf = (runner: Runner): Door => ({
+  sink: runner,
+  getInput: name => runner.getInput(name),
+  mask: secret => runner.setSecret(secret),
+  words: ACTION_WORDS
+})
+
+/** The main step: inputs, the run's context, then the change (or, at job-end, the key check). */
 export async function run(runner: Runner = githubRunner, env: Env = process.env): Promise<void> {
   // First, so that the post step knows it is one whatever happens here.
   runner.saveState(IS_POST_STATE, 'true')
-  await actionStep(runner, env, { phase: 'main' })
+  const startedAt = Date.now()
+  const open = await openRun(doorOf(runner))
+  const jobEnd = open.reporting.recordAt === 'job-end'
+  const moment = jobEnd ? 'before-deploy' : undefined
+  const { settings } = open
+  let environment: string | undefined
+  let error = open.error
+  if (settings) {
+    const context = runContext(open, env)
+    environment = await jobEnvironmentFor(settings, context, env, runner, open)
+    const saveState = (name: string, value: string) => runner.saveState(name, value)
+    error = await runCommand(
+      { ...open, settings },
+      {
+        run: contextDefaults({ ...context, jobEnvironment: environment }, process.cwd()),
+        lookUp: lookUpFor(settings, context, env),
+        budgetCap: jobEnd ? KEY_CHECK_BUDGET_MS : Infinity,
+        act: jobEnd
+          ? context =>
+              prepareJobEnd(context, saveState, { at: startedAt, jobEnvironment: environment })
+          : undefined,
+        onSignal: 'exit'
+      }
+    )
+  }
+  const verdict = await finishRun(open, error, moment ?? momentOf(settings?.command ?? 'change'))
+  // Unless it fails now, the post step records after the deploy, or meets the mistake again.
+  if (jobEnd && verdict && !verdict.failsNow && (verdict.recordsAfter || verdict.failsAfter)) {
+    runner.saveState(JOB_END_STATE, jobEndStateText(startedAt, environment))
+  }
 }
 
-/** The post step of a `record-at: job-end` run whose main step saved its state. */
+/** The post step of a `record-at: job-end` run: how the deploy ended, recorded. */
 export async function runPost(
   jobEnd: JobEndState,
   runner: Runner = githubRunner,
   env: Env = process.env
 ): Promise<void> {
-  await actionStep(runner, env, { phase: 'post', jobEnd })
-}
-
-type Phase = { phase: 'main' } | { phase: 'post'; jobEnd: JobEndState }
-
-async function actionStep(runner: Runner, env: Env, phase: Phase): Promise<void> {
-  const startedAt = Date.now()
-  // Read by the main step once the settings are; a job-end post step has it from the main step.
-  let jobEnvironment = phase.phase === 'post' ? phase.jobEnd.environment : undefined
-  let context: RunContext | undefined
-  await runStep(
-    {
-      sink: runner,
-      getInput: name => runner.getInput(name),
-      mask: secret => runner.setSecret(secret),
-      advice: FAILURE_ADVICE,
-      hints: CALL_HINTS
-    },
-    {
-      async run(settings, tools) {
-        const read = readRunContext(env)
-        if (read.warning) tools.report.warning(read.warning)
-        context = read.context
-        if (phase.phase === 'main') {
-          jobEnvironment = await jobEnvironmentFor(settings, context, env, runner, tools)
-        }
-        return contextDefaults({ ...context, jobEnvironment }, process.cwd())
-      },
-      lookUp: (settings, subject, signal) =>
-        settings.commitsFrom === 'git'
-          ? lookUpInWorkspace(settings, context!, env, subject, signal)
-          : lookUpOnGitHub(settings, context!, subject, signal),
-      budgetCap: settings => budgetCap(phase.phase, settings.recordAt),
-      recordsChange: settings =>
-        settings.command === 'change' && (phase.phase === 'post' || settings.recordAt === 'now'),
-      async act(context, settings) {
-        if (phase.phase === 'post') {
-          const start = checkedStart(phase.jobEnd, startedAt)
-          if (start.problem) {
-            context.report.warning(
-              `The deploy is recorded without its start or duration: ${start.problem}.`
-            )
-          }
-          await COMMAND_HANDLERS[settings.command]({
-            ...context,
-            deploy: { ...settings.jobStatus, startedAt: start.startedAt, finishedAt: startedAt }
-          })
-        } else if (settings.recordAt === 'job-end') {
-          await prepareJobEnd(context, (name, value) => runner.saveState(name, value), {
-            at: startedAt,
-            jobEnvironment
-          })
-        } else {
-          await COMMAND_HANDLERS[settings.command](context)
-        }
-      },
-      settle(error, { report, reporting }) {
-        if (phase.phase === 'post' && error instanceof InputError) {
-          // At the job's end an invalid input leaves the deploy unrecorded: say so, with the cause.
-          const { saying } = error
-          return new InputError(
-            error.input,
-            named => `The deploy was not recorded: ${saying(named)}`
-          )
-        }
-        if (phase.phase === 'post' || reporting.recordAt !== 'job-end') return error
-        // Tracking never decides whether the deploy runs: unless fail-on-error is true, the post
-        // step still runs after it, and records, or fails the job there with the same cause.
-        try {
-          report.deferFailure(error, reporting.failOnError)
-          runner.saveState(JOB_END_STATE, jobEndStateText(startedAt, jobEnvironment))
-          return undefined
-        } catch (fatal) {
-          return fatal
-        }
-      }
+  const finishedAt = Date.now()
+  const open = await openRun(doorOf(runner))
+  const { settings, report } = open
+  // At the job's end an invalid input leaves the deploy unrecorded: say so, with the cause.
+  let error = notRecorded(open.error)
+  if (settings) {
+    const context = runContext(open, env)
+    const start = checkedStart(jobEnd, finishedAt)
+    if (start.problem) {
+      report.warning(`The deploy is recorded without its start or duration: ${start.problem}.`)
     }
-  )
+    error = await runCommand(
+      { ...open, settings },
+      {
+        run: contextDefaults({ ...context, jobEnvironment: jobEnd.environment }, process.cwd()),
+        lookUp: lookUpFor(settings, context, env),
+        budgetCap: AFTER_DEPLOY_BUDGET_MS,
+        deploy: { ...settings.jobStatus, startedAt: start.startedAt, finishedAt },
+        onSignal: 'exit'
+      }
+    )
+  }
+  await finishRun(open, error, 'recording')
 }
 
-/** A job-end main step checks the key before the deploy; a post step records after it. */
-export function budgetCap(phase: Phase['phase'], recordAt: Settings['recordAt']): number {
-  if (phase === 'post') return AFTER_DEPLOY_BUDGET_MS
-  return recordAt === 'job-end' ? KEY_CHECK_BUDGET_MS : Infinity
+function notRecorded(error: unknown): unknown {
+  if (!(error instanceof InputError)) return error
+  const { saying, missing } = error
+  const saidNow = new InputError(
+    error.input,
+    named => `The deploy was not recorded: ${saying(named)}`
+  )
+  return Object.assign(saidNow, { missing })
+}
+
+/** The run's context, read once; a problem with the event is one warning. */
+function runContext({ report }: OpenRun, env: Env): RunContext {
+  const read = readRunContext(env)
+  if (read.warning) report.warning(read.warning)
+  return read.context
+}
+
+/** What shipped: from the runner's checkout (`include-commits: git`), or GitHub's API. */
+function lookUpFor(settings: Settings, context: RunContext, env: Env): ShippedLookup {
+  return (subject, signal) =>
+    settings.commitsFrom === 'git'
+      ? lookUpInWorkspace(settings, context, env, subject, signal)
+      : lookUpOnGitHub(settings, context, subject, signal)
 }
 
 /** What shipped, through the run's GitHub API; the lookup is loaded only for a lookup. */
@@ -203,7 +222,7 @@ async function jobEnvironmentFor(
   context: RunContext,
   env: Env,
   runner: Runner,
-  { redactor, report }: StepTools
+  { redactor, report }: OpenRun
 ): Promise<string | undefined> {
   if (settings.command !== 'change' || settings.change.environment !== undefined) return undefined
   if (deploymentEnvironment(context.eventName, context.payload) !== undefined) return undefined

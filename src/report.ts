@@ -5,9 +5,11 @@
  * can start a workflow command or move the terminal) and, in the summary, escaped for markdown so
  * that it is neither markup nor a link.
  */
-import { errorMessage, failureKind, type FailureKind } from './errors.ts'
+import { errorMessage, InputError } from './errors.ts'
+import { CancelledError, verdictOn, type Moment, type Verdict } from './policy.ts'
 import { REDACTED, type Redactor } from './redact.ts'
-import type { CallInFlight } from './service/client.ts'
+import type { CallHints, CallInFlight } from './service/client.ts'
+import type { FailureAdvice } from './service/failures.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
 import { Outputs, type FailOnError, type OutputName } from './settings.ts'
 import { shownOf, Summary, type Answer } from './summary.ts'
@@ -20,16 +22,6 @@ const DRY_RUN_BODY_CHARS = 4000
  * words fit many times over; a hostile 1 MiB answer cannot flood the log.
  */
 export const MAX_MESSAGE_CHARS = 4000
-
-/**
- * Whether an error fails the step. Under `auto`, what the user must fix fails; a service outage
- * only warns, so that a tracking outage never turns a good deploy red.
- */
-export function shouldFail(kind: FailureKind, policy: FailOnError): boolean {
-  if (policy === 'true') return true
-  if (policy === 'false') return false
-  return kind !== 'outage'
-}
 
 /** The outputs a dry run sets: what the lookup found. Every other output is an answer. */
 const DRY_RUN_OUTPUTS: ReadonlySet<OutputName> = new Set([
@@ -60,12 +52,36 @@ export interface ReportSink {
   appendSummary(markdown: string): Promise<void>
 }
 
+/** A door's own words, which the core says for it: the core speaks neither door's. */
+export interface DoorWords {
+  /** How a setting is named in a message: 'Input "labels"', '--labels'. */
+  inputName: (name: string) => string
+  /** What a failure tells the user to do, in terms of the door's settings. */
+  advice: FailureAdvice
+  hints: CallHints
+  /** The whole sentence for a missing API key. */
+  missingKey: string
+  /** After an error that does not fail the run: why, by an outage or by fail-on-error false. */
+  notFailing: { outage: string; false: string }
+  /** After an error before the deploy: what happens next, by the failure policy's verdict. */
+  beforeDeploy: { failsNow: string; failsAfter: string; recordsAfter: string; unrecorded: string }
+  /** What to check when an output cannot be written. */
+  outputsAdvice: string
+}
+
+/** Cut to MAX_MESSAGE_CHARS, secrets out, then one inert line: every printed line's form. */
+export function safeLine(redactor: Redactor, text: string, ending = ''): string {
+  const room = MAX_MESSAGE_CHARS - Array.from(ending).length
+  return `${truncateText(inert(redactor.excerpt(text, room)), room)}${ending}`
+}
+
 /** A log line, or a line that tells an answer (which a dry run leaves out). */
 export type Line = string | Answer<string>
 
 export class Report {
   private readonly runner: ReportSink
   private readonly redactor: Redactor
+  private readonly words: DoorWords
   /** The job summary, written when the run ends. */
   readonly summary: Summary
   /** A dry run: no answers are shown or set as outputs, and the titles say what was not done. */
@@ -73,9 +89,10 @@ export class Report {
   /** The first output that could not be written: an error for finish() unless another came first. */
   private outputFailure: Error | undefined
 
-  constructor(runner: ReportSink, redactor: Redactor, dryRun = false) {
+  constructor(runner: ReportSink, redactor: Redactor, words: DoorWords, dryRun = false) {
     this.runner = runner
     this.redactor = redactor
+    this.words = words
     this.dryRun = dryRun
     this.summary = new Summary(redactor, dryRun)
   }
@@ -90,8 +107,7 @@ export class Report {
 
   /** As `safe`, with our own ending kept whole: a cut falls in the text before it. */
   private safeEndingWith(text: string, ending: string): string {
-    const room = MAX_MESSAGE_CHARS - Array.from(ending).length
-    return `${truncateText(inert(this.redactor.excerpt(text, room)), room)}${ending}`
+    return safeLine(this.redactor, text, ending)
   }
 
   /** An output value: secrets out, one inert line, never cut (JSON outputs can be long). */
@@ -127,33 +143,7 @@ export class Report {
       write()
     } catch (error) {
       this.outputFailure ??= new Error(
-        `The ${name} output could not be written: ${errorMessage(error)}. Check the runner's disk and its GITHUB_OUTPUT file.`
-      )
-    }
-  }
-
-  /**
-   * A job-end main step's failure, under the policy: `true` fails the step before the deploy.
-   * Otherwise tracking never decides whether the deploy runs: an outage warns, and under `auto`
-   * anything the user must fix is an error annotation now and fails the job at its end, when the
-   * post step meets it again; under `false` it warns that the deploy will not be recorded.
-   */
-  deferFailure(error: unknown, policy: FailOnError): void {
-    if (policy === 'true') throw error
-    const message = endSentence(errorMessage(error))
-    if (failureKind(error) === 'outage') {
-      this.warning(
-        `${message} The deploy goes on: the post step will still try to record when the job ends.`
-      )
-    } else if (policy === 'auto') {
-      this.runner.error(
-        this.safe(
-          `${message} The deploy goes on, and the job will fail when it ends (fail-on-error: auto).`
-        )
-      )
-    } else {
-      this.warning(
-        `${message} The deploy goes on, and it will not be recorded (fail-on-error: false).`
+        `The ${name} output could not be written: ${errorMessage(error)}. ${this.words.outputsAdvice}`
       )
     }
   }
@@ -195,36 +185,57 @@ export class Report {
     if (shown !== body) this.info(`  … (${Buffer.byteLength(body)} bytes in all)`)
   }
 
+  /** An error in the door's words: an input named as the door names it, a missing key its way. */
+  private messageOf(error: unknown): string {
+    if (!(error instanceof InputError)) return errorMessage(error)
+    return error.missing ? this.words.missingKey : error.saying(this.words.inputName(error.input))
+  }
+
+  /** A failure of the door's own, outside any command: it fails the run. */
+  failed(text: string): void {
+    this.runner.setFailed(this.safe(text))
+  }
+
   /**
-   * Ends the run: applies the failure policy to an error, if any, then writes the job summary.
-   * A failure fails the step; any other error becomes a warning. Either way the `error` output
-   * carries the message.
+   * Ends the run: says the error, if any, as the failure policy's verdict has it, then writes the
+   * summary. Either way the `error` output carries the message.
    */
   async finish(options: {
     error?: unknown
     policy: FailOnError
     jobSummary: boolean
-  }): Promise<void> {
-    const { policy, jobSummary } = options
+    moment?: Moment
+  }): Promise<Verdict | undefined> {
+    const { policy, jobSummary, moment = 'recording' } = options
     if (this.dryRun && options.error === undefined) this.info('Dry run: nothing was sent.')
     const error = options.error ?? this.outputFailure
-    if (error !== undefined) {
-      const message = this.safe(errorMessage(error))
-      // Where outputs cannot be written this one cannot either: the annotation still says it.
-      this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, message))
-      const fails = shouldFail(failureKind(error), policy)
-      const why =
-        policy === 'false' ? 'fail-on-error is false' : 'a service outage does not fail the step'
-      this.summary.failed(error, fails, message, why)
-      if (fails) {
-        this.runner.setFailed(message)
-      } else {
-        this.runner.warning(
-          this.safeEndingWith(errorMessage(error), ` (Not failing the step: ${why}.)`)
-        )
-      }
+    if (error === undefined) {
+      if (jobSummary) await this.writeSummary()
+      return undefined
     }
+    const verdict = verdictOn(error, moment, policy)
+    if (error instanceof CancelledError) {
+      await this.cancel(error.signal, error.inFlight, jobSummary)
+      return verdict
+    }
+    const message = this.safe(this.messageOf(error))
+    // Where outputs cannot be written this one cannot either: the annotation still says it.
+    this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, message))
+    const { beforeDeploy, notFailing } = this.words
+    // prettier-ignore
+    const after = moment === 'before-deploy'
+      ? beforeDeploy[verdict.failsNow ? 'failsNow' : verdict.recordsAfter ? 'recordsAfter'
+        : verdict.failsAfter ? 'failsAfter' : 'unrecorded']
+      : verdict.failsNow ? '' : notFailing[policy === 'false' ? 'false' : 'outage']
+    this.summary.failed(error, verdict.failsNow, message, after)
+    const line = after
+      ? this.safeEndingWith(endSentence(this.messageOf(error)), ` ${after}`)
+      : message
+    if (verdict.failsNow) this.runner.setFailed(line)
+    else if (verdict.failsAfter) this.runner.error(line)
+    else this.runner.warning(line)
     if (jobSummary) await this.writeSummary()
+    return verdict
   }
 
   /**

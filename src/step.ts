@@ -1,20 +1,21 @@
 /**
- * One step, the same through either door: mask the secrets, read the reporting settings and then
- * the rest, open the service (or its dry run), run what the door asks with the run as plain data,
- * report under the failure policy, and honour a cancel (SIGTERM ends the step within seconds; a
- * SIGINT in a step that records a change stops the lookup and lets the change be sent).
+ * The core's plain steps, which each door calls in order: `openRun` (secrets masked, the settings
+ * read once, the report), `runCommand` (one command against the service or its dry run, within
+ * its budget, honouring a cancel), `finishRun` (the failure policy's verdict, the report written).
+ * The door hands its words in as data; nothing here calls back into a door.
  */
 import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandContext, CommandHandler, ShippedLookup } from './commands/command.ts'
 import { getChange, hello } from './commands/read.ts'
 import type { RunDefaults } from './change.ts'
+import type { DeployRecord } from './deploy.ts'
 import { errorMessage } from './errors.ts'
 import { ACTION_NAME, ACTION_VERSION } from './package.ts'
+import { CancelledError, type Moment, type Verdict } from './policy.ts'
 import { Redactor } from './redact.ts'
-import { Report, type ReportSink } from './report.ts'
-import { ServiceClient, type CallHints } from './service/client.ts'
+import { Report, type DoorWords, type ReportSink } from './report.ts'
+import { ServiceClient } from './service/client.ts'
 import { DryRunClient } from './service/dry-run-client.ts'
-import type { FailureAdvice } from './service/failures.ts'
 import { OUTAGE_BUDGET_MS } from './service/retry.ts'
 import { Transport } from './service/transport.ts'
 import {
@@ -37,16 +38,18 @@ export const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   'get-change': getChange,
   hello
 }
+const READS: ReadonlySet<Command> = new Set(['get-change', 'event-results', 'hello'])
 
-/** After SIGTERM, or a SIGINT with no change to record, the process exits within this. */
+/** After SIGTERM or SIGHUP, or a SIGINT with no change to record, the process exits within this. */
 const CANCEL_EXIT_MS = 800
 /**
  * After SIGINT, a step with a change to record sends it with what it knows within this, then
  * exits: before the runner's SIGTERM, 7.5 s after its SIGINT.
  */
 export const CANCEL_GRACE_MS = 5_000
-const SIGNAL_EXIT_CODES = { SIGTERM: 143, SIGINT: 130 } as const
-type Signal = keyof typeof SIGNAL_EXIT_CODES
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+/** The shell's exit status for a process a signal ended. */
+export const SIGNAL_EXIT_CODES: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }
 /** A key check before a deploy, retries included: the most a tracking outage delays a deploy. */
 export const KEY_CHECK_BUDGET_MS = 10_000
 /**
@@ -69,148 +72,153 @@ export function serviceBudget(timeoutSeconds: number, cap = Infinity): ServiceBu
   return { timeoutMs: Math.min(timeoutMs, outageBudgetMs), outageBudgetMs }
 }
 
-/** What a door gives every step: where the report writes, its inputs, and its words. */
-export interface StepDoor {
+/** What a door gives the core: where the report writes, its inputs, and its words. */
+export interface Door {
   sink: ReportSink
   getInput: GetInput
+  words: DoorWords
   /** Hides a secret where the door's own log could show it (the runner's ::add-mask::). */
   mask?: (secret: string) => void
-  /** What a failure tells the user to do, in the door's words for its settings. */
-  advice: FailureAdvice
-  hints: CallHints
+  /** The door's own redactor, when it already holds secrets (the command line's parser's). */
+  redactor?: Redactor
 }
 
-/** What the report and the redactor are, for the door's work within the step. */
-export type StepTools = { report: Report; redactor: Redactor; reporting: ReportingSettings }
-
-/** What this step does, as the door decides once the settings are read. */
-export interface StepPlan {
-  /** The run as plain data: each door reads its own world (an event, a CI's variables). */
-  run(settings: Settings, tools: StepTools): Promise<RunDefaults> | RunDefaults
-  /** ServiceBudget's cap for this step. */
-  budgetCap(settings: Settings): number
-  /** Whether a SIGINT lets this step record its change. */
-  recordsChange(settings: Settings): boolean
-  act(context: CommandContext, settings: Settings): Promise<void>
-  /** What shipped, as this door looks it up. */
-  lookUp?(settings: Settings, ...lookup: Parameters<ShippedLookup>): ReturnType<ShippedLookup>
-  /** The step's error before the policy decides on it: a job-end main step defers it. */
-  settle?(error: unknown, tools: StepTools): unknown
+/** A run, opened: its report, and its settings or why they are invalid. */
+export interface OpenRun {
+  report: Report
+  reporting: ReportingSettings
+  redactor: Redactor
+  words: DoorWords
+  settings?: Settings
+  /** Why a setting is invalid: nothing was sent. */
+  error?: unknown
 }
 
-/** Runs one step; resolves, once the report is written, with its error (reported) and its policy. */
-export async function runStep(
-  door: StepDoor,
-  plan: StepPlan
-): Promise<{ error?: unknown; reporting: ReportingSettings }> {
-  const { getInput, sink } = door
-  // Mask the secrets before anything else can print them.
-  const redactor = new Redactor()
+/** Masks the secrets first, then reads every setting once; an invalid one is kept as `error`. */
+export async function openRun(door: Door): Promise<OpenRun> {
+  const { getInput, sink, words } = door
+  const redactor = door.redactor ?? new Redactor()
   for (const secret of readSecrets(getInput)) {
     door.mask?.(secret)
     redactor.add(secret)
   }
-  // Read first, so that an invalid input is reported under them.
   const reporting = readReportingSettings(getInput)
-  const { failOnError: policy, jobSummary } = reporting
-  // A dry run's report replaces this one once every input is read.
-  const tools: StepTools = { report: new Report(sink, redactor), redactor, reporting }
-  let client: ServiceClient | undefined
-  // SIGINT in a step with a change to record stops the lookup and lets the change be sent.
-  const cancelled = new AbortController()
-  let recordsChange = false
-  let exiting = false
-  const exitCancelled = (signal: Signal): void => {
-    if (exiting) return
-    exiting = true
-    const exit = (): never => process.exit(SIGNAL_EXIT_CODES[signal])
-    setTimeout(exit, CANCEL_EXIT_MS).unref()
-    tools.report.cancel(signal, client?.callsInFlight() ?? [], jobSummary).finally(exit)
-  }
-  const stopWatching = watchForCancellation(signal => {
-    if (signal === 'SIGTERM' || !recordsChange || cancelled.signal.aborted)
-      return exitCancelled(signal)
-    cancelled.abort()
-    setTimeout(() => exitCancelled(signal), CANCEL_GRACE_MS).unref()
-  })
-
-  let error: unknown
+  const opened = { reporting, redactor, words }
   try {
     const settings = readSettings(getInput, { reporting })
     if (settings.services) await checkServiceGlobs(settings.services)
     if (settings.triage.riskPaths)
       await checkServiceGlobs(settings.triage.riskPaths, Inputs.RiskPaths)
-    tools.report = new Report(sink, redactor, settings.dryRun)
-    const { report } = tools
-    recordsChange = plan.recordsChange(settings)
-    const run = await plan.run(settings, tools)
-    const budget = serviceBudget(settings.timeoutSeconds, plan.budgetCap(settings))
-    const transport = settings.dryRun ? undefined : transportFor(settings, budget, door, tools)
-    if (transport) client = new ServiceClient(transport, door.hints)
-    try {
-      await plan.act(
-        {
-          settings,
-          run,
-          client:
-            client ?? new DryRunClient(settings.baseUrl, (r, url) => report.printRequest(r, url)),
-          report,
-          clock: Date.now,
-          signal: cancelled.signal,
-          lookUp: plan.lookUp && ((subject, signal) => plan.lookUp!(settings, subject, signal))
-        },
-        settings
-      )
-    } finally {
-      transport?.close()
-    }
-  } catch (caught) {
-    error = plan.settle ? plan.settle(caught, tools) : caught
+    return { ...opened, report: new Report(sink, redactor, words, settings.dryRun), settings }
+  } catch (error) {
+    return { ...opened, report: new Report(sink, redactor, words), error }
   }
-  try {
-    await tools.report.finish({ error, policy, jobSummary })
-  } catch (reportError) {
-    // Reporting itself failed (the runner refused an annotation, say): still say why.
-    sink.setFailed(
-      tools.report.safe(`The action could not report its result: ${errorMessage(reportError)}`)
-    )
-  } finally {
-    stopWatching()
-  }
-  // Cancelled while the change was recorded: it was sent with what was known; now say so.
-  if (cancelled.signal.aborted) exitCancelled('SIGINT')
-  return { error, reporting }
 }
 
-/** The transport to the service, in the door's words. */
-function transportFor(
-  settings: Settings,
-  { timeoutMs, outageBudgetMs }: ServiceBudget,
-  door: StepDoor,
-  { redactor, report }: StepTools
-): Transport {
-  return new Transport({
-    baseUrl: settings.baseUrl,
-    apiKey: settings.apiKey,
-    timeoutMs,
-    maxAttempts: settings.maxAttempts,
-    userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
-    redactor,
-    advice: door.advice,
-    retry: { outageBudgetMs },
-    log: message => report.info(message)
-  })
+/** What runCommand runs, and how. */
+export interface CommandPlan {
+  run: RunDefaults
+  /** ServiceBudget's cap: KEY_CHECK_BUDGET_MS before a deploy, AFTER_DEPLOY_BUDGET_MS after. */
+  budgetCap: number
+  /** The command's own work; the settings' command unless given. */
+  act?: (context: CommandContext) => Promise<void>
+  lookUp?: ShippedLookup
+  deploy?: DeployRecord
+  /**
+   * `exit`: a SIGTERM or SIGHUP ends the process at once, and a SIGINT while a change is recorded
+   * lets it be sent with what is known within `graceMs`, then exits. `stop`: any of them stops
+   * the command at once, which ends with a CancelledError; the door decides what follows.
+   */
+  onSignal: 'exit' | 'stop'
+  graceMs?: number
+}
+
+/** Runs one command against the service (or prints it, in a dry run); resolves with its error. */
+export async function runCommand(
+  { settings, report, redactor, reporting, words }: OpenRun & { settings: Settings },
+  plan: CommandPlan
+): Promise<unknown> {
+  const budget = serviceBudget(settings.timeoutSeconds, plan.budgetCap)
+  const transport = settings.dryRun
+    ? undefined
+    : new Transport({
+        baseUrl: settings.baseUrl,
+        apiKey: settings.apiKey,
+        timeoutMs: budget.timeoutMs,
+        maxAttempts: settings.maxAttempts,
+        userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
+        redactor,
+        advice: words.advice,
+        retry: { outageBudgetMs: budget.outageBudgetMs },
+        log: message => report.info(message)
+      })
+  const client = transport && new ServiceClient(transport, words.hints)
+  const inFlight = () => client?.callsInFlight() ?? []
+  // A cancel stops the lookup; the change is then sent with what is known.
+  const cancelled = new AbortController()
+  let stopped: CancelledError | undefined
+  const exit = (signal: NodeJS.Signals): void => {
+    const end = (): never => process.exit(SIGNAL_EXIT_CODES[signal])
+    setTimeout(end, CANCEL_EXIT_MS).unref()
+    report.cancel(signal, inFlight(), reporting.jobSummary).finally(end)
+  }
+  const recordsChange = settings.command === 'change' && plan.act === undefined
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const first = stopped === undefined
+    stopped ??= new CancelledError(signal, inFlight())
+    if (plan.onSignal === 'stop') {
+      cancelled.abort()
+      return transport?.close()
+    }
+    if (signal !== 'SIGINT' || !recordsChange || !first) return exit(signal)
+    cancelled.abort()
+    setTimeout(() => exit(signal), plan.graceMs ?? CANCEL_GRACE_MS).unref()
+  }
+  for (const signal of SIGNALS) process.on(signal, onSignal)
+  try {
+    const act = plan.act ?? COMMAND_HANDLERS[settings.command]
+    await act({
+      settings,
+      run: plan.run,
+      client: client ?? new DryRunClient(settings.baseUrl, (r, url) => report.printRequest(r, url)),
+      report,
+      clock: Date.now,
+      signal: cancelled.signal,
+      lookUp: plan.lookUp,
+      deploy: plan.deploy
+    })
+    return stopped
+  } catch (error) {
+    return stopped ?? error
+  } finally {
+    transport?.close()
+    for (const signal of SIGNALS) process.off(signal, onSignal)
+  }
+}
+
+/** The moment a command's error is judged at, after a deploy or alone. */
+export function momentOf(command: Command): Moment {
+  return READS.has(command) ? 'reading' : 'recording'
 }
 
 /**
- * Until the step ends, SIGTERM and SIGINT (a cancelled job) go to `onSignal` instead of killing
- * the process mid-request. A signal that arrives while the step computes (matching globs, say) is
- * delivered once the event loop runs again. Returns what removes the listeners.
+ * Ends the run: the error, if any, judged by the failure policy at this moment and said in the
+ * door's words, then the summary written. After a cancel the process exits with the signal's
+ * status unless the door decides its own. Resolves with the verdict (none without an error).
  */
-function watchForCancellation(onSignal: (signal: Signal) => void): () => void {
-  const signals = Object.keys(SIGNAL_EXIT_CODES) as Signal[]
-  for (const signal of signals) process.on(signal, onSignal)
-  return () => {
-    for (const signal of signals) process.off(signal, onSignal)
+export async function finishRun(
+  { report, reporting }: OpenRun,
+  error: unknown,
+  moment: Moment
+): Promise<Verdict | undefined> {
+  const { failOnError: policy, jobSummary } = reporting
+  try {
+    const verdict = await report.finish({ error, policy, jobSummary, moment })
+    if (error instanceof CancelledError) process.exitCode = SIGNAL_EXIT_CODES[error.signal]
+    return verdict
+  } catch (reportError) {
+    // Reporting itself failed (the runner refused an annotation, say): still say why.
+    report.failed(`The result could not be reported: ${errorMessage(reportError)}`)
+    return { failsNow: true, recordsAfter: false, failsAfter: false }
   }
 }

@@ -6,7 +6,7 @@
 import { failureKind, type FailureKind } from './errors.ts'
 import { ACTION_NAME } from './package.ts'
 import type { Redactor } from './redact.ts'
-import { collapseWhitespace, escapeControls, truncateText } from './text.ts'
+import { collapseWhitespace, endSentence, escapeControls, truncateText } from './text.ts'
 
 /**
  * A table cell is cut to this in the job summary (the service still gets the whole value): a
@@ -189,16 +189,13 @@ export class Summary {
   }
 
   /**
-   * The run's failure (or, when it does not fail the step, its warning), first after the lead,
-   * and the title it leaves.
+   * The run's failure (or, when it does not fail the run, its warning), first after the lead,
+   * then what follows from it in the door's words, and the title it leaves.
    */
-  failed(error: unknown, fails: boolean, message: string, why: string): void {
+  failed(error: unknown, fails: boolean, message: string, after: string): void {
     this.titleFailure(error, fails)
-    this.sections.unshift(
-      fails
-        ? `**Failed:** ${this.text(message)}`
-        : `**Warning:** ${this.text(message)} (not failing the step: ${why})`
-    )
+    const text = this.text(after ? `${endSentence(message)} ${after}` : message)
+    this.sections.unshift(`**${fails ? 'Failed' : 'Warning'}:** ${text}`)
   }
 
   /**

@@ -174,6 +174,8 @@ describe('the values no message may repeat', () => {
 
   it('are only those: a flag that holds no secret keeps its value', () => {
     expect(sensitiveValues(['change', '--version', 'v1', '--labels=a,b'], {})).toEqual([])
+    // The key file's path is no secret: redacted, "key" would vanish from every line.
+    expect(sensitiveValues(['hello', '--api-key-file', 'key'], {})).toEqual([])
     expect(sensitiveValues(['--token'], { CHANGE_TRACKING_API_KEY: '' })).toEqual([])
   })
 })

@@ -5,6 +5,10 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { outputsDotenv, Terminal, writeFiles } from '../../src/cli/terminal.ts'
+import { Redactor } from '../../src/redact.ts'
+import { MAX_MESSAGE_CHARS, safeLine } from '../../src/report.ts'
+
+const same = (text: string): string => text
 
 describe('outputsDotenv', () => {
   it('names each output in capitals with _, and percent-encodes every character a shell acts on', () => {
@@ -21,7 +25,7 @@ describe('outputsDotenv', () => {
   it('gives values a shell reads back exactly, once decoded, running nothing', () => {
     const hostile = `$(touch /tmp/never) \`id\` "a" 'b' \\ \u001b[31m\u2028 ; # x`
     const file = join(mkdtempSync(join(tmpdir(), 'cta-env-')), 'outputs.env')
-    const terminal = new Terminal(() => {})
+    const terminal = new Terminal(() => {}, same)
     terminal.setOutput('error', hostile)
     writeFiles(terminal, { outputs: file }, () => {})
     const read = execFileSync('sh', ['-c', `set -a; . "${file}"; printf %s "$ERROR"`], {
@@ -36,7 +40,7 @@ describe('Terminal', () => {
   it('writes one line per message, with its kind, and debug lines only when asked', () => {
     const lines: string[] = []
     for (const debugOn of [false, true]) {
-      const terminal = new Terminal(line => lines.push(line), debugOn)
+      const terminal = new Terminal(line => lines.push(line), same, debugOn)
       terminal.info('done')
       terminal.warning('careful')
       terminal.debug('detail')
@@ -44,9 +48,26 @@ describe('Terminal', () => {
     expect(lines).toEqual(['done', 'warning: careful', 'done', 'warning: careful', 'debug: detail'])
   })
 
+  it('redacts, makes inert and cuts every line, debug lines and the door’s own included', () => {
+    const redactor = new Redactor()
+    redactor.add('the-api-key')
+    const lines: string[] = []
+    const terminal = new Terminal(line => lines.push(line), text => safeLine(redactor, text), true)
+    terminal.debug('user: the-api-key (from GITLAB_USER_LOGIN)')
+    terminal.debug('service: acme/%1B[2J\u001b[2J\u202e##[error]x')
+    terminal.error('The deploy command "x\u2028##[error]y" was not found.')
+    terminal.debug(`user: ${'u'.repeat(120_000)}`)
+    expect(lines.join('\n')).not.toContain('the-api-key')
+    expect(lines[0]).toBe('debug: user: *** (from GITLAB_USER_LOGIN)')
+    for (const line of lines) {
+      expect(line).not.toMatch(/[\u0000-\u001f\u2028\u202e]|##\[/u)
+      expect(line.length).toBeLessThanOrEqual('debug: '.length + MAX_MESSAGE_CHARS)
+    }
+  })
+
   it('says a file it cannot write, and goes on', () => {
     const problems: string[] = []
-    writeFiles(new Terminal(() => {}), { summary: '/nonexistent/summary.md' }, problem =>
+    writeFiles(new Terminal(() => {}, same), { summary: '/nonexistent/summary.md' }, problem =>
       problems.push(problem)
     )
     expect(problems).toEqual(['--summary "/nonexistent/summary.md" could not be written (ENOENT).'])

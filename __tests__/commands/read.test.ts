@@ -10,7 +10,7 @@ useEmulator(started => (emulator = started))
 
 async function action(inputs: Record<string, string>, service = emulator): Promise<FakeRunner> {
   const runner = new FakeRunner({ 'api-key': service.apiKey, 'base-url': service.url, ...inputs })
-  await run(runner, {})
+  await run(runner, { GITHUB_SHA: 'a1b2c3d'.padEnd(40, '0'), GITHUB_REPOSITORY: 'octo-org/shop' })
   return runner
 }
 

@@ -17,6 +17,7 @@ import { DryRunClient } from '../../src/service/dry-run-client.ts'
 import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
 import type { Triage } from '../../src/triage/triage.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
+import { ACTION_WORDS } from '../../src/main.ts'
 
 const SERVICES = 'api: services/api/**\nweb: services/web/**\ndocs: docs/**\nbilling'
 const PREVIOUS = 'a'.repeat(40)
@@ -94,7 +95,7 @@ async function record(
     ),
     '/work'
   )
-  const report = new Report(runner, new Redactor(), options.client instanceof DryRunClient)
+  const report = new Report(runner, new Redactor(), ACTION_WORDS, options.client instanceof DryRunClient)
   const client = options.client ?? service().client
   let error: unknown
   try {
@@ -201,7 +202,7 @@ describe('recordServices', () => {
 
   it('in a dry run prints each change it would send and sets no output', async () => {
     const runner = new FakeRunner({})
-    const report = new Report(runner, new Redactor())
+    const report = new Report(runner, new Redactor(), ACTION_WORDS)
     const printed: string[] = []
     const dryRun = new DryRunClient(new URL('https://service.example/'), (request, url) =>
       printed.push(`${request.method} ${url.href} ${String(request.body)}`)

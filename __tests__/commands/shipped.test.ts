@@ -12,6 +12,7 @@ import { Report } from '../../src/report.ts'
 import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
 import { renderSummary } from '../support/summary.ts'
+import { ACTION_WORDS } from '../../src/main.ts'
 
 const sha = (n: number): string => n.toString(16).padStart(40, '0')
 const PREVIOUS = 'a'.repeat(40)
@@ -41,7 +42,7 @@ function shipped(commits: number, overrides: Partial<Shipped> = {}): Shipped {
 
 async function reported(act: (report: Report) => void, dryRun = false): Promise<FakeRunner> {
   const runner = new FakeRunner()
-  const report = new Report(runner, new Redactor(), dryRun)
+  const report = new Report(runner, new Redactor(), ACTION_WORDS, dryRun)
   act(report)
   await report.finish({ policy: 'auto', jobSummary: true })
   return runner

@@ -145,14 +145,16 @@ describe('change-tracking run', () => {
     const run = await cli(['run', '--max-attempts', '1', '--', ...node('process.exit(0)')])
     expect(run.exitCode).toBe(0)
     expect(run.stderr).toMatch(
-      /^warning: GET \/v2\/hello failed with HTTP 503.*The deploy goes on/m
+      /^warning: GET \/v2\/hello failed with HTTP 503.*The deploy runs; its change will be recorded when it ends\.$/m
     )
     expect(run.stderr).toMatch(/^warning: POST \/v2\/change failed with HTTP 503/m)
   })
 
+  // One cell of each column of the failure policy: a mistake before the deploy.
   it.each([
-    ['auto', 0, 1],
-    ['true', 1, 0]
+    ['auto', 1, 1],
+    ['true', 1, 0],
+    ['false', 0, 1]
   ])(
     'with a rejected key under fail-on-error %s exits %i, the deploy run %i times, nothing recorded',
     async (policy, exitCode, runs) => {

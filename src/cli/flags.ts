@@ -174,7 +174,10 @@ function invocationOf(command: CliCommand, sub: Program, deploy: string[], env: 
 export function sensitiveValues(argv: readonly string[], env: Env): string[] {
   const values = argv.flatMap((word, at) => {
     const [, name = '', value] = /^-+([^=]*)(?:=(.*))?$/s.exec(word) ?? []
-    const secret = /apikey|token|secret|password/.test(name.toLowerCase().replace(/[-_]/g, ''))
+    // The key file's path is no secret, and redacted it would hide every word it holds.
+    const secret =
+      name !== 'api-key-file' &&
+      /apikey|token|secret|password/.test(name.toLowerCase().replace(/[-_]/g, ''))
     return secret ? [value ?? argv[at + 1] ?? ''] : []
   })
   return [env[variableOf('api-key')] ?? '', ...values].filter(Boolean)

@@ -1,147 +1,198 @@
 /**
- * The command line: flags and CHANGE_TRACKING_* variables in, the CI's context detected, then the
- * same step as the action's (src/step.ts), reported to a terminal and the files a CI reads. `run`
- * checks the key, runs the deploy as a child process and records how it ended.
+ * The command line's door: flags and CHANGE_TRACKING_* variables in, the CI's context detected,
+ * then the core's steps (src/step.ts), reported to a terminal and the files a CI reads. `run`
+ * checks the key, runs the deploy as a child process and records how it ended. Every line it
+ * prints, the parser's included, is redacted, made inert and cut on its way out.
  */
-import { withoutUndefined } from '../change.ts'
-import type { DeployRecord } from '../deploy.ts'
-import { failureKind, InputError } from '../errors.ts'
+import type { ShippedLookup } from '../commands/command.ts'
+import { requireSubject } from '../commands/change.ts'
+import { InputError } from '../errors.ts'
 import { ACTION_VERSION } from '../package.ts'
+import { CancelledError, type Verdict } from '../policy.ts'
+import { Redactor } from '../redact.ts'
+import { safeLine, type DoorWords } from '../report.ts'
 import { Inputs } from '../settings.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
-  COMMAND_HANDLERS,
+  finishRun,
   KEY_CHECK_BUDGET_MS,
-  runStep,
-  type StepDoor,
-  type StepPlan
+  momentOf,
+  openRun,
+  runCommand,
+  SIGNAL_EXIT_CODES,
+  type OpenRun
 } from '../step.ts'
 import { checkoutLookup, ciDefaults, detectCiContext, type Env } from './ci-context.ts'
 import { runDeploy } from './deploy-process.ts'
-import { buildProgram, UsageError, type Invocation } from './flags.ts'
+import { buildProgram, readKeyFile, sensitiveValues, variableOf, type Invocation } from './flags.ts'
 import { Terminal, writeFiles } from './terminal.ts'
 
-/** A wrong command line or input: wrong on every run, so never worth a retry. */
+/** A command line that cannot run: wrong on every run, so never worth a retry. */
 const USAGE_EXIT = 2
-const READ_COMMANDS = new Set(['get-change', 'event-results', 'hello'])
+type Io = {
+  stdout: (text: string | Uint8Array) => void
+  stderr: (line: string) => void
+  cwd: string
+}
 
-type Door = StepDoor & Pick<StepPlan, 'run' | 'lookUp'> & { invocation: Invocation }
+/** The command line's words: its flags and variables, "the command" and "the deploy". */
+function wordsOf(nameOf: (name: string) => string): DoorWords {
+  return {
+    inputName: nameOf,
+    advice: {
+      raiseTimeout: 'raise --timeout-seconds',
+      checkAddress: 'check --base-url',
+      checkApiKey: `check the API key (${variableOf(Inputs.ApiKey)} or --api-key-file) and its permissions`
+    },
+    hints: {
+      getChange: { 404: 'No change has that id: check --change-id.' },
+      sendHeartbeat: { 404: 'No heartbeat monitor has that id: check --heartbeat-id.' }
+    },
+    missingKey: `No API key: set ${variableOf(Inputs.ApiKey)}, or give --api-key-file.`,
+    notFailing: {
+      outage:
+        '(Not counted as a failure: an outage fails the command only under --fail-on-error true.)',
+      false: '(Not counted as a failure: --fail-on-error is false.)'
+    },
+    beforeDeploy: {
+      failsNow: 'The deploy was not run (--fail-on-error true).',
+      failsAfter:
+        'The deploy runs, unrecorded, and the command exits 1 after it; to run it unrecorded without failing, give --fail-on-error false.',
+      recordsAfter: 'The deploy runs; its change will be recorded when it ends.',
+      unrecorded: 'The deploy runs, unrecorded (--fail-on-error false).'
+    },
+    outputsAdvice: 'Check the disk.'
+  }
+}
 
 /** Runs the command line; resolves with the exit status. */
-export async function main(
-  argv: readonly string[],
-  env: Env,
-  io: { stdout: (text: string) => void; stderr: (line: string) => void; cwd: string }
-): Promise<number> {
+export async function main(argv: readonly string[], env: Env, io: Io): Promise<number> {
+  const startedAt = Date.now()
+  const redactor = new Redactor()
+  for (const secret of sensitiveValues(argv, env)) redactor.add(secret)
+  const safe = (text: string): string => safeLine(redactor, text)
+  const say = (line: string): void => io.stderr(safe(line))
   let invocation: Invocation | undefined
-  const output = { writeOut: io.stdout, writeErr: (text: string) => io.stderr(text.trimEnd()) }
   try {
-    const program = buildProgram(ACTION_VERSION, output, env, found => (invocation = found))
-    program.parse([...argv], { from: 'user' })
+    const output = { writeOut: io.stdout, writeErr: (text: string) => say(text.trimEnd()) }
+    buildProgram(ACTION_VERSION, output, env, found => (invocation = found)).parse([...argv], {
+      from: 'user'
+    })
   } catch (error) {
-    if (error instanceof UsageError) io.stderr(`error: ${error.message}`)
     // Help and --version exit 0; every other refusal of the command line is a usage error.
+    if (!(error as { code?: string }).code?.startsWith('commander.'))
+      say(`error: ${String((error as Error).message)}`)
     return (error as { exitCode?: number }).exitCode === 0 ? 0 : USAGE_EXIT
   }
   if (invocation === undefined) return USAGE_EXIT
-  const { command, options, nameOf } = invocation
-  const terminal = new Terminal(io.stderr, options.debug)
-  const ci = detectCiContext(env, io.cwd)
-  // Where each field came from is said once, though `run` reads the settings twice.
-  let said = false
-  const door: Door = {
-    sink: terminal,
-    getInput: invocation.getInput,
-    // prettier-ignore
-    advice: { raiseTimeout: 'raise --timeout-seconds', checkAddress: 'check --base-url',
-      checkApiKey: 'check the API key (CHANGE_TRACKING_API_KEY or --api-key-file) and its permissions' },
-    // prettier-ignore
-    hints: { getChange: { 404: 'No change has that id: check --change-id.' },
-      sendHeartbeat: { 404: 'No heartbeat monitor has that id: check --heartbeat-id.' } },
-    invocation,
-    run: settings => {
-      // Without a version and a service a change says nothing of what shipped: none is sent.
-      const fields = { ...ci, ...withoutUndefined(settings.change) }
-      if (settings.command === 'change') {
-        if (!fields.version) throw new InputError('version', NOT_DETECTED)
-        if (!fields.service && !settings.services) throw new InputError('service', NOT_DETECTED)
-      }
-      for (const name of said ? [] : (['version', 'service', 'user', 'environment'] as const)) {
-        const from = settings.change[name] !== undefined ? nameOf(name) : ci.sources[name]
-        terminal.debug(`${name}: ${fields[name] ?? '(none)'} (from ${from ?? 'nowhere'})`)
-      }
-      said = true
-      return ciDefaults(ci, io.cwd)
-    },
-    lookUp: checkoutLookup(env, ci, io.cwd, nameOf(Inputs.PreviousVersion))
+  const { command, options, nameOf, apiKeyFile } = invocation
+  const terminal = new Terminal(io.stderr, safe, options.debug)
+  // The key file is read within the key check's time, and never past its bound.
+  const key =
+    apiKeyFile === undefined
+      ? undefined
+      : await readKeyFile(apiKeyFile, { timeoutMs: KEY_CHECK_BUDGET_MS })
+  if (key && 'key' in key) redactor.add(key.key)
+  const getInput = (name: string): string =>
+    name === Inputs.ApiKey && key && 'key' in key ? key.key : invocation!.getInput(name)
+  const ci = await detectCiContext(env, io.cwd)
+  for (const warning of ci.warnings ?? []) terminal.warning(warning)
+  for (const name of ['version', 'service', 'user', 'environment'] as const) {
+    const given = getInput(name) !== ''
+    const from = given ? nameOf(name) : ci.sources[name]
+    terminal.debug(
+      `${name}: ${given ? getInput(name) : (ci[name] ?? '(none)')} (from ${from ?? 'nowhere'})`
+    )
   }
-  const status = command === 'run' ? await runWrapped(door, env) : await runCommand(door)
+  const open = await openRun({ sink: terminal, getInput, words: wordsOf(nameOf), redactor })
+  // A key file that cannot be used is a mistake to fix, like a rejected key.
+  if (key && 'problem' in key) open.error = new Error(key.problem)
+  const lookUp = checkoutLookup(env, ci, io.cwd, nameOf(Inputs.PreviousVersion))
+  const door = { open, run: ciDefaults(ci, io.cwd), lookUp: lookUp(open.settings?.previousVersion) }
+  const status =
+    command === 'run'
+      ? await runWrapped(door, invocation, env, io, KEY_CHECK_BUDGET_MS - (Date.now() - startedAt))
+      : await runAlone(door)
   writeFiles(terminal, options, problem => terminal.warning(problem))
-  // The outputs as one JSON object, by the action's output names.
+  // The outputs as one JSON object: the last line of standard output, whole.
   if (options.json) io.stdout(`${JSON.stringify(Object.fromEntries(terminal.outputs))}\n`)
   return status
 }
 
-const NOT_DETECTED = ' is unknown: no CI variable or git checkout gives it here; set it.'
+type DoorRun = { open: OpenRun; run: ReturnType<typeof ciDefaults>; lookUp: ShippedLookup }
 
-/** One command: 0, 2 for input, 1 for a failed read or any failure under --fail-on-error true. */
-async function runCommand(door: Door): Promise<number> {
-  const { error, reporting } = await commandStep(door, Infinity)
-  if (error === undefined) return 0
-  if (failureKind(error) === 'input') return USAGE_EXIT
-  return READ_COMMANDS.has(door.invocation.command) || reporting.failOnError === 'true' ? 1 : 0
+/** One command: 0, 2 for an input error, 1 for another failure the policy counts. */
+async function runAlone({ open, run, lookUp }: DoorRun): Promise<number> {
+  const { settings } = open
+  const error =
+    open.error ??
+    (await runCommand(
+      { ...open, settings: settings! },
+      { run, lookUp, budgetCap: Infinity, onSignal: 'exit' }
+    ))
+  const verdict = await finishRun(open, error, momentOf(settings?.command ?? 'change'))
+  return !verdict?.failsNow ? 0 : error instanceof InputError ? USAGE_EXIT : 1
 }
 
 /**
- * `run -- CMD`: the key checked within KEY_CHECK_BUDGET_MS, the deploy run, then its change
- * recorded. Exits with the deploy's status; tracking changes it only under --fail-on-error true.
+ * `run -- CMD`: the key checked within what is left of KEY_CHECK_BUDGET_MS, the deploy run, then
+ * its change recorded. Exits with the deploy's status when it is not 0; after a successful deploy,
+ * with 1 when the policy counts a tracking failure.
  */
-async function runWrapped(door: Door, env: Env): Promise<number> {
-  let recording = true
-  const check = await runStep(door, {
-    run: door.run,
-    budgetCap: () => KEY_CHECK_BUDGET_MS,
-    recordsChange: () => false,
-    act: async ({ client, report }) => {
-      await client.hello()
-      report.info('The change will be recorded when the deploy ends, with how it ended.')
-    },
-    settle(error, { report, reporting: { failOnError } }) {
-      const kind = failureKind(error)
-      if (kind === 'input' || failOnError === 'true') return namedInput(error, door.invocation)
-      // Tracking never decides whether the deploy runs: an outage leaves recording to try after.
-      recording = kind === 'outage'
-      const after = recording ? '; its change will be recorded when it ends' : ', unrecorded'
-      report.warning(
-        `${(error as Error).message} The deploy goes on${after} (fail-on-error: ${failOnError}).`
-      )
-      return undefined
-    }
+async function runWrapped(
+  { open, run, lookUp }: DoorRun,
+  invocation: Invocation,
+  env: Env,
+  io: Io,
+  budgetLeft: number
+): Promise<number> {
+  const { settings, report } = open
+  let error = open.error
+  if (settings && !error) {
+    error = await runCommand(
+      { ...open, settings },
+      {
+        run,
+        budgetCap: Math.max(budgetLeft, 1000),
+        act: async ({ client, report }) => {
+          requireSubject(settings, run)
+          await client.hello()
+          report.info('The change will be recorded when the deploy ends, with how it ended.')
+        },
+        onSignal: 'stop'
+      }
+    )
+  }
+  if (error instanceof CancelledError) {
+    report.warning(`The deploy was not started: ${error.signal} arrived during the key check.`)
+    return SIGNAL_EXIT_CODES[error.signal]
+  }
+  const before: Verdict | undefined =
+    error === undefined ? undefined : await finishRun(open, error, 'before-deploy')
+  if (before?.failsNow) return 1
+  const [command, ...args] = invocation.deploy
+  const deploy = await runDeploy(command, args, {
+    env: env as NodeJS.ProcessEnv,
+    ...(invocation.options.json && { stdout: (chunk: Buffer) => io.stdout(chunk) })
   })
-  if (check.error !== undefined) return failureKind(check.error) === 'input' ? USAGE_EXIT : 1
-  const [command, ...args] = door.invocation.deploy
-  const deploy = await runDeploy(command, args, { env: env as NodeJS.ProcessEnv })
-  if (!deploy.started) door.sink.error(deploy.message)
-  if (!deploy.started || !recording) return deploy.exitCode
-  const record = { ...deploy, status: deploy.outcome }
-  const { error, reporting } = await commandStep(door, AFTER_DEPLOY_BUDGET_MS, record)
-  const failed = error !== undefined && reporting.failOnError === 'true'
-  return failed && deploy.exitCode === 0 ? 1 : deploy.exitCode
-}
-
-/** The command, after a wrapped deploy with how it ended; its input errors named as flags are. */
-function commandStep(door: Door, budgetCap: number, deploy?: DeployRecord) {
-  return runStep(door, {
-    run: door.run,
-    lookUp: door.lookUp,
-    budgetCap: () => budgetCap,
-    recordsChange: settings => settings.command === 'change',
-    act: (context, settings) => COMMAND_HANDLERS[settings.command]({ ...context, deploy }),
-    settle: error => namedInput(error, door.invocation)
-  })
-}
-
-/** An input error names the flag, or the variable, that its value came from. */
-function namedInput(error: unknown, invocation: Invocation): unknown {
-  return error instanceof InputError ? error.namedAs(invocation.nameOf(error.input)) : error
+  if (!deploy.started) {
+    report.failed(deploy.message)
+    return deploy.exitCode
+  }
+  if (invocation.options.json && !deploy.outputEndsLine) io.stdout('\n')
+  let fails = before?.failsAfter ?? false
+  if (settings && (!before || before.recordsAfter)) {
+    const recorded = await runCommand(
+      { ...open, settings },
+      {
+        run,
+        lookUp,
+        budgetCap: AFTER_DEPLOY_BUDGET_MS,
+        deploy: { ...deploy, status: deploy.outcome },
+        onSignal: 'stop'
+      }
+    )
+    fails ||= (await finishRun(open, recorded, 'recording'))?.failsNow ?? false
+  }
+  return deploy.exitCode !== 0 ? deploy.exitCode : fails ? 1 : 0
 }

@@ -1,7 +1,8 @@
 /**
  * Where the command line's report goes: progress and results to standard error, one line each;
  * the outputs and the summary kept for standard output (--json) and the files a CI reads
- * (--outputs, --summary). Text reaches it already redacted and inert, from the report.
+ * (--outputs, --summary). Every line passes `safe` (redacted, inert, cut) on its way out, the
+ * door's own lines too.
  */
 import { writeFileSync } from 'node:fs'
 import type { ReportSink } from '../report.ts'
@@ -9,11 +10,11 @@ import type { ReportSink } from '../report.ts'
 export class Terminal implements ReportSink {
   readonly outputs = new Map<string, string>()
   summary = ''
-  private readonly write: (line: string) => void
+  private readonly write: (line: string, prefix?: string) => void
   private readonly debugOn: boolean
 
-  constructor(write: (line: string) => void, debugOn = false) {
-    this.write = write
+  constructor(write: (line: string) => void, safe: (text: string) => string, debugOn = false) {
+    this.write = (line, prefix = '') => write(`${prefix}${safe(line)}`)
     this.debugOn = debugOn
   }
 
@@ -24,10 +25,10 @@ export class Terminal implements ReportSink {
     this.outputs.set(name, [...lines].join('\n'))
   }
   info = (message: string): void => this.write(message)
-  debug = (message: string): void => void (this.debugOn && this.write(`debug: ${message}`))
-  notice = (message: string): void => this.write(`notice: ${message}`)
-  warning = (message: string): void => this.write(`warning: ${message}`)
-  error = (message: string): void => this.write(`error: ${message}`)
+  debug = (message: string): void => void (this.debugOn && this.write(message, 'debug: '))
+  notice = (message: string): void => this.write(message, 'notice: ')
+  warning = (message: string): void => this.write(message, 'warning: ')
+  error = (message: string): void => this.write(message, 'error: ')
   setFailed = this.error
   async appendSummary(markdown: string): Promise<void> {
     this.summary += markdown

@@ -3,17 +3,32 @@
  * with the services input), then send the heartbeat when a monitor is named. At a job's end the
  * same commands run in the post step, with how the deploy ended.
  */
-import { buildChangeRequest, changeSubject, overruledOutcome, type ChangeBasis } from '../change.ts'
+import {
+  buildChangeRequest,
+  changeSubject,
+  overruledOutcome,
+  type ChangeBasis,
+  type RunDefaults
+} from '../change.ts'
+import { InputError } from '../errors.ts'
 import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from '../deploy.ts'
 import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
 import { answer, formatField, type Cell, type SummaryRow } from '../summary.ts'
 import type { ChangeRequest } from '../service/client.ts'
-import { Outputs } from '../settings.ts'
+import { Inputs, Outputs, type Settings } from '../settings.ts'
 import type { Shipped } from '../shipped/types.ts'
 import type { CommandContext } from './command.ts'
 import { findTriage, logTriage, triageRows } from './triage.ts'
 import { findShipped, logShipped, outputShipped, summarizeShipped } from './shipped.ts'
+
+/** Without a version and a service a change says nothing of what shipped: none is sent. */
+export function requireSubject(settings: Settings, run: RunDefaults): void {
+  const unknown = " is unknown: nothing in the run's context gives it here; set it."
+  if (!changeSubject(settings.change, run).version) throw new InputError(Inputs.Version, unknown)
+  if (!settings.services && !(settings.change.service ?? run.service))
+    throw new InputError(Inputs.Service, unknown)
+}
 
 export async function recordChange(context: CommandContext): Promise<void> {
   const { settings, run, report, deploy } = context
@@ -26,6 +41,7 @@ export async function recordChange(context: CommandContext): Promise<void> {
     report.summary.note(why)
     return
   }
+  requireSubject(settings, run)
   const shipped = await findShipped(context, changeSubject(settings.change, run))
   logShipped(report, shipped)
   const triage = await findTriage(context, shipped)

@@ -9,6 +9,7 @@ import type { ClientRequestArgs } from 'node:http'
 import * as http from 'node:http'
 import * as https from 'node:https'
 import * as tls from 'node:tls'
+import type { LookupFunction } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { ServiceError } from '../errors.ts'
 import type { Redactor } from '../redact.ts'
@@ -30,6 +31,7 @@ import {
   type ServiceRequest,
   type ServiceResponse
 } from './request.ts'
+import { stoppableLookup } from './lookup.ts'
 import { RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.ts'
 
 /** A larger answer is an error: the service never needs to send more. */
@@ -70,6 +72,8 @@ export class Transport {
   private readonly agent: TrackingAgent
   /** The sockets of each attempt under way, so that close() can end them. */
   private readonly attempts = new Set<Set<Duplex>>()
+  /** Names looked up so that close() can stop them: a resolver may never answer. */
+  private readonly names = stoppableLookup()
   private closed = false
 
   constructor(options: TransportOptions) {
@@ -84,7 +88,7 @@ export class Transport {
     const proxy = found?.hostname ? found : undefined
     // Decoded by the toolkit: the password as a server would echo it.
     if (proxy?.password) redactor.add(proxy.password)
-    this.agent = new TrackingAgent(proxy)
+    this.agent = new TrackingAgent(proxy, this.names.lookup)
     const budgetMs = this.policy.outageBudgetMs
     this.where = { baseUrl, proxy: proxy && hostPort(proxy), advice, redactor, budgetMs }
   }
@@ -147,6 +151,7 @@ export class Transport {
     for (const sockets of this.attempts) destroyAll(sockets)
     this.attempts.clear()
     this.agent.destroy()
+    this.names.stop()
     this.closed = true
   }
 
@@ -193,7 +198,8 @@ export class Transport {
       if (request.contentType) headers['Content-Type'] = request.contentType
       // Some servers and load balancers answer 411 to a POST without a length.
       if (request.method === 'POST') headers['Content-Length'] = body?.byteLength ?? 0
-      const options = { method: request.method, headers, agent: this.agent }
+      const { lookup } = this.names
+      const options = { method: request.method, headers, agent: this.agent, lookup }
       const req = https.request(url, Object.assign(options, { [ATTEMPT_SOCKETS]: sockets }))
       // A kept-alive socket from an earlier request is this attempt's too.
       req.on('socket', socket => sockets.add(socket))
@@ -228,10 +234,12 @@ const ATTEMPT_SOCKETS = Symbol('attempt sockets')
  */
 class TrackingAgent extends https.Agent {
   private readonly proxy: URL | undefined
+  private readonly lookup: LookupFunction | undefined
 
-  constructor(proxy: URL | undefined) {
+  constructor(proxy: URL | undefined, lookup: LookupFunction | undefined) {
     super({ keepAlive: true })
     this.proxy = proxy
+    this.lookup = lookup
   }
 
   override createConnection(
@@ -255,7 +263,8 @@ class TrackingAgent extends https.Agent {
       method: 'CONNECT',
       path: target,
       headers,
-      agent: false
+      agent: false,
+      lookup: this.lookup
     })
     connect.on('socket', track)
     connect.once('error', error => callback(error))

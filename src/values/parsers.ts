@@ -222,12 +222,8 @@ function headerValue(name: string, value: string, advice: string): string {
 /** Never quoted. */
 export function parseApiKey(raw: string): string {
   const key = raw.trim()
-  if (key === '') {
-    throw refusal(
-      Inputs.ApiKey,
-      `is required: pass the service's API key from a secret, for example \${{ secrets.CHANGE_TRACKING_API_KEY }}.`
-    )
-  }
+  // The door says how a key is given: its words replace this one's.
+  if (key === '') throw Object.assign(refusal(Inputs.ApiKey, 'is required.'), { missing: true })
   return headerValue(Inputs.ApiKey, key, 'check that the whole key, and only the key, was copied')
 }
 

@@ -1,0 +1,73 @@
+/**
+ * Host names for the service's sockets, looked up on the event loop: the hosts file, then DNS
+ * through c-ares, stopped when the transport closes. Node's default (getaddrinfo in libuv's
+ * thread pool) cannot be stopped: a resolver that never answers held the process for minutes
+ * after its work had ended, since even process.exit waits for those threads.
+ */
+import { Resolver } from 'node:dns/promises'
+import { readFileSync } from 'node:fs'
+import { isIP, type LookupFunction } from 'node:net'
+
+type Address = { address: string; family: number }
+
+/** A lookup for one transport, and what stops every query it has under way. */
+export function stoppableLookup(hostsFile = '/etc/hosts'): {
+  lookup?: LookupFunction
+  stop: () => void
+} {
+  // Windows keeps its hosts file elsewhere, and its getaddrinfo runs no such risk of ours.
+  if (process.platform === 'win32') return { stop: () => {} }
+  const resolver = new Resolver()
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family
+    const wanted = (found: Address[]) => found.filter(({ family: f }) => !family || f === family)
+    const answer = (found: Address[]) => {
+      if (options.all) return callback(null, found)
+      callback(null, found[0].address, found[0].family)
+    }
+    const name = hostname.toLowerCase()
+    const known = wanted(fromHostsFile(name, hostsFile))
+    if (known.length > 0) return answer(known)
+    const queries = ([4, 6] as const).filter(f => !family || f === family)
+    void Promise.allSettled(
+      queries.map(f =>
+        (f === 4 ? resolver.resolve4(name) : resolver.resolve6(name)).then(addresses =>
+          addresses.map(address => ({ address, family: f }))
+        )
+      )
+    ).then(results => {
+      const found = results.flatMap(result => (result.status === 'fulfilled' ? result.value : []))
+      if (found.length > 0) return answer(found)
+      const codes = results.map(result => (result as PromiseRejectedResult).reason?.code)
+      // A name that does not exist is a typo; any other failure (a timeout) may pass.
+      const missing = codes.some(code => code === 'ENOTFOUND' || code === 'ENODATA')
+      const code = missing ? 'ENOTFOUND' : 'EAI_AGAIN'
+      const error = Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), { code, hostname })
+      callback(error, '', 0)
+    })
+  }
+  return { lookup: lookup as LookupFunction, stop: () => resolver.cancel() }
+}
+
+/** The hosts file's addresses for a name; `localhost` and its subdomains are loopback anyway. */
+function fromHostsFile(name: string, hostsFile: string): Address[] {
+  let text = ''
+  try {
+    text = readFileSync(hostsFile, 'utf8')
+  } catch {
+    // No hosts file: DNS alone.
+  }
+  const found: Address[] = []
+  for (const line of text.split('\n')) {
+    const [address = '', ...names] = line.replace(/#.*/, '').trim().split(/\s+/)
+    const family = isIP(address)
+    if (family && names.some(each => each.toLowerCase() === name)) found.push({ address, family })
+  }
+  if (found.length === 0 && (name === 'localhost' || name.endsWith('.localhost'))) {
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 }
+    ]
+  }
+  return found
+}
