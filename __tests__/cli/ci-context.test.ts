@@ -8,22 +8,23 @@ import {
   ciMetadata,
   detectCiContext,
   type CiContext,
-  type Env,
-  type GitRunner
+  type Env
 } from '../../src/cli/ci-context.ts'
-import type { Settings } from '../../src/settings.ts'
+import type { Git } from '../../src/shipped/git-lookup.ts'
 import { gitEnv, TestRepository } from '../support/git-repository.ts'
 
 const SHA = '3f786850e387550fdab836ed7e6dc881de23001b'
 const PREVIOUS_PUSH = '9f2c1d0e8b7a69584736251403f2e1d0c9b8a796'
 
 /** A git that knows only these answers (by its arguments), and remembers what it was asked. */
-function fakeGit(answers: Record<string, string> = {}): GitRunner & { asked: string[] } {
+function fakeGit(answers: Record<string, string> = {}): Git & { asked: string[] } {
   const asked: string[] = []
+  const answer = (out?: string) =>
+    out === undefined ? { out: '', cut: false, said: '' } : { out, cut: false }
   return Object.assign(
-    (args: string[]) => {
+    async (args: string[]) => {
       asked.push(args.join(' '))
-      return answers[args.join(' ')]
+      return answer(answers[args.join(' ')])
     },
     { asked }
   )
@@ -35,7 +36,7 @@ function fieldsOf(context: CiContext): Partial<CiContext> {
 }
 
 describe('detectCiContext in each CI, from the variables it documents', () => {
-  it('GitLab CI: the project path, who started the pipeline, the environment and both links', () => {
+  it('GitLab CI: the project path, who started the pipeline, the environment and both links', async () => {
     const env: Env = {
       CI: 'true',
       GITLAB_CI: 'true',
@@ -58,7 +59,7 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       USER: 'gitlab-runner'
     }
     const git = fakeGit()
-    const context = detectCiContext(env, '/builds/acme/platform/shop', git)
+    const context = await detectCiContext(env, '/builds/acme/platform/shop', { git })
 
     expect(fieldsOf(context)).toEqual({
       provider: 'gitlab',
@@ -91,8 +92,8 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
     expect(git.asked).toEqual([])
   })
 
-  it('GitLab CI: a merge request ships its source branch, named by its number in the project', () => {
-    const context = detectCiContext(
+  it('GitLab CI: a merge request ships its source branch, named by its number in the project', async () => {
+    const context = await detectCiContext(
       {
         GITLAB_CI: 'true',
         CI_PROJECT_PATH: 'acme/shop',
@@ -106,14 +107,14 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
         CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main'
       },
       '/builds/acme/shop',
-      fakeGit()
+      { git: fakeGit() }
     )
     expect(context).toMatchObject({ pullRequest: '42', branch: 'feature/cart' })
     expect(ciMetadata(context)).toMatchObject({ pull_request: '42', branch: 'feature/cart' })
   })
 
-  it('GitLab CI: a tag pipeline names the tag, not a branch of the same name', () => {
-    const context = detectCiContext(
+  it('GitLab CI: a tag pipeline names the tag, not a branch of the same name', async () => {
+    const context = await detectCiContext(
       {
         GITLAB_CI: 'true',
         CI_PROJECT_PATH: 'acme/shop',
@@ -122,13 +123,13 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
         CI_COMMIT_REF_NAME: 'v1.4.0'
       },
       '/builds/acme/shop',
-      fakeGit({ 'symbolic-ref --short -q HEAD': 'main' })
+      { git: fakeGit({ 'symbolic-ref --short -q HEAD': 'main' }) }
     )
     expect(context.tag).toBe('v1.4.0')
     expect(context.branch).toBeUndefined()
   })
 
-  it('GitHub Actions, in a run step: the actor, the run number and the link to the run', () => {
+  it('GitHub Actions, in a run step: the actor, the run number and the link to the run', async () => {
     const env: Env = {
       CI: 'true',
       GITHUB_ACTIONS: 'true',
@@ -149,7 +150,7 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       GITHUB_WORKSPACE: '/home/runner/work/shop/shop',
       RUNNER_OS: 'Linux'
     }
-    const context = detectCiContext(env, '/home/runner/work/shop/shop', fakeGit())
+    const context = await detectCiContext(env, '/home/runner/work/shop/shop', { git: fakeGit() })
 
     expect(fieldsOf(context)).toEqual({
       provider: 'github',
@@ -169,7 +170,7 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
     })
   })
 
-  it('GitHub Actions: a pull request names its number and head branch without reading the event file', () => {
+  it('GitHub Actions: a pull request names its number and head branch without reading the event file', async () => {
     const pullRequest = {
       GITHUB_ACTIONS: 'true',
       GITHUB_SERVER_URL: 'https://github.com',
@@ -182,23 +183,23 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       // Not there: env-ci would read it whole, and throw for pull_request_target.
       GITHUB_EVENT_PATH: join(tmpdir(), 'no-such-dir-for-ci-context', 'event.json')
     }
-    const merge = detectCiContext(
+    const merge = await detectCiContext(
       { ...pullRequest, GITHUB_EVENT_NAME: 'pull_request', GITHUB_REF: 'refs/pull/42/merge' },
       '/w',
-      fakeGit()
+      { git: fakeGit() }
     )
     expect(merge).toMatchObject({ pullRequest: '42', branch: 'feature/cart' })
 
-    const target = detectCiContext(
+    const target = await detectCiContext(
       { ...pullRequest, GITHUB_EVENT_NAME: 'pull_request_target', GITHUB_REF: 'refs/heads/main' },
       '/w',
-      fakeGit()
+      { git: fakeGit() }
     )
     expect(target).toMatchObject({ provider: 'github', version: SHA, branch: 'feature/cart' })
   })
 
-  it('GitHub Actions: a tag push names the tag', () => {
-    const context = detectCiContext(
+  it('GitHub Actions: a tag push names the tag', async () => {
+    const context = await detectCiContext(
       {
         GITHUB_ACTIONS: 'true',
         GITHUB_REPOSITORY: 'acme/shop',
@@ -207,13 +208,13 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
         GITHUB_EVENT_NAME: 'push'
       },
       '/w',
-      fakeGit()
+      { git: fakeGit() }
     )
     expect(context.tag).toBe('release/2.0')
     expect(context.branch).toBeUndefined()
   })
 
-  it('Jenkins: the build-user-vars login, the change branch, and the repository from the origin remote', () => {
+  it('Jenkins: the build-user-vars login, the change branch, and the repository from the origin remote', async () => {
     const env: Env = {
       JENKINS_URL: 'https://jenkins.example.com/',
       JENKINS_HOME: '/var/lib/jenkins',
@@ -236,7 +237,7 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       BUILD_USER: 'Alice Martin'
     }
     const git = fakeGit({ 'remote get-url origin': 'https://github.com/acme/shop.git\n' })
-    const context = detectCiContext(env, '/var/lib/jenkins/workspace/shop_PR-42', git)
+    const context = await detectCiContext(env, '/var/lib/jenkins/workspace/shop_PR-42', { git })
 
     expect(fieldsOf(context)).toEqual({
       provider: 'jenkins',
@@ -259,9 +260,9 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
     })
   })
 
-  it('Jenkins: without build-user-vars the change author; without GIT_COMMIT, HEAD through the bounded git', () => {
+  it('Jenkins: without build-user-vars the change author; without GIT_COMMIT, HEAD through the bounded git', async () => {
     const git = fakeGit({ 'rev-parse HEAD': `${SHA}\n` })
-    const context = detectCiContext(
+    const context = await detectCiContext(
       {
         JENKINS_URL: 'https://jenkins.example.com/',
         BUILD_NUMBER: '58',
@@ -271,13 +272,13 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
         CHANGE_AUTHOR: 'jdoe'
       },
       process.cwd(),
-      git
+      { git }
     )
     expect(context).toMatchObject({ user: 'jdoe', version: SHA })
     expect(context.sources.version).toBe('git rev-parse HEAD')
   })
 
-  it('CircleCI: the username, the owner/repo and the link to the job', () => {
+  it('CircleCI: the username, the owner/repo and the link to the job', async () => {
     const env: Env = {
       CI: 'true',
       CIRCLECI: 'true',
@@ -295,7 +296,7 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       CIRCLE_WORKFLOW_ID: '5a1c3c4e-8d3e-4a57-9f5e-0b1f0c2c9f11',
       CIRCLE_WORKING_DIRECTORY: '~/project'
     }
-    const context = detectCiContext(env, '/home/circleci/project', fakeGit())
+    const context = await detectCiContext(env, '/home/circleci/project', { git: fakeGit() })
 
     expect(fieldsOf(context)).toEqual({
       provider: 'circleci',
@@ -314,18 +315,18 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
     })
   })
 
-  it('CircleCI: a repository path env-ci built from a missing part is no path', () => {
-    const context = detectCiContext(
+  it('CircleCI: a repository path env-ci built from a missing part is no path', async () => {
+    const context = await detectCiContext(
       { CIRCLECI: 'true', CIRCLE_PROJECT_REPONAME: 'shop', CIRCLE_SHA1: SHA },
       '/home/circleci/project',
-      fakeGit({ 'remote get-url origin': 'git@github.com:acme/shop.git' })
+      { git: fakeGit({ 'remote get-url origin': 'git@github.com:acme/shop.git' }) }
     )
     // env-ci says "undefined/shop"; the checkout's origin says where it is.
     expect(context.service).toBe('acme/shop')
     expect(context.sources.service).toBe('the origin remote')
   })
 
-  it('Buildkite: the build creator, the build and the job link (build URL # job id)', () => {
+  it('Buildkite: the build creator, the build and the job link (build URL # job id)', async () => {
     const env: Env = {
       CI: 'true',
       BUILDKITE: 'true',
@@ -346,7 +347,9 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
     }
     // env-ci never sees BUILDKITE_REPO (it scans it in cubic time): the checkout's origin names it.
     const git = fakeGit({ 'remote get-url origin': 'git@github.com:acme/shop.git' })
-    const context = detectCiContext(env, env['BUILDKITE_BUILD_CHECKOUT_PATH'] as string, git)
+    const context = await detectCiContext(env, env['BUILDKITE_BUILD_CHECKOUT_PATH'] as string, {
+      git
+    })
     const jobUrl =
       'https://buildkite.com/acme/shop/builds/1514#0190a3c4-6d1e-4b2a-8f3c-7e9d0a1b2c3d'
 
@@ -373,7 +376,7 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
     })
   })
 
-  it('Azure Pipelines, in a deployment job: the requester, the environment and the results page', () => {
+  it('Azure Pipelines, in a deployment job: the requester, the environment and the results page', async () => {
     const env: Env = {
       TF_BUILD: 'True',
       AGENT_ID: '12',
@@ -400,7 +403,7 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
     const git = fakeGit({
       'remote get-url origin': 'https://acme@dev.azure.com/acme/Web%20Shop/_git/shop'
     })
-    const context = detectCiContext(env, '/home/vsts/work/1/s', git)
+    const context = await detectCiContext(env, '/home/vsts/work/1/s', { git })
     const buildUrl = 'https://dev.azure.com/acme/Web%20Shop/_build/results?buildId=4711'
 
     expect(fieldsOf(context)).toEqual({
@@ -421,17 +424,17 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
     })
   })
 
-  it('Azure Pipelines: a tag build names the tag from its full ref', () => {
-    const context = detectCiContext(
+  it('Azure Pipelines: a tag build names the tag from its full ref', async () => {
+    const context = await detectCiContext(
       { BUILD_BUILDURI: 'vstfs:///Build/Build/4712', BUILD_SOURCEBRANCH: 'refs/tags/v2.0.0' },
       '/home/vsts/work/1/s',
-      fakeGit()
+      { git: fakeGit() }
     )
     expect(context.tag).toBe('v2.0.0')
     expect(context.branch).toBeUndefined()
   })
 
-  it('Bitbucket Pipelines, in a deployment step: the environment and the pipeline page; no user', () => {
+  it('Bitbucket Pipelines, in a deployment step: the environment and the pipeline page; no user', async () => {
     const env: Env = {
       CI: 'true',
       BITBUCKET_BUILD_NUMBER: '321',
@@ -451,7 +454,9 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       BITBUCKET_DEPLOYMENT_ENVIRONMENT_UUID: '{3d4e5f6a-7b8c-9d0e-1f2a-3b4c5d6e7f80}',
       USER: 'root'
     }
-    const context = detectCiContext(env, '/opt/atlassian/pipelines/agent/build', fakeGit())
+    const context = await detectCiContext(env, '/opt/atlassian/pipelines/agent/build', {
+      git: fakeGit()
+    })
 
     // The account a CI's container runs as is nobody's name: a CI without a user variable has none.
     expect(fieldsOf(context)).toEqual({
@@ -471,8 +476,8 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
     })
   })
 
-  it('Bitbucket Pipelines: a pull request pipeline names the pull request', () => {
-    const context = detectCiContext(
+  it('Bitbucket Pipelines: a pull request pipeline names the pull request', async () => {
+    const context = await detectCiContext(
       {
         BITBUCKET_BUILD_NUMBER: '322',
         BITBUCKET_COMMIT: SHA,
@@ -482,17 +487,32 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
         BITBUCKET_REPO_FULL_NAME: 'acme/shop'
       },
       '/opt/atlassian/pipelines/agent/build',
-      fakeGit()
+      { git: fakeGit() }
     )
     expect(context).toMatchObject({ pullRequest: '17', branch: 'feature/cart' })
+  })
+})
+
+describe('a CI variable’s repository path with "." or ".." segments', () => {
+  it('is no service: one warning, and the next source names it', async () => {
+    const git = fakeGit({ 'remote get-url origin': 'git@github.com:acme/shop.git' })
+    const env = { GITHUB_ACTIONS: 'true', GITHUB_REPOSITORY: 'acme/../../evil', GITHUB_SHA: SHA }
+    const context = await detectCiContext(env, '/w', { git })
+    expect(context).toMatchObject({
+      service: 'acme/shop',
+      sources: { service: 'the origin remote' }
+    })
+    expect(context.warnings).toEqual([
+      'Not taken as the service: the repository path from env-ci (GitHub Actions) has a "." or ".." segment.'
+    ])
   })
 })
 
 describe('values from the environment', () => {
   const gitlab = { GITLAB_CI: 'true', CI_PROJECT_PATH: 'acme/shop', CI_COMMIT_SHA: SHA }
 
-  it('drops a value holding a line break, and a blank one, as unknown', () => {
-    const context = detectCiContext(
+  it('drops a value holding a line break, and a blank one, as unknown', async () => {
+    const context = await detectCiContext(
       {
         ...gitlab,
         GITLAB_USER_LOGIN: 'jdoe\nInjected: yes',
@@ -500,7 +520,7 @@ describe('values from the environment', () => {
         CI_JOB_URL: 'https://gitlab.com/acme/shop/-/jobs/1\u2028x'
       },
       '/builds/acme/shop',
-      fakeGit()
+      { git: fakeGit() }
     )
     expect([context.user, context.environment, context.jobUrl]).toEqual([
       undefined,
@@ -510,45 +530,47 @@ describe('values from the environment', () => {
     expect(context.sources).not.toHaveProperty('user')
   })
 
-  it('keeps a branch with a line break from env-ci, which would throw on it: the CI is still named', () => {
-    const context = detectCiContext(
+  it('keeps a branch with a line break from env-ci, which would throw on it: the CI is still named', async () => {
+    const context = await detectCiContext(
       { GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF: 'refs/heads/main\nx' },
       '/w',
-      fakeGit()
+      { git: fakeGit() }
     )
     expect(context).toMatchObject({ provider: 'github', version: SHA })
     expect(context.branch).toBeUndefined()
   })
 
-  it('reads no value past the bound (env-ci scans some in quadratic time): it is unknown', () => {
+  it('reads no value past the bound (env-ci scans some in quadratic time): it is unknown', async () => {
     const netlify = { NETLIFY: 'true', COMMIT_REF: SHA, HEAD: 'main' }
     const long = `https://github.com/acme/${'a'.repeat(2000)}`
     // Read, it would name the repository acme/aaa…; unread, env-ci knows no repository (and fails).
-    const context = detectCiContext(
-      { ...netlify, REPOSITORY_URL: long },
-      '/opt/build/repo',
-      fakeGit()
-    )
+    const context = await detectCiContext({ ...netlify, REPOSITORY_URL: long }, '/opt/build/repo', {
+      git: fakeGit()
+    })
     expect(context.service).toBe('repo')
     expect(
-      detectCiContext({ ...gitlab, GITLAB_USER_LOGIN: 'j'.repeat(2000) }, '/b', fakeGit()).user
+      (
+        await detectCiContext({ ...gitlab, GITLAB_USER_LOGIN: 'j'.repeat(2000) }, '/b', {
+          git: fakeGit()
+        })
+      ).user
     ).toBeUndefined()
   })
 
-  it('never throws where env-ci does (Netlify without REPOSITORY_URL), nor takes the login', () => {
-    const context = detectCiContext(
+  it('never throws where env-ci does (Netlify without REPOSITORY_URL), nor takes the login', async () => {
+    const context = await detectCiContext(
       { NETLIFY: 'true', COMMIT_REF: SHA, USER: 'root' },
       '/opt/build/repo',
-      fakeGit()
+      { git: fakeGit() }
     )
     expect(fieldsOf(context)).toEqual({ service: 'repo' })
   })
 
-  it('trims a value', () => {
-    const context = detectCiContext(
+  it('trims a value', async () => {
+    const context = await detectCiContext(
       { ...gitlab, GITLAB_USER_LOGIN: '  jdoe \n' },
       '/builds/acme/shop',
-      fakeGit()
+      { git: fakeGit() }
     )
     expect(context.user).toBe('jdoe')
   })
@@ -584,8 +606,8 @@ describe('outside any CI', () => {
   })
   afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-  it('in a git checkout: HEAD, the origin remote without its credentials, the branch and the login', () => {
-    const context = detectCiContext({ USER: 'alice' }, checkout)
+  it('in a git checkout: HEAD, the origin remote without its credentials, the branch and the login', async () => {
+    const context = await detectCiContext({ USER: 'alice' }, checkout)
 
     expect(fieldsOf(context)).toEqual({
       version: git(checkout, 'rev-parse', 'HEAD'),
@@ -603,42 +625,80 @@ describe('outside any CI', () => {
     expect(ciMetadata(context)).toEqual({ branch: 'main' })
   })
 
-  it('reads git only through the runner it is given: env-ci runs no git of its own', () => {
+  it('reads git only through the runner it is given: env-ci runs no git of its own', async () => {
     // In a real checkout, env-ci alone would have run git (unbounded) and found HEAD.
-    expect(detectCiContext({}, checkout, fakeGit()).version).toBeUndefined()
+    expect((await detectCiContext({}, checkout, { git: fakeGit() })).version).toBeUndefined()
     expect(
-      detectCiContext({ JENKINS_URL: 'https://jenkins.example.com/' }, checkout, fakeGit()).version
+      (
+        await detectCiContext({ JENKINS_URL: 'https://jenkins.example.com/' }, checkout, {
+          git: fakeGit()
+        })
+      ).version
     ).toBeUndefined()
   })
 
-  it('in a folder that is no checkout: the folder name, and the login of the person running it', () => {
-    const context = detectCiContext({}, folder)
+  it('in a folder that is no checkout: the folder name, and the login of the person running it', async () => {
+    const context = await detectCiContext({}, folder)
 
     expect(fieldsOf(context)).toEqual({ service: 'plain-folder', user: userInfo().username })
     expect(context.sources).toEqual({ service: 'the folder name', user: 'the login' })
   })
 
-  it('in a CI env-ci does not know (CI=true): no provider, and not the login of its runner', () => {
-    const context = detectCiContext({ CI: 'true', USER: 'root' }, folder)
+  it('in a CI env-ci does not know (CI=true): no provider, and not the login of its runner', async () => {
+    const context = await detectCiContext({ CI: 'true', USER: 'root' }, folder)
     expect(fieldsOf(context)).toEqual({ service: 'plain-folder' })
   })
 
-  it('in a checkout with no origin: the checkout folder name, from a folder inside it', () => {
+  it('in a checkout with no origin: the checkout folder name, from a folder inside it', async () => {
     const bare = join(root, 'no-origin')
     mkdirSync(join(bare, 'deploy'), { recursive: true })
     git(bare, 'init', '-q')
-    expect(detectCiContext({ USERNAME: 'bob' }, join(bare, 'deploy'))).toMatchObject({
+    expect(await detectCiContext({ USERNAME: 'bob' }, join(bare, 'deploy'))).toMatchObject({
       service: basename(bare),
       user: 'bob'
     })
   })
 
-  it('stops reading what git prints at the bound: a remote URL past it is not read', () => {
+  it('stops reading what git prints at the bound: a remote URL past it is not read', async () => {
     const long = join(root, 'long-remote')
     mkdirSync(long)
     git(long, 'init', '-q')
-    git(long, 'remote', 'add', 'origin', `https://git.example.com/acme/${'a'.repeat(9000)}.git`)
-    expect(detectCiContext({}, long).sources.service).toBe('the folder name')
+    git(long, 'remote', 'add', 'origin', `https://git.example.com/acme/${'a'.repeat(70_000)}.git`)
+    expect((await detectCiContext({}, long)).sources.service).toBe('the folder name')
+  })
+
+  it('ends within its budget for all of git’s calls, even when git hangs on an include.path FIFO', async () => {
+    const hung = join(root, 'hung')
+    mkdirSync(hung)
+    git(hung, 'init', '-q')
+    execFileSync('mkfifo', [join(root, 'fifo')])
+    git(hung, 'config', 'include.path', join(root, 'fifo'))
+    const started = Date.now()
+    const context = await detectCiContext({}, hung, { budgetMs: 300 })
+    // Whatever the number of calls: the budget, and a margin for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(300 + 3000)
+    expect(context.sources).toMatchObject({ service: 'the folder name' })
+    expect(context.version).toBeUndefined()
+  })
+
+  it('reads the checkout it is given, whatever GIT_DIR the environment names', async () => {
+    const other = join(root, 'other')
+    mkdirSync(other)
+    git(other, 'init', '-q', '-b', 'other')
+    const context = await detectCiContext({ GIT_DIR: join(other, '.git') }, checkout)
+    expect(context).toMatchObject({ version: git(checkout, 'rev-parse', 'HEAD'), branch: 'main' })
+  })
+
+  it('takes no service from a remote whose path, decoded, climbs out with "..": one warning', async () => {
+    const climbing = join(root, 'climbing')
+    mkdirSync(climbing)
+    git(climbing, 'init', '-q')
+    git(climbing, 'remote', 'add', 'origin', 'https://github.com/acme%2F..%2F..%2Fevil/x.git')
+    const context = await detectCiContext({}, climbing)
+    expect(context).toMatchObject({ service: 'climbing', sources: { service: 'the folder name' } })
+    expect(context.warnings).toEqual([
+      'Not taken as the service: the repository path from the origin remote has a "." or ".." segment.'
+    ])
   })
 })
 
@@ -667,8 +727,8 @@ describe('checkoutLookup: what shipped, from the checkout and what the CI says',
   async function lookUp(env: Env, cwd: string, previousVersion?: string) {
     // A variable the CI set for its own git never reaches the lookup's.
     const door = { ...gitEnv(root), ...env, GIT_DIR: join(root, 'nowhere') }
-    const lookUp = checkoutLookup(door, detectCiContext(door, cwd), cwd, '--previous-version')
-    return lookUp({ previousVersion } as Settings, { version: commits[2] })
+    const lookUp = checkoutLookup(door, await detectCiContext(door, cwd), cwd, '--previous-version')
+    return lookUp(previousVersion)({ version: commits[2] })
   }
 
   it('takes GitLab’s commit before the push, and links the compare on the CI’s own server', async () => {

@@ -1,8 +1,8 @@
 /**
  * What shipped, read from real repositories built once in a temporary folder with fixed dates:
  * tags, a GitLab merge, a squash merge, a revert, a rename, a migration, hostile history, shallow
- * clones made with `git clone --depth` from a file:// URL, and traps for any program the
- * repository's configuration names. No git is mocked.
+ * clones made with `git clone --depth` from a file:// URL, partial clones that lack a commit or
+ * a file, and traps for any program the repository's configuration names. No git is mocked.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
@@ -11,6 +11,7 @@ import { realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MAX_COMPARE_FILES } from '../../src/shipped/compare.ts'
+import { shippedMetadata } from '../../src/shipped/metadata.ts'
 import {
   gitEnvironment,
   lookUpInCheckout,
@@ -19,6 +20,7 @@ import {
   type GitLookupOptions
 } from '../../src/shipped/git-lookup.ts'
 import { gitEnv, TestRepository } from '../support/git-repository.ts'
+import { lose, partialClone, promisor, running } from './partial-clone.ts'
 
 let root: string
 let shop: TestRepository
@@ -240,6 +242,8 @@ describe('links on the origin remote’s host', () => {
       'https://bitbucket.org/acme/shop/pull-requests/41'
     ],
     ['https://s3cret-token@git.example.com/acme/shop.git', undefined, undefined, undefined],
+    // Decoded, the path climbs out of acme/: no link to github.com/evil/x.
+    ['https://github.com/acme%2F..%2F..%2Fevil/x.git', undefined, undefined, undefined],
     [
       'ssh://git@ghes.example.com/acme/shop.git',
       { kind: 'github', url: 'https://github.example.org' },
@@ -281,6 +285,112 @@ describe('remoteRepository', () => {
       expect(remoteRepository(remote)).toBeUndefined()
     }
   )
+})
+
+describe('remoteRepository and a path with "." or ".." segments', () => {
+  it.each([
+    'https://github.com/acme%2F..%2F..%2Fevil/x.git',
+    'https://github.com/acme/%2e%2e/evil/x.git',
+    'git@github.com:acme/../evil/x.git',
+    'ssh://git@github.com/./x.git'
+  ])('finds no repository in %s', remote => {
+    expect(remoteRepository(remote)).toBeUndefined()
+  })
+})
+
+describe('a version the checkout does not have', () => {
+  it('as a SHA: one warning, and nothing read from HEAD in its place', async () => {
+    for (const version of ['feedface'.repeat(5), 'feedfac']) {
+      expect(await lookUp({ version, previousVersion: 'v1.0.0' })).toEqual({
+        warning: `Could not look up everything this change ships: the checkout does not have the commit ${version}. The change is recorded without the commits it ships.`
+      })
+    }
+  })
+
+  it('as no SHA (a build’s name): HEAD, as before', async () => {
+    const { shipped, warning } = await lookUp({ version: '1.4.2', previousVersion: 'v1.0.0' })
+    expect(warning).toBeUndefined()
+    expect(shipped?.commits.at(-1)?.sha).toBe(sha.hostile)
+  })
+})
+
+describe('a clone that lacks objects', () => {
+  const marker = () => join(root, 'fetched')
+  const trap = () => `touch '${marker()}'; false`
+
+  it('never fetches a missing commit: one warning in git’s words, the version’s commit only', async () => {
+    const { repo: partial, commits } = partialClone(join(root, 'partial'), env, trap())
+    const [first, , last] = commits
+    // The trap works: git left to itself fetches the missing commit, running the remote's command.
+    expect(() => partial.git(['log', `${first}..${last}`])).toThrow()
+    expect(existsSync(marker())).toBe(true)
+    rmSync(marker())
+    const { shipped, warning } = await lookUp({
+      cwd: partial.path,
+      version: last,
+      previousVersion: first
+    })
+    expect(existsSync(marker())).toBe(false)
+    expect(warning).toMatch(
+      /^Could not look up everything this change ships: git merge-base failed: "[^"\n]+"\. The change is recorded without the commits it ships\.$/
+    )
+    expect(shipped?.commits.map(c => c.sha)).toEqual([last])
+    expect(shipped?.changedFiles).toBeUndefined()
+    expect(shippedMetadata(shipped)).toMatchObject({ previous_sha: first, commits_complete: false })
+  })
+
+  it('leaves no process git started running once its budget is spent', async () => {
+    // A unique length of sleep, to find it by; the "#" leaves out the arguments git adds.
+    const nap = `sleep 40.${process.pid}`
+    const { repo: partial, commits } = partialClone(join(root, 'partial-nap'), env, `${nap} #`)
+    try {
+      const found = await lookUp({
+        cwd: partial.path,
+        version: commits[2],
+        previousVersion: commits[0],
+        budgetMs: 1000
+      })
+      expect(found.warning).toBeDefined()
+      expect(running(nap)).toEqual([])
+    } finally {
+      for (const pid of running(nap)) process.kill(pid, 'SIGKILL')
+    }
+  })
+
+  it('reads the paths without renames when rename detection lacks a file’s content', async () => {
+    const blobless = new TestRepository(join(root, 'blobless'), env)
+    const before = blobless.commit('Add the login', { 'src/login.ts': LOGIN })
+    const moved = { 'src/login.ts': null, 'src/auth.ts': `${LOGIN}export const x = 1\n` }
+    const after = blobless.commit('Move the login', moved)
+    promisor(blobless, trap())
+    lose(blobless, blobless.git(['rev-parse', `${before}:src/login.ts`]))
+    const { shipped, warning } = await lookUp({
+      cwd: blobless.path,
+      version: after,
+      previousVersion: before
+    })
+    expect(warning).toBeUndefined()
+    expect(shipped).toMatchObject({ commitCount: 1, changedFilesComplete: true })
+    expect(shipped?.changedFiles).toEqual([{ path: 'src/auth.ts' }, { path: 'src/login.ts' }])
+    expect(existsSync(marker())).toBe(false)
+  })
+
+  it('says in git’s words why the paths could not be read, and keeps the commits', async () => {
+    const damaged = new TestRepository(join(root, 'damaged'), env)
+    const before = damaged.commit('Add the login', { 'src/login.ts': LOGIN })
+    const after = damaged.commit('Change the login', { 'src/login.ts': `${LOGIN}x\n` })
+    lose(damaged, damaged.git(['rev-parse', `${after}:src`]))
+    const { shipped, warning } = await lookUp({
+      cwd: damaged.path,
+      version: after,
+      previousVersion: before
+    })
+    expect(warning).toMatch(
+      /^Could not look up everything this change ships: git diff-tree failed: "fatal: unable to read tree [0-9a-f]{40}"\. The change is recorded with what was found\.$/
+    )
+    expect(shipped).toMatchObject({ commitCount: 1, changedFilesComplete: false })
+    expect(shipped?.changedFiles).toBeUndefined()
+  })
 })
 
 describe('a shallow clone', () => {
@@ -460,10 +570,12 @@ describe('the time budget and a cancel', () => {
     const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
     bin = join(root, 'slow-bin')
     mkdirSync(bin)
-    const script = `#!/bin/sh\ncase " $* " in *" log "*) sleep 5 </dev/null >/dev/null 2>&1 ;; esac\nexec '${real}' "$@"\n`
+    const script = `#!/bin/sh\ncase " $* " in *" log "*) ${NAP} </dev/null >/dev/null 2>&1 ;; esac\nexec '${real}' "$@"\n`
     writeFileSync(join(bin, 'git'), script, { mode: 0o755 })
   })
   const slow = () => ({ ...env, PATH: `${bin}:${env['PATH']}` })
+  /** The slow git's sleep, unique to find it by. */
+  const NAP = `sleep 5.${process.pid}`
 
   it('stops when the budget runs out, and keeps what it found, marked incomplete', async () => {
     const { shipped, warning } = await lookUp({
@@ -476,6 +588,8 @@ describe('the time budget and a cancel', () => {
     )
     expect(shipped).toMatchObject({ previousSha: sha.initial, commitCount: 8, commits: [] })
     expect(shipped?.pullRequestsComplete).toBe(false)
+    // Killed with git: nothing it started outlives the budget.
+    expect(running(NAP)).toEqual([])
   })
 
   it('stops at once when the run is cancelled', async () => {
@@ -483,5 +597,6 @@ describe('the time budget and a cancel', () => {
     const found = lookUp({ env: slow(), previousVersion: 'v1.0.0', signal: cancel.signal })
     setTimeout(() => cancel.abort(), 300)
     expect((await found).warning).toContain('the run was cancelled while git read the history')
+    expect(running(NAP)).toEqual([])
   })
 })

@@ -3,37 +3,31 @@
  * pipeline's links): env-ci names the CI and reads most; variables it leaves unread fill the
  * rest; outside any CI, git (bounded) and the login do. It reads only the env and folder given.
  */
-import { execFileSync, type ExecFileSyncOptionsWithStringEncoding } from 'node:child_process'
 import { userInfo } from 'node:os'
 import { basename } from 'node:path'
 import envCi from 'env-ci'
 import type { RunDefaults } from '../change.ts'
 import { attempt } from '../errors.ts'
 import * as checkout from '../shipped/git-lookup.ts'
-import type { StepPlan } from '../step.ts'
+import type { ShippedLookup } from '../commands/command.ts'
 
-export type Env = Record<string, string | undefined>
-/** What git printed with these arguments, or undefined when it failed or is missing. */
-export type GitRunner = (args: string[]) => string | undefined
+export type Env = checkout.Env
 
 /**
  * What the CI (or the checkout) says: `provider` is env-ci's id ('gitlab', 'jenkins', …, none
  * outside any CI), `version` the commit SHA, `service` the repository's path ('group/project'),
- * `user` who started the pipeline; and where each field came from, for --debug.
+ * `user` who started the pipeline; where each field came from, for --debug; what the door warns.
  */
-export type CiContext = Partial<Record<Field, string>> & { sources: Partial<Record<Field, string>> }
+export type CiContext = Partial<Record<Field, string>> & {
+  sources: Partial<Record<Field, string>>
+  warnings?: string[]
+}
 // prettier-ignore
 type Field = 'provider' | 'version' | 'service' | 'user' | 'environment' | 'branch' | 'tag' |
   'pullRequest' | 'buildNumber' | 'buildUrl' | 'jobUrl' | 'previousBuild' | 'previousPush' | 'serverUrl'
 
-/** A git call is abandoned after this long: a checkout on a hung disk must not hold a deploy. */
-const GIT_TIMEOUT_MS = 2000
-/** The most a git call may print: a SHA, a branch or a remote URL is far shorter. */
-const MAX_GIT_OUTPUT_BYTES = 8 * 1024
-// prettier-ignore
-const GIT_OPTIONS: ExecFileSyncOptionsWithStringEncoding = {
-  encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: GIT_TIMEOUT_MS, maxBuffer: MAX_GIT_OUTPUT_BYTES
-}
+/** All git calls of a detection: a hung disk or an include.path FIFO must not hold a deploy. */
+export const DETECTION_GIT_BUDGET_MS = 2000
 /**
  * env-ci runs git with no time bound (outside any CI, and on Jenkins without GIT_COMMIT). No
  * process can start in a folder whose name holds a NUL, so it runs none: git is read here, bounded.
@@ -65,7 +59,14 @@ const UNREAD: Record<string, Partial<Record<Field, string>>> = {
 }
 
 /** The CI's context, from `env` and the checkout at `cwd`. Never throws; unknown stays undefined. */
-export function detectCiContext(env: Env, cwd: string, run: GitRunner = gitIn(cwd)): CiContext {
+export async function detectCiContext(
+  env: Env,
+  cwd: string,
+  {
+    budgetMs = DETECTION_GIT_BUDGET_MS,
+    git = checkout.gitIn(cwd, checkout.gitEnvironment(env), AbortSignal.timeout(budgetMs))
+  }: { budgetMs?: number; git?: checkout.Git } = {}
+): Promise<CiContext> {
   const context: CiContext = { sources: {} }
   /** The first usable value of a field wins, with where it came from; `value` is read lazily. */
   const take = (field: Field, source: string, value?: string | (() => string | undefined)) => {
@@ -86,7 +87,7 @@ export function detectCiContext(env: Env, cwd: string, run: GitRunner = gitIn(cw
         take(field, name, name.includes('$') ? link(name, read) : read[name])
     const from = `env-ci (${ci.name})`
     take('version', from, ci.commit)
-    take('service', from, checkout.cleanPath(whole(ci.slug)))
+    take('service', from, checkout.cleanPath(dotless(from, whole(ci.slug))))
     take('buildNumber', from, ci.build)
     take('buildUrl', from, whole(ci.buildUrl))
     take('jobUrl', from, whole(ci.jobUrl))
@@ -103,15 +104,33 @@ export function detectCiContext(env: Env, cwd: string, run: GitRunner = gitIn(cw
     // No account entry for this user id (a container's bare uid) is no login.
     take('user', 'the login', () => attempt(() => userInfo().username))
   }
-  take('version', 'git rev-parse HEAD', () => run(['rev-parse', 'HEAD']))
+  /** git's answer for a field still unknown; none when it fails, is cut or too late. */
+  const ask = async (field: Field, from: string, args: string[], read = (out?: string) => out) => {
+    if (context[field] !== undefined) return
+    const answer = await git(args).catch(() => undefined)
+    take(field, from, read(answer?.cut || answer?.said !== undefined ? undefined : answer?.out))
+  }
+  await ask('version', 'git rev-parse HEAD', ['rev-parse', 'HEAD'])
   if (context.tag === undefined)
-    take('branch', 'git symbolic-ref HEAD', () => run(['symbolic-ref', '--short', '-q', 'HEAD']))
-  const origin = () => run(['remote', 'get-url', 'origin'])
-  take('service', 'the origin remote', () => checkout.remoteRepository(origin())?.path)
-  take('service', 'the folder name', () =>
-    basename(run(['rev-parse', '--show-toplevel'])?.trim() || cwd)
+    await ask('branch', 'git symbolic-ref HEAD', ['symbolic-ref', '--short', '-q', 'HEAD'])
+  await ask(
+    'service',
+    'the origin remote',
+    ['remote', 'get-url', 'origin'],
+    url => checkout.remoteRepository(dotless('the origin remote', url))?.path
+  )
+  await ask('service', 'the folder name', ['rev-parse', '--show-toplevel'], top =>
+    basename(top?.trim() || cwd)
   )
   return context
+
+  /** A path with a "." or ".." segment names no repository: not taken, and said. */
+  function dotless(source: string, path?: string) {
+    if (!path || !checkout.dotted(path)) return path
+    ;(context.warnings ??= []).push(
+      `Not taken as the service: the repository path from ${source} has a "." or ".." segment.`
+    )
+  }
 }
 
 /**
@@ -166,9 +185,9 @@ export function checkoutLookup(env: Env, ci: CiContext, cwd: string, named: stri
   // prettier-ignore
   const options = { cwd, env: checkout.gitEnvironment(env), tag, previousBuild, previousPush,
     server: kind && url ? ({ kind, url } as const) : undefined, advice: { previousVersion: named, fullHistory } }
-  const lookUp: StepPlan['lookUp'] = ({ previousVersion }, { version }, signal) =>
-    checkout.lookUpInCheckout({ ...options, version, previousVersion, signal })
-  return lookUp
+  return (previousVersion?: string): ShippedLookup =>
+    ({ version }, signal) =>
+      checkout.lookUpInCheckout({ ...options, version, previousVersion, signal })
 }
 
 /** A link from its template, spaces encoded and no part's final "/"; none if one is unset. */
@@ -185,10 +204,4 @@ function link(template: string, env: Env): string | undefined {
 /** A value env-ci built from parts, unless a part was missing (it writes "undefined" there). */
 function whole(value: string | undefined): string | undefined {
   return value?.split(/[/#.]/).includes('undefined') ? undefined : value
-}
-
-/** git in `cwd`, without a shell, bounded in time and in what it prints. */
-function gitIn(cwd: string): GitRunner {
-  // Undefined when git is missing, there is no checkout or remote, or it is too slow or too long.
-  return args => attempt(() => execFileSync('git', args, { cwd, ...GIT_OPTIONS }))
 }

@@ -6,10 +6,10 @@
  * names, within the lookup's time budget and a bound on what each call prints. A gap is one
  * warning, and what was found is kept.
  */
-import { execFile } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import type { ChangedPath } from '../affected-services.ts'
 import { attempt } from '../errors.ts'
-import { formatSeconds } from '../text.ts'
+import { formatSeconds, truncateText } from '../text.ts'
 import { COMPARE_PAGE_SIZE, isFullSha, MAX_COMPARE_FILES, readCommits } from './compare.ts'
 import { pullRequestsIn } from './pull-requests.ts'
 import { emptyShipped, LOOKUP_BUDGET_MS, type PreviousDeploySource, type Shipped } from './types.ts'
@@ -23,7 +23,7 @@ export interface GitLookupOptions {
   cwd: string
   /** The variables git runs with (gitEnvironment gives the door's), and LC_ALL=C. */
   env: Env
-  /** What is deployed: a SHA, a tag or a ref; HEAD when git knows no commit by that name. */
+  /** What is deployed: a SHA, a tag or a ref; a name git does not know, but a SHA, reads HEAD. */
   version: string
   /** The previous-version setting: a SHA, a tag or a ref. */
   previousVersion?: string
@@ -50,17 +50,25 @@ const MAX_LOG_BYTES = 16 * 1024 * 1024
 const MAX_PATHS_BYTES = 4 * 1024 * 1024
 /** Any other answer: a SHA, a count, a tag's name, a remote's URL, an error. */
 const MAX_ANSWER_BYTES = 64 * 1024
+/** The most of git's own error line a warning quotes. */
+const MAX_QUOTED_CHARS = 200
 /** Before every command: paths as they are, no pager, no lock, no fsmonitor and no hooks. */
 // prettier-ignore
 const SAFE_OPTIONS = ['--no-pager', '--no-optional-locks', '-c', 'core.quotepath=off',
   '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
 /**
+ * No fetch, not even a partial clone's of an object it lacks (with the repository's ssh command):
+ * git 2.44 and 2.39.4 read GIT_NO_LAZY_FETCH; to older git, an empty list allows no protocol.
+ */
+const NO_FETCH = { GIT_NO_LAZY_FETCH: '1', GIT_ALLOW_PROTOCOL: '', GIT_TERMINAL_PROMPT: '0' }
+/**
  * `git log` never verifies a signature (log.showSignature would run gpg.program), and prints per
- * commit its SHA, author, committer date and whole message, each ended by a NUL.
+ * commit its SHA, author, committer date and whole message, each ended by a NUL, oldest first.
  */
 // prettier-ignore
-const LOG = ['log', '--no-show-signature', '--encoding=UTF-8', '-z', '--format=%H%x00%an%x00%cI%x00%B']
-const DIFF = ['diff-tree', '-r', '-z', '-M', '--name-status', '--no-commit-id']
+const LOG = ['log', '--no-show-signature', '--encoding=UTF-8', '-z', '--format=%H%x00%an%x00%cI%x00%B',
+  `--max-count=${MAX_COMMITS_READ}`, '--reverse']
+const DIFF = ['diff-tree', '-r', '-z', '--name-status', '--no-commit-id']
 /** Each host's pages, from its repository's: the compare of FROM and TO, a pull request's (+ N). */
 // prettier-ignore
 const FORMS = {
@@ -78,9 +86,9 @@ const CANCELLED = 'the run was cancelled while git read the history'
 // prettier-ignore
 const RULE_WORDS: Record<string, string> = { 'previous-push': 'the previous push',
   'previous-build': "the CI's previous successful build" }
-type Answer = { out: string; cut: boolean }
-/** git with these arguments: what it printed (cut at `maxBytes`), or undefined when it said no. */
-type Git = (args: string[], maxBytes?: number) => Promise<Answer | undefined>
+/** What git printed (cut at the bound), and on a non-zero exit what it said on stderr. */
+type Answer = { out: string; cut: boolean; said?: string }
+export type Git = (args: string[], maxBytes?: number) => Promise<Answer>
 type Previous = { sha: string; source: PreviousDeploySource }
 type LogItem = { sha: string; message: string; authors: string[]; committedAt: string }
 
@@ -99,14 +107,13 @@ export async function lookUpInCheckout(
 ): Promise<{ shipped?: Shipped; warning?: string }> {
   const { budgetMs = LOOKUP_BUDGET_MS, signal: cancelled } = options
   const budget = new AbortController()
-  const stop = () => budget.abort()
+  const spent = `git did not answer within the lookup's time budget of ${formatSeconds(budgetMs)}`
+  const stop = () => budget.abort(new LookupError(cancelled?.aborted ? CANCELLED : spent))
   const timer = setTimeout(stop, budgetMs)
   cancelled?.addEventListener('abort', stop, { once: true })
   if (cancelled?.aborted) stop()
-  const spent = `git did not answer within the lookup's time budget of ${formatSeconds(budgetMs)}`
-  const late = () => new LookupError(cancelled?.aborted ? CANCELLED : spent)
   try {
-    const found = await readHistory(gitIn(options, budget.signal, late), options)
+    const found = await readHistory(gitIn(options.cwd, options.env, budget.signal), options)
     const known = { commitsKnown: found.count !== undefined, fromPushPayload: false }
     const warning = found.failure && lookupWarning([found.failure], known)
     // Without the version's commit nothing was read: the change is recorded without what shipped.
@@ -133,27 +140,46 @@ interface Found {
 
 async function readHistory(git: Git, options: GitLookupOptions): Promise<Found> {
   let found: Found = {}
+  /** git's answer; a failure it does not explain (an object the checkout lacks) is a gap. */
+  const read = async (args: string[], maxBytes?: number) => {
+    const answer = await git(args, maxBytes)
+    const line = answer.said?.split('\n').find(said => !/^\s*(?:$|warning:|hint:)/.test(said))
+    const quoted = line && truncateText(line.trim(), MAX_QUOTED_CHARS)
+    if (quoted) found.failure ??= new LookupError(`git ${args[0]} failed: "${quoted}"`)
+    return line ? undefined : answer
+  }
   try {
-    const shallow = (await git(['rev-parse', '--is-shallow-repository']))?.out.trim() === 'true'
-    const head = (await commitOf(git, options.version)) ?? (await commitOf(git, 'HEAD'))
+    const shallow = (await git(['rev-parse', '--is-shallow-repository'])).out.trim() === 'true'
+    const named = await commitOf(git, options.version)
+    // A SHA the checkout lacks is no name for HEAD: what HEAD ships would be recorded for it.
+    if (!named && /^[0-9a-f]{7,40}$/i.test(options.version))
+      throw new LookupError(`the checkout does not have the commit ${options.version}`)
+    const head = named ?? (await commitOf(git, 'HEAD'))
     if (!head) throw new LookupError(`the checkout has no commit to deploy`)
-    found = { head, remote: (await git(['remote', 'get-url', 'origin']))?.out.trim() }
+    found = { head, remote: (await git(['remote', 'get-url', 'origin'])).out.trim() }
     const { previous, gap } = await findPrevious(git, options, head, shallow)
-    const base = previous && (await git(['merge-base', previous.sha, head]))?.out.trim()
+    const merged = previous && (await read(['merge-base', previous.sha, head]))
+    const base = merged?.out.trim()
     const rollback = !!previous && previous.sha !== head && base === head
-    found = { ...found, previous, rollback, failure: gap }
+    found = { ...found, previous, rollback, failure: found.failure ?? gap }
     if (rollback) return found
-    // In a shallow clone, a previous deploy that is no ancestor may lie past the cut history.
-    const cut = previous && shallow && base !== previous.sha
-    if (cut) found.failure = shallowGap(options, `the history since ${previous.sha}`)
+    // In a shallow clone, a previous deploy that is no ancestor may lie past the cut history; a
+    // partial clone may lack a commit between the two: only the version's commit is read then.
+    const cut = previous && (merged === undefined || (shallow && base !== previous.sha))
+    if (cut) found.failure ??= shallowGap(options, `the history since ${previous.sha}`)
     const since = cut ? undefined : previous?.sha
-    const range = since ? [`${since}..${head}`] : ['-1', head]
-    const count = since && (await git(['rev-list', '--count', ...range]))?.out.trim()
+    const range = since ? [`${since}..${head}`] : ['--no-walk', head]
+    const count = since && (await read(['rev-list', '--count', ...range]))?.out.trim()
     if (count && /^\d{1,9}$/.test(count)) found.count = Number(count)
-    const log = [...LOG, `--max-count=${MAX_COMMITS_READ}`, '--reverse', ...range]
-    found.log = logItems(await git(log, MAX_LOG_BYTES))
-    if (since)
-      found.files = changedPaths(await git([...DIFF, base || since, head], MAX_PATHS_BYTES))
+    const log = await read([...LOG, ...range], MAX_LOG_BYTES)
+    found.log = logItems(log)
+    if (!log) found.count = undefined
+    if (!since) return found
+    const diff = (renames: string) => [...DIFF, renames, base || since, head]
+    // Rename detection reads the files' contents, which a blobless clone lacks: then no renames.
+    let paths: Answer | undefined = await git(diff('-M'), MAX_PATHS_BYTES)
+    if (paths.said !== undefined) paths = await read(diff('--no-renames'), MAX_PATHS_BYTES)
+    found.files = changedPaths(paths)
   } catch (error) {
     found.failure ??= failureIn(error)
   }
@@ -186,7 +212,7 @@ async function findPrevious(
   const tagged = isTag ? head : tag && (await commitOf(git, `refs/tags/${tag}`))
   if (tagged) {
     const describe = ['describe', '--tags', '--abbrev=0', '--end-of-options', `${tagged}^`]
-    const earlier = (await git(describe))?.out.trim()
+    const earlier = (await git(describe)).out.trim()
     if (earlier) return resolved('previous-tag', `refs/tags/${earlier}`)
     if (shallow) return { gap: shallowGap(options, `the tags before ${isTag ? version : tag}`) }
   }
@@ -201,7 +227,7 @@ const shallowGap = ({ advice }: GitLookupOptions, lacking: string): LookupError 
 /** The full SHA of the commit a name resolves to, if git knows one. */
 async function commitOf(git: Git, name: string): Promise<string | undefined> {
   const args = ['rev-parse', '--verify', '-q', '--end-of-options', `${name}^{commit}`]
-  const sha = name ? (await git(args))?.out.trim() : undefined
+  const sha = name ? (await git(args)).out.trim() : undefined
   return isFullSha(sha) ? sha.toLowerCase() : undefined
 }
 
@@ -285,6 +311,7 @@ export function remoteRepository(
   remote: string | undefined
 ): { host: string; path: string } | undefined {
   const url = remote?.trim() ?? ''
+  if (dotted(url)) return undefined
   // scp-like: a colon before any slash, after more than a drive letter (C:\repo is a folder).
   const colon = url.indexOf(':')
   const slash = url.indexOf('/')
@@ -299,29 +326,54 @@ export function remoteRepository(
 /** A repository's path without its empty segments (leading or doubled slashes) or ".git". */
 export function cleanPath(path: string | undefined): string | undefined {
   const joined = (path ?? '').split('/').filter(Boolean).join('/')
-  return joined.replace(/\.git$/, '') || undefined
+  return dotted(joined) ? undefined : joined.replace(/\.git$/, '') || undefined
+}
+
+/** A path (or remote) with a "." or ".." segment, decoded: it would name another repository. */
+export function dotted(path: string): boolean {
+  const decoded = attempt(() => decodeURIComponent(path)) ?? path
+  return decoded.split(/[/:]/).some(segment => segment === '.' || segment === '..')
 }
 
 /**
- * git in the checkout, without a shell, its arguments a list after SAFE_OPTIONS, in English (its
- * refusals are read), stopped with the budget's signal and cut at `maxBytes`. It says no (an
- * unknown name, no earlier tag) with undefined, and throws a LookupError when it cannot run at all.
+ * git in `cwd` with `env` (gitEnvironment's), in English, cut at `maxBytes`, in its own process
+ * group, killed when git ends or overflows and when `signal` aborts: nothing it started outlives
+ * it. Rejects with a LookupError when git cannot start or refuses the checkout, or the signal's.
  */
-function gitIn(options: GitLookupOptions, signal: AbortSignal, late: () => LookupError): Git {
-  const { cwd } = options
-  const run = { cwd, env: { ...options.env, LC_ALL: 'C' }, signal, windowsHide: true }
+export function gitIn(cwd: string, env: Env, signal: AbortSignal): Git {
+  // prettier-ignore
+  const options = { cwd, env: { ...env, ...NO_FETCH, LC_ALL: 'C' }, detached: true,
+    windowsHide: true, stdio: 'pipe' } as const
   return (args, maxBytes = MAX_ANSWER_BYTES) =>
     new Promise((resolve, reject) => {
-      const bounded = { ...run, maxBuffer: maxBytes, encoding: 'utf8' } as const
-      execFile('git', [...SAFE_OPTIONS, ...args], bounded, (error, out, said) => {
-        if (!error) return resolve({ out, cut: false })
-        if (signal.aborted) return reject(late())
-        const { code } = error as { code?: unknown }
-        if (code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return resolve({ out, cut: true })
+      if (signal.aborted) return reject(signal.reason)
+      const child = spawn('git', [...SAFE_OPTIONS, ...args], options)
+      // Without process groups (Windows), git alone.
+      const stop = () =>
+        attempt(() => process.kill(-child.pid!, 'SIGKILL')) ?? child.kill('SIGKILL')
+      let cut = false
+      const [out, said] = [child.stdout, child.stderr].map(from => {
+        const chunks: Buffer[] = []
+        let room = maxBytes
+        from.on('data', (chunk: Buffer) => {
+          chunks.push(chunk.subarray(0, Math.max(room, 0)))
+          cut ||= (room -= chunk.length) < 0
+          if (cut) stop()
+        })
+        return () => Buffer.concat(chunks).toString('utf8')
+      })
+      signal.addEventListener('abort', stop, { once: true })
+      child.on('error', ({ code }: { code?: string }) => {
         const missing = `git could not start in ${cwd} (${code}: no git program, or no such folder)`
-        if (typeof code === 'string') return reject(new LookupError(missing))
-        const refusal = refusalIn(said, cwd)
-        return refusal ? reject(refusal) : resolve(undefined)
+        reject(new LookupError(missing))
+      })
+      child.on('close', code => {
+        stop()
+        signal.removeEventListener('abort', stop)
+        if (code === 0 || cut) return resolve({ out: out(), cut })
+        if (signal.aborted) return reject(signal.reason)
+        const refusal = refusalIn(said(), cwd)
+        return refusal ? reject(refusal) : resolve({ out: out(), cut, said: said() })
       })
     })
 }
