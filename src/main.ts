@@ -20,7 +20,7 @@ import type { ShippedLookup, Subject } from './commands/command.ts'
 import { InputError } from './errors.ts'
 import { ACTION_NAME } from './package.ts'
 import type { DoorWords } from './report.ts'
-import { Inputs, type Settings } from './settings.ts'
+import { Inputs, type Command, type Settings } from './settings.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
   finishRun,
@@ -96,7 +96,8 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
       }
     )
   }
-  const verdict = await finishRun(open, error, moment ?? momentOf(settings?.command ?? 'change'))
+  const command = settings?.command ?? (runner.getInput(Inputs.Command) as Command)
+  const verdict = await finishRun(open, error, moment ?? momentOf(command))
   // Unless it fails now, the post step records after the deploy, or meets the mistake again.
   if (jobEnd && verdict && !verdict.failsNow && (verdict.recordsAfter || verdict.failsAfter)) {
     runner.saveState(JOB_END_STATE, jobEndStateText(startedAt, environment))

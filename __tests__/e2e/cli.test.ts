@@ -5,7 +5,7 @@
  * and records how the deploy ended; outages and a rejected key never change the deploy's status.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
@@ -186,6 +186,78 @@ describe('change-tracking run', () => {
       /^error: The deploy command "change-tracking-no-such-deploy" was not found/m
     )
     expect(stored()).toEqual([])
+  })
+})
+
+describe('change-tracking run, signalled outside the deploy', () => {
+  /** Sends `signal` once the emulator has received `route`, while its answer hangs. */
+  function signalWhenAsked(route: string, signal: NodeJS.Signals) {
+    emulator.inject(route, { hang: true }, Infinity)
+    return (child: ChildProcess) => {
+      const poll = setInterval(() => {
+        if (emulator.requestsTo(route).length === 0) return
+        clearInterval(poll)
+        child.kill(signal)
+      }, 20)
+      child.on('exit', () => clearInterval(poll))
+    }
+  }
+
+  it.each([
+    ['SIGTERM', 'auto', 0],
+    ['SIGHUP', 'auto', 0],
+    ['SIGINT', 'true', 1]
+  ] as const)(
+    'after a successful deploy, %s stops the recording at once, writes the files and exits with the deploy’s status (fail-on-error %s: %i)',
+    async (signal, policy, exitCode) => {
+      const outputs = join(work, `outputs-${signal}.env`)
+      const summary = join(work, `summary-${signal}.md`)
+      // prettier-ignore
+      const args = ['run', '--fail-on-error', policy, '--json', '--outputs', outputs, '--summary', summary]
+      const run = await cli([...args, '--', ...node('process.exit(0)')], {
+        onSpawn: signalWhenAsked('POST /v2/change', signal)
+      })
+      expect(run.exitCode).toBe(exitCode)
+      expect(run.stderr).toMatch(new RegExp(`^warning: The run was cancelled \\(${signal}\\)`, 'm'))
+      expect(JSON.parse(run.stdout.trim().split('\n').pop()!)).toMatchObject({
+        error: expect.stringContaining(`cancelled (${signal})`)
+      })
+      expect(readFileSync(outputs, 'utf8')).toMatch(/^ERROR=The%20run%20was%20cancelled/m)
+      expect(readFileSync(summary, 'utf8')).toContain('Cancelled')
+    }
+  )
+
+  it('during the key check, SIGHUP leaves the deploy unstarted: one line, 129, nothing recorded', async () => {
+    const marker = join(work, 'deployed-after-sighup')
+    const deploy = node(`require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`)
+    const run = await cli(['run', '--', ...deploy], {
+      onSpawn: signalWhenAsked('GET /v2/hello', 'SIGHUP')
+    })
+    expect(run.exitCode).toBe(129)
+    expect(run.stderr).toMatch(
+      /^warning: The deploy was not started: SIGHUP arrived during the key check\.$/m
+    )
+    expect(readFileSafe(marker)).toBe('')
+    expect(stored()).toEqual([])
+  })
+})
+
+describe('change-tracking with a key file that never ends', () => {
+  it('reads /dev/zero no further than its bound: one line naming --api-key-file, exit 1, nothing sent', async () => {
+    const change = await cli(['change', '--api-key-file', '/dev/zero'])
+    expect(change.exitCode).toBe(1)
+    expect(change.stderr).toMatch(/^error: --api-key-file is too large: more than 64 KiB\.$/m)
+    expect(emulator.requests).toEqual([])
+  })
+
+  it('still runs the deploy under auto, unrecorded, then exits 1', async () => {
+    const marker = join(work, 'deployed-with-bad-key-file')
+    const deploy = node(`require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`)
+    const run = await cli(['run', '--api-key-file', '/dev/zero', '--', ...deploy])
+    expect(run.exitCode).toBe(1)
+    expect(readFileSafe(marker)).toBe('x')
+    expect(run.stderr).toContain('--fail-on-error false')
+    expect(emulator.requests).toEqual([])
   })
 })
 

@@ -11,7 +11,7 @@ import { ACTION_VERSION } from '../package.ts'
 import { CancelledError, type Verdict } from '../policy.ts'
 import { Redactor } from '../redact.ts'
 import { safeLine, type DoorWords } from '../report.ts'
-import { Inputs } from '../settings.ts'
+import { Inputs, type Command } from '../settings.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
   finishRun,
@@ -112,7 +112,7 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
   const status =
     command === 'run'
       ? await runWrapped(door, invocation, env, io, KEY_CHECK_BUDGET_MS - (Date.now() - startedAt))
-      : await runAlone(door)
+      : await runAlone(door, command)
   writeFiles(terminal, options, problem => terminal.warning(problem))
   // The outputs as one JSON object: the last line of standard output, whole.
   if (options.json) io.stdout(`${JSON.stringify(Object.fromEntries(terminal.outputs))}\n`)
@@ -122,7 +122,7 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
 type DoorRun = { open: OpenRun; run: ReturnType<typeof ciDefaults>; lookUp: ShippedLookup }
 
 /** One command: 0, 2 for an input error, 1 for another failure the policy counts. */
-async function runAlone({ open, run, lookUp }: DoorRun): Promise<number> {
+async function runAlone({ open, run, lookUp }: DoorRun, command: Command): Promise<number> {
   const { settings } = open
   const error =
     open.error ??
@@ -130,7 +130,7 @@ async function runAlone({ open, run, lookUp }: DoorRun): Promise<number> {
       { ...open, settings: settings! },
       { run, lookUp, budgetCap: Infinity, onSignal: 'exit' }
     ))
-  const verdict = await finishRun(open, error, momentOf(settings?.command ?? 'change'))
+  const verdict = await finishRun(open, error, momentOf(command))
   return !verdict?.failsNow ? 0 : error instanceof InputError ? USAGE_EXIT : 1
 }
 

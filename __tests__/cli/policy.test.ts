@@ -1,0 +1,157 @@
+/**
+ * The failure policy through the command line's door, in process against the emulator: each
+ * cell of the table (before the deploy, recording, reading) by mode, with the exit status, whether
+ * the deploy ran and whether its change was recorded; and none of the action's words.
+ */
+import { describe, expect, it } from '@jest/globals'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Emulator, Fault } from '../../emulator/emulator.ts'
+import { main } from '../../src/cli/main.ts'
+import { useEmulator } from '../support/use-emulator.ts'
+
+let emulator: Emulator
+useEmulator(started => (emulator = started))
+
+const work = mkdtempSync(join(tmpdir(), 'cta-cli-policy-'))
+const MISTAKE: Fault = { status: 401 }
+const OUTAGE: Fault = { status: 503 }
+/** What the command line must never say: the action's words. */
+const ACTION_WORDS =
+  /the step|the action\b|workflow|job summary|GITHUB_OUTPUT|GITHUB_STEP_SUMMARY|\$\{\{|Input "/i
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const lines: string[] = []
+  let stdout = ''
+  const summary = join(work, 'summary.md')
+  writeFileSync(summary, '')
+  const status = await main(
+    [...args.slice(0, 1), '--max-attempts', '1', '--summary', summary, ...args.slice(1)],
+    {
+      CHANGE_TRACKING_API_KEY: emulator.apiKey,
+      CHANGE_TRACKING_BASE_URL: emulator.url,
+      CHANGE_TRACKING_VERSION: '1.4.2',
+      CHANGE_TRACKING_SERVICE: 'shop',
+      CHANGE_TRACKING_INCLUDE_COMMITS: 'false',
+      ...env
+    },
+    { stdout: text => (stdout += String(text)), stderr: line => lines.push(line), cwd: work }
+  )
+  const said = [...lines, stdout, readFileSync(summary, 'utf8')].join('\n')
+  expect(said).not.toMatch(ACTION_WORDS)
+  return { status, stderr: lines.join('\n') }
+}
+
+/** `run` with a deploy that leaves a mark; how many times it ran, and how many changes. */
+async function run(mode: string, env: Record<string, string> = {}) {
+  const marker = join(work, `deployed-${Math.random()}`)
+  const deploy = [
+    process.execPath,
+    '-e',
+    `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`
+  ]
+  const { status, stderr } = await cli(['run', '--fail-on-error', mode, '--', ...deploy], env)
+  const ran = (() => {
+    try {
+      return readFileSync(marker, 'utf8') === '' ? 1 : 0
+    } catch {
+      return 0
+    }
+  })()
+  return { status, ran, recorded: emulator.changes.size, stderr }
+}
+
+describe('run: an error at the key check, before the deploy', () => {
+  it.each([
+    // mode, fault, exit status, deploy ran, recorded
+    ['auto', MISTAKE, 1, 1, 0],
+    ['true', MISTAKE, 1, 0, 0],
+    ['false', MISTAKE, 0, 1, 0],
+    ['auto', OUTAGE, 0, 1, 1],
+    ['true', OUTAGE, 1, 0, 0],
+    ['false', OUTAGE, 0, 1, 1]
+  ] as const)(
+    'under %s, %j: exit %i, deploy run %i times, %i recorded',
+    async (mode, fault, exit, ran, recorded) => {
+      emulator.inject('GET /v2/hello', fault)
+      const found = await run(mode)
+      expect(found).toMatchObject({ status: exit, ran, recorded })
+      if (mode === 'auto' && fault === MISTAKE)
+        expect(found.stderr).toContain('--fail-on-error false')
+      if (mode === 'true') expect(found.stderr).toContain('The deploy was not run')
+    }
+  )
+
+  it('a missing key is a mistake: under auto the deploy runs, unrecorded, then the command exits 1', async () => {
+    const found = await run('auto', { CHANGE_TRACKING_API_KEY: '' })
+    expect(found).toMatchObject({ status: 1, ran: 1, recorded: 0 })
+    expect(found.stderr).toMatch(
+      /^error: No API key: set CHANGE_TRACKING_API_KEY, or give --api-key-file\. The deploy runs, unrecorded/m
+    )
+  })
+
+  it('an invalid value is a mistake too: under auto the deploy runs, then exit 1; under true it does not run', async () => {
+    expect(await run('auto', { CHANGE_TRACKING_TIMEOUT_SECONDS: 'soon' })).toMatchObject({
+      status: 1,
+      ran: 1
+    })
+    const strict = await run('true', { CHANGE_TRACKING_TIMEOUT_SECONDS: 'soon' })
+    expect(strict).toMatchObject({ status: 1, ran: 0 })
+    expect(strict.stderr).toMatch(/^error: CHANGE_TRACKING_TIMEOUT_SECONDS /m)
+  })
+})
+
+describe('run: an error recording after a successful deploy', () => {
+  it.each([
+    ['auto', MISTAKE, 1],
+    ['true', MISTAKE, 1],
+    ['false', MISTAKE, 0],
+    ['auto', OUTAGE, 0],
+    ['true', OUTAGE, 1],
+    ['false', OUTAGE, 0]
+  ] as const)('under %s, %j: exit %i', async (mode, fault, exit) => {
+    emulator.inject('POST /v2/change', fault)
+    expect(await run(mode)).toMatchObject({ status: exit, ran: 1, recorded: 0 })
+  })
+
+  it('keeps a failed deploy’s own status, whatever tracking did', async () => {
+    emulator.inject('POST /v2/change', MISTAKE)
+    const { status } = await cli(['run', '--fail-on-error', 'true', '--', 'sh', '-c', 'exit 3'])
+    expect(status).toBe(3)
+  })
+})
+
+describe('change, heartbeat, events: recording alone', () => {
+  it.each([
+    ['auto', MISTAKE, 1],
+    ['true', MISTAKE, 1],
+    ['false', MISTAKE, 0],
+    ['auto', OUTAGE, 0],
+    ['true', OUTAGE, 1],
+    ['false', OUTAGE, 0]
+  ] as const)('change under %s, %j: exit %i', async (mode, fault, exit) => {
+    emulator.inject('POST /v2/change', fault)
+    expect((await cli(['change', '--fail-on-error', mode])).status).toBe(exit)
+  })
+
+  it('exits 2 for an input error, but 0 under false, with the warning', async () => {
+    expect((await cli(['heartbeat'])).status).toBe(2)
+    const lenient = await cli(['heartbeat', '--fail-on-error', 'false'])
+    expect(lenient.status).toBe(0)
+    expect(lenient.stderr).toMatch(/^warning: --heartbeat-id is required/m)
+  })
+})
+
+describe('the read commands', () => {
+  it.each(['auto', 'true', 'false'])(
+    'fail on any error under %s, and never say they do not',
+    async mode => {
+      emulator.inject('GET /v2/hello', OUTAGE)
+      const { status, stderr } = await cli(['hello', '--fail-on-error', mode])
+      expect(status).toBe(1)
+      expect(stderr).not.toMatch(/not counted|not failing/i)
+      expect((await cli(['get-change', '--fail-on-error', mode])).status).toBe(2)
+    }
+  )
+})
