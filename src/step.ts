@@ -159,8 +159,11 @@ export async function runCommand(
   let stopped: CancelledError | undefined
   const exit = (signal: NodeJS.Signals): void => {
     const end = (): never => process.exit(SIGNAL_EXIT_CODES[signal])
-    setTimeout(end, CANCEL_EXIT_MS).unref()
-    report.cancel(signal, inFlight(), reporting.jobSummary).finally(end)
+    const late = setTimeout(end, CANCEL_EXIT_MS).unref()
+    void report.cancel(signal, inFlight(), reporting.jobSummary).finally(() => {
+      clearTimeout(late)
+      end()
+    })
   }
   const recordsChange = settings.command === 'change' && plan.act === undefined
   const onSignal = (signal: NodeJS.Signals): void => {

@@ -14,12 +14,10 @@ export async function actionEntry(): Promise<string> {
   return join(checked(dir ? dir : await builtHere('src/index.ts')), 'index.js')
 }
 
-/**
- * The command line's bundle, dist/cli.js as the tests build it: by the test file that runs it,
- * while the other worker runs tests, not by the global setup that every test waits for.
- */
+/** The command line's bundle, dist/cli.js as the tests build it: beside the action's. */
 export async function cliEntry(): Promise<string> {
-  return join(checked(await builtHere('src/cli.ts')), 'index.js')
+  const dir = process.env[BUNDLE_DIR_VARIABLE]
+  return join(checked(dir ? join(dir, 'cli') : await builtHere('src/cli.ts')), 'index.js')
 }
 
 const builds = new Map<string, Promise<string>>()

@@ -7,7 +7,7 @@ import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
 import { MAX_COMPARE_FILES } from '../shipped/compare.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
-import type { Shipped } from '../shipped/types.ts'
+import { emptyShipped, type Shipped } from '../shipped/types.ts'
 import type { ChangedFiles } from '../affected-services.ts'
 import { Outputs } from '../settings.ts'
 import { plural } from '../text.ts'
@@ -28,7 +28,8 @@ export async function findShipped(
   if (!settings.includeCommits || !lookUp || !version) return undefined
   const { shipped, warning } = await lookUp({ version, environment }, signal)
   if (warning) report.warning(warning)
-  return shipped
+  // A lookup that read nothing still tells the change that its commits are not known.
+  return shipped ?? (warning === undefined ? undefined : emptyShipped())
 }
 
 /** What is known of the files changed since the previous deploy, and why not more. */

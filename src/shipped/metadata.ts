@@ -99,8 +99,7 @@ function lookupFields(
     ...(shipped.previousSha && { [previous]: shipped.previousSha }),
     ...(compareUrl && { compare_url: compareUrl }),
     ...(shipped.commitCount !== undefined && { commit_count: shipped.commitCount }),
-    ...(shipped.commitCount === undefined &&
-      shipped.commits.length > 0 && { commits_complete: false }),
+    ...(shipped.commitCount === undefined && !shipped.rollback && { commits_complete: false }),
     ...(shipped.pullRequestCount > pullRequestsListed && {
       pull_request_count: shipped.pullRequestCount
     }),

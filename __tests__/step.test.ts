@@ -1,0 +1,58 @@
+/**
+ * The core's steps in process, against the emulator: a SIGINT while a change is recorded stops
+ * the lookup and lets the change in flight finish within the grace given, then exits 130.
+ */
+import { afterEach, describe, expect, it, jest } from '@jest/globals'
+import type { Emulator } from '../emulator/emulator.ts'
+import { ACTION_WORDS } from '../src/main.ts'
+import { openRun, runCommand } from '../src/step.ts'
+import { FakeRunner } from './support/fake-runner.ts'
+import { useEmulator } from './support/use-emulator.ts'
+
+let emulator: Emulator
+useEmulator(started => (emulator = started))
+afterEach(() => jest.restoreAllMocks())
+
+describe('runCommand, cancelled', () => {
+  it('on SIGINT stops the lookup, lets the change in flight go on for the grace given, then exits 130 naming it', async () => {
+    const exited = new Promise<unknown>(resolve =>
+      jest.spyOn(process, 'exit').mockImplementation(code => resolve(code) as never)
+    )
+    emulator.inject('POST /v2/change', { hang: true })
+    const runner = new FakeRunner({ 'api-key': emulator.apiKey, 'base-url': emulator.url })
+    const open = await openRun({
+      sink: runner,
+      getInput: name => runner.getInput(name),
+      words: ACTION_WORDS
+    })
+    let lookupStopped = false
+    const done = runCommand(
+      { ...open, settings: open.settings! },
+      {
+        run: {
+          service: 'shop',
+          version: 'v1',
+          metadata: { key: 'ci', fields: {} },
+          workspace: '.'
+        },
+        lookUp: async (_, signal) => {
+          // As a real signal is delivered: with its name.
+          ;(process.emit as (event: string, ...args: unknown[]) => boolean)('SIGINT', 'SIGINT')
+          lookupStopped = signal?.aborted === true
+          return {}
+        },
+        budgetCap: Infinity,
+        onSignal: 'exit',
+        graceMs: 50
+      }
+    )
+    expect(await exited).toBe(130)
+    expect(lookupStopped).toBe(true)
+    expect(emulator.requestsTo('POST /v2/change')).toHaveLength(1)
+    expect(runner.outputs['error']).toMatch(
+      /cancelled \(SIGINT\).*A change \(POST \/v2\/change\) was in flight/
+    )
+    emulator.reset()
+    void done
+  })
+})
