@@ -11,7 +11,9 @@ import { useEmulator } from './support/use-emulator.ts'
 
 let emulator: Emulator
 useEmulator(started => (emulator = started))
-afterEach(() => jest.restoreAllMocks())
+afterEach(() => {
+  jest.restoreAllMocks()
+})
 
 describe('runCommand, cancelled', () => {
   it('on SIGINT stops the lookup, lets the change in flight go on for the grace given, then exits 130 naming it', async () => {

@@ -196,7 +196,8 @@ async function lookUpInWorkspace(
   { version }: Subject,
   signal?: AbortSignal
 ): ReturnType<ShippedLookup> {
-  const { gitEnvironment, lookUpInCheckout } = await import('./shipped/git-lookup.ts')
+  const { fullHistoryAdvice, gitEnvironment, lookUpInCheckout } =
+    await import('./shipped/git-lookup.ts')
   const before = run.eventName === 'push' && (run.payload as { before?: unknown } | null)?.before
   return lookUpInCheckout({
     cwd: run.workspace ?? process.cwd(),
@@ -208,7 +209,7 @@ async function lookUpInWorkspace(
     server: { kind: 'github', url: run.serverUrl },
     advice: {
       previousVersion: `the ${Inputs.PreviousVersion} input`,
-      fullHistory: 'set fetch-depth: 0 on actions/checkout'
+      fullHistory: fullHistoryAdvice('github')
     },
     signal
   })

@@ -269,7 +269,7 @@ export class Report {
       await this.runner.appendSummary(this.redactor.redact(markdown))
     } catch (summaryError) {
       this.runner.warning(
-        this.safe(`Could not write the job summary: ${errorMessage(summaryError)}`)
+        this.safe(`Could not write the summary: ${errorMessage(summaryError)}`)
       )
     }
   }

@@ -134,6 +134,9 @@ export interface Settings extends Omit<ReportingSettings, 'error'> {
   triage: TriageSettings
 }
 
+/** A process's environment, as a door reads it: every other layer gets values, never this. */
+export type Env = Record<string, string | undefined>
+
 /** Returns the raw input (trimmed), or '' when it was not given. */
 export type GetInput = (name: string) => string
 

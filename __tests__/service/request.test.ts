@@ -36,7 +36,7 @@ describe('requestUrl and callName', () => {
     expect(error).toBeInstanceOf(ServiceError)
     expect((error as ServiceError).kind).toBe('configuration')
     expect((error as Error).message).toMatch(
-      /^GET \/v2\/change\/c+ was not sent: the action refuses to build a URL of \d+ characters \(at most 400000\)/
+      /^GET \/v2\/change\/c+ was not sent: a URL of \d+ characters is too long \(at most 400000\)/
     )
   })
 })

@@ -405,7 +405,7 @@ describe('refusals are not retried', () => {
     expect(error.message).toContain(
       `GET /v2/hello was answered with HTTP 301 Moved Permanently, a redirect to https://localhost:${other.port}.`
     )
-    expect(error.message).toMatch(/does not follow redirects/)
+    expect(error.message).toMatch(/Redirects are never followed/)
     expect(error.message).toMatch(/check the base-url input and use that address/)
     expect(error.message).not.toContain(API_KEY)
     expect(error.message).not.toContain(encodeURIComponent(API_KEY))

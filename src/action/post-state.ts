@@ -3,6 +3,7 @@
  * only the start time and the job's environment when the main step read it. Imports only the
  * check of an environment's name, so that the post step decides before it loads anything.
  */
+import type { Env } from '../settings.ts'
 import { environmentName } from './job-environment.ts'
 
 /** Saved first by every main step, so that the post step knows it is one (as actions/checkout does). */
@@ -17,8 +18,6 @@ export const MAX_JOB_START_AGE_MS = 6 * 24 * 60 * 60 * 1000
  * job's environment from its OIDC token, so that the post step need not ask for one again.
  */
 export type JobEndState = { startedAt?: number; problem?: string; environment?: string }
-
-type Env = Record<string, string | undefined>
 
 export function isPostStep(env: Env): boolean {
   return env[`STATE_${IS_POST_STATE}`] === 'true'

@@ -2,7 +2,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { parseJsonSafely } from '../json.ts'
 
-export type Env = Record<string, string | undefined>
+import type { Env } from '../settings.ts'
+export type { Env }
 
 /** The run, as the runner describes it. Blank variables are undefined. */
 export type RunContext = ReturnType<typeof runContextOf> & {

@@ -11,7 +11,8 @@ import { attempt } from '../errors.ts'
 import * as checkout from '../shipped/git-lookup.ts'
 import type { ShippedLookup } from '../commands/command.ts'
 
-export type Env = checkout.Env
+import type { Env } from '../settings.ts'
+export type { Env }
 
 /**
  * What the CI (or the checkout) says: `provider` is env-ci's id ('gitlab', 'jenkins', …, none
@@ -169,19 +170,11 @@ export function ciMetadata(context: CiContext): Record<string, unknown> {
   return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined))
 }
 
-/** How each CI clones the whole history, for a shallow clone that lacks the previous deploy. */
-// prettier-ignore
-const FULL_HISTORY: Record<string, string> = {
-  gitlab: "set GIT_DEPTH: 0 in the job's variables", github: 'set fetch-depth: 0 on actions/checkout',
-  jenkins: 'turn off "Shallow clone" in the job\'s Git clone behaviours',
-  azurePipelines: 'set fetchDepth: 0 on the checkout step', bitbucket: 'set clone: depth: full'
-}
-
 /** What shipped, from the checkout and what the CI says; `named`: how previous-version is named. */
 export function checkoutLookup(env: Env, ci: CiContext, cwd: string, named: string) {
   const { provider = '', serverUrl: url, tag, previousBuild, previousPush } = ci
   const kind = provider === 'github' || provider === 'gitlab' ? provider : undefined
-  const fullHistory = FULL_HISTORY[provider] ?? 'clone the whole history (no --depth)'
+  const fullHistory = checkout.fullHistoryAdvice(provider)
   // prettier-ignore
   const options = { cwd, env: checkout.gitEnvironment(env), tag, previousBuild, previousPush,
     server: kind && url ? ({ kind, url } as const) : undefined, advice: { previousVersion: named, fullHistory } }

@@ -168,6 +168,6 @@ async function* documentLines(source: EventSource, total: number): AsyncGenerato
 function changedError(what: string): EventsError {
   return new EventsError(
     'changed',
-    ` changed while its events were being sent: ${what}. Make sure nothing writes to it during this step.`
+    ` changed while its events were being sent: ${what}. Make sure nothing writes to it while its events are sent.`
   )
 }

@@ -190,7 +190,7 @@ export function failureError(
       }
       if (CERTIFICATE_ERROR.test(code)) {
         return protocol(
-          `${call} was not sent: the TLS certificate of ${address} is not trusted (${said}). ${checkAddress}. If the service uses a private certificate authority, set NODE_EXTRA_CA_CERTS to that authority's PEM file in the step's env.`
+          `${call} was not sent: the TLS certificate of ${address} is not trusted (${said}). ${checkAddress}. If the service uses a private certificate authority, set NODE_EXTRA_CA_CERTS to that authority's PEM file in the environment.`
         )
       }
       if (code.startsWith('HPE_')) {
@@ -219,7 +219,7 @@ export function failureError(
             ? ' to an address that is not a valid URL'
             : ''
         return protocol(
-          `${call} was answered with HTTP ${code}, a redirect${target}. The action does not follow redirects, so that the API key never reaches another origin. If the new address is the service and you trust it, ${advice.checkAddress} and use that address.`
+          `${call} was answered with HTTP ${code}, a redirect${target}. Redirects are never followed, so that the API key never reaches another origin. If the new address is the service and you trust it, ${advice.checkAddress} and use that address.`
         )
       }
       const said = withoutFinalStop(serviceMessage(response.body, scene.redactor))

@@ -41,7 +41,7 @@ export function requestUrl(root: URL, request: ServiceRequest): URL {
   url.search = request.query ?? ''
   if (url.href.length > MAX_SERVICE_URL_CHARS) {
     throw new ServiceError(
-      `${callName(request)} was not sent: the action refuses to build a URL of ${url.href.length} characters (at most ${MAX_SERVICE_URL_CHARS}). Shorten the id it carries.`,
+      `${callName(request)} was not sent: a URL of ${url.href.length} characters is too long (at most ${MAX_SERVICE_URL_CHARS}). Shorten the id it carries.`,
       { kind: 'configuration', call: callName(request) }
     )
   }
