@@ -16,7 +16,7 @@ export const MAX_COMPARE_FILES = 300
 /** A commit's first line longer than this is cut: enough for any real title. */
 export const MAX_COMMIT_MESSAGE_CHARS = 200
 /** Only the start of a message is kept: its title, and the body's references and trailers. */
-const MAX_MESSAGE_READ_CHARS = 2000
+const MAX_COMMIT_TEXT_READ_CHARS = 2000
 /** An author longer than this is cut (GitHub logins are at most 39 characters). */
 const MAX_AUTHOR_CHARS = 100
 
@@ -40,7 +40,7 @@ export function readCommits(
   const messages: string[] = []
   for (const { sha, message, authors, committedAt } of items) {
     if (!isFullSha(sha)) continue
-    const text = (typeof message === 'string' ? message : '').slice(0, MAX_MESSAGE_READ_CHARS)
+    const text = (typeof message === 'string' ? message : '').slice(0, MAX_COMMIT_TEXT_READ_CHARS)
     const firstLine = collapseWhitespace(text.split(/\r\n|\r|\n/, 1)[0])
     const author = authors.find(name => typeof name === 'string' && name) as string | undefined
     const dated = typeof committedAt === 'string' && !Number.isNaN(Date.parse(committedAt))

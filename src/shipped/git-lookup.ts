@@ -9,13 +9,12 @@
 import { spawn } from 'node:child_process'
 import type { ChangedPath } from '../affected-services.ts'
 import { attempt } from '../errors.ts'
+import type { Env } from '../settings.ts'
 import { formatSeconds, truncateText } from '../text.ts'
 import { COMPARE_PAGE_SIZE, isFullSha, MAX_COMPARE_FILES, readCommits } from './compare.ts'
 import { pullRequestsIn } from './pull-requests.ts'
 import { emptyShipped, LOOKUP_BUDGET_MS, type PreviousDeploySource, type Shipped } from './types.ts'
 import { failureIn, LookupError, lookupWarning } from './warning.ts'
-
-export type Env = Record<string, string | undefined>
 
 /** What the door knows of the run, as plain data; every field is optional but the first three. */
 export interface GitLookupOptions {
@@ -91,6 +90,18 @@ type Answer = { out: string; cut: boolean; said?: string }
 export type Git = (args: string[], maxBytes?: number) => Promise<Answer>
 type Previous = { sha: string; source: PreviousDeploySource }
 type LogItem = { sha: string; message: string; authors: string[]; committedAt: string }
+
+/** How each CI clones the whole history, for a shallow clone that lacks the previous deploy. */
+// prettier-ignore
+const FULL_HISTORY: Record<string, string> = {
+  gitlab: "set GIT_DEPTH: 0 in the job's variables", github: 'set fetch-depth: 0 on actions/checkout',
+  jenkins: 'turn off "Shallow clone" in the job\'s Git clone behaviours',
+  azurePipelines: 'set fetchDepth: 0 on the checkout step', bitbucket: 'set clone: depth: full'
+}
+
+/** How the CI (env-ci's id) clones the whole history. */
+export const fullHistoryAdvice = (provider = ''): string =>
+  FULL_HISTORY[provider] ?? 'clone the whole history (no --depth)'
 
 /**
  * The variables the door hands git: its own, without any GIT_* (a CI's GIT_DIR, GIT_EXTERNAL_DIFF
