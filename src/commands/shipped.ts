@@ -66,7 +66,9 @@ export function outputShipped(report: Report, shipped: Shipped | undefined): voi
 
 /** What the lookup found, in one line of the log. */
 export function logShipped(report: Report, shipped: Shipped | undefined): void {
-  if (shipped === undefined) return
+  // A lookup that read nothing said why in its warning.
+  const nothing = !shipped?.readFrom && !shipped?.apiCalls && !shipped?.commits.length
+  if (shipped === undefined || (nothing && !shipped.previousSha)) return
   const found = [
     shipped.previousSha
       ? `previous ${shipped.source === 'previous-push' ? 'push' : 'deploy'} ${shipped.previousSha} (from ${shipped.source ?? 'unknown'})`
