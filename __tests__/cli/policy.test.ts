@@ -155,3 +155,49 @@ describe('the read commands', () => {
     }
   )
 })
+
+describe('what the command line prints', () => {
+  it('never repeats the key in a parser message, wherever the flag stands', async () => {
+    const key = emulator.apiKey
+    for (const args of [
+      [`--api-key=${key}`, 'hello'],
+      ['hello', `--apikey=${key}`],
+      ['hello', `--API-KEY=${key}`]
+    ]) {
+      const { status, stderr } = await cli(args)
+      expect(status).toBe(2)
+      expect(stderr).toMatch(/^error: /)
+      expect(stderr).not.toContain(key)
+    }
+  })
+
+  it('redacts --debug lines: a CI variable that holds the key shows ***', async () => {
+    const { stderr } = await cli(['change', '--debug', '--dry-run'], {
+      CHANGE_TRACKING_USER: '',
+      GITLAB_CI: 'true',
+      GITLAB_USER_LOGIN: emulator.apiKey
+    })
+    expect(stderr).toMatch(/^debug: user: \*\*\* \(from GITLAB_USER_LOGIN\)$/m)
+    expect(stderr).not.toContain(emulator.apiKey)
+  })
+
+  it('prints run --json as the last whole line, after a deploy’s output that ended mid-line', async () => {
+    let stdout = ''
+    const status = await main(
+      ['run', '--json', '--', 'printf', 'x'],
+      {
+        CHANGE_TRACKING_API_KEY: emulator.apiKey,
+        CHANGE_TRACKING_BASE_URL: emulator.url,
+        CHANGE_TRACKING_VERSION: '1.4.2',
+        CHANGE_TRACKING_SERVICE: 'shop',
+        CHANGE_TRACKING_INCLUDE_COMMITS: 'false'
+      },
+      { stdout: text => (stdout += String(text)), stderr: () => {}, cwd: work }
+    )
+    expect(status).toBe(0)
+    const [deployed, json, end] = stdout.split('\n')
+    expect(deployed).toBe('x')
+    expect(JSON.parse(json)).toMatchObject({ 'change-id': expect.any(String) })
+    expect(end).toBe('')
+  })
+})
