@@ -105,18 +105,27 @@ function unmatched(spec: ServiceSpec, reason: string): ServiceDecision {
   return { name: spec.name, recorded: true, reason: why, matchedPaths: [], matchedCount: 0 }
 }
 
-function decide(spec: ServiceSpec, files: ChangedPath[], complete: boolean): ServiceDecision {
-  if (spec.patterns.length === 0) return unmatched(spec, '')
-  // Compiled once per service: a path counts when it matches a pattern without "!" and none with.
+/**
+ * Whether a path is a service's, compiled once: it matches a pattern without "!" and none with.
+ * A service without patterns has no path of its own.
+ */
+export function matcherOf(spec: ServiceSpec): (path: string) => boolean {
   const included = spec.patterns.filter(p => !p.startsWith('!'))
   const excluded = spec.patterns.filter(p => p.startsWith('!')).map(p => p.slice(1))
+  if (included.length === 0) return () => false
   const includes = picomatch(included, GLOB_OPTIONS)
   const excludes = excluded.length > 0 ? picomatch(excluded, GLOB_OPTIONS) : () => false
-  const matches = (path: string): boolean => includes(path) && !excludes(path)
-  // A rename touches the service that owned the file as much as the one that owns it now.
-  const touched = files.filter(
-    file => matches(file.path) || (file.previousPath !== undefined && matches(file.previousPath))
-  )
+  return path => includes(path) && !excludes(path)
+}
+
+/** A rename touches the service that owned the file as much as the one that owns it now. */
+export const touches = (matches: (path: string) => boolean, file: ChangedPath): boolean =>
+  matches(file.path) || (file.previousPath !== undefined && matches(file.previousPath))
+
+function decide(spec: ServiceSpec, files: ChangedPath[], complete: boolean): ServiceDecision {
+  if (spec.patterns.length === 0) return unmatched(spec, '')
+  const matches = matcherOf(spec)
+  const touched = files.filter(file => touches(matches, file))
   const count = touched.length
   const matching = `${plural(count, 'changed file')} ${count === 1 ? 'matches' : 'match'}`
   let reason = `recorded: ${matching}`

@@ -17,6 +17,7 @@ import type { ChangeRequest } from './service/client.ts'
 import { shippedMetadata } from './shipped/metadata.ts'
 import type { Shipped } from './shipped/types.ts'
 import { contradictsOutcome, labelsWith } from './triage/labels.ts'
+import { riskNames } from './triage/risk.ts'
 import type { Triage } from './triage/triage.ts'
 
 /** The change fields the user gave. Each is undefined when its input is empty. */
@@ -118,16 +119,19 @@ export function buildChangeRequest(
 ): ChangeRequest {
   const { run, shipped, service, deploy, triage } = basis
   const { version, environment } = changeSubject(fields, run)
+  // The event's words name the event's commit: not the user's other version.
+  const event = version === run.version ? run.eventDescription : undefined
+  // A service given is what the change is about: named before the event's words, or for the repository.
+  const named = present(fields.service)
   const description =
     present(fields.description) ??
     describeChange({
-      // The event's words name the event's commit: not the user's other version.
-      event: version === run.version ? run.eventDescription : undefined,
-      repository: run.service,
+      event,
+      repository: named ?? run.service,
       version,
       environment,
       shipped,
-      service,
+      service: service ?? (named && event ? { name: named } : undefined),
       deploy
     })
   // In the interface's order, so the body reads the way the service documents it.
@@ -145,7 +149,7 @@ export function buildChangeRequest(
         {
           outcome: endedWith(basis),
           remediation: triage?.remediation?.type,
-          risk: Object.keys(triage?.risk ?? {}),
+          risk: triage && riskNames(triage),
           issues: triage?.issues
         },
         options.autoLabels

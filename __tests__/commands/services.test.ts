@@ -95,7 +95,12 @@ async function record(
     ),
     '/work'
   )
-  const report = new Report(runner, new Redactor(), ACTION_WORDS, options.client instanceof DryRunClient)
+  const report = new Report(
+    runner,
+    new Redactor(),
+    ACTION_WORDS,
+    options.client instanceof DryRunClient
+  )
   const client = options.client ?? service().client
   let error: unknown
   try {
@@ -147,26 +152,57 @@ describe('recordServices', () => {
     expect(api.github['changed_paths']).toEqual(['services/api/\nmain.ts'])
   })
 
-  it("gives each service's change the step's triage: its labels and metadata", async () => {
+  /** A monorepo deploy: a migration in api, a revert in web, a documentation fix in docs. */
+  function monorepo(touched: boolean): Shipped {
+    const commits = [
+      ['1'.repeat(40), 'ENG-1 Add the orders table', 'services/api/db/migrate/1_orders.rb'],
+      ['2'.repeat(40), 'Revert "Faster pages"', 'services/web/a.ts'],
+      ['3'.repeat(40), 'Document the API\n\nFixes #7', 'docs/api.md']
+    ]
+    return {
+      ...shippedWith(commits.map(([, , path]) => path)),
+      commits: commits.map(([sha, message]) => ({ sha, message: message.split('\n')[0] })),
+      messages: commits.map(([, message]) => message),
+      pullRequestsComplete: true,
+      ...(touched && { touched: Object.fromEntries(commits.map(([sha, , path]) => [sha, [path]])) })
+    }
+  }
+  const DEPLOY_TRIAGE: Triage = {
+    risk: { migration: ['services/api/db/migrate/1_orders.rb'] },
+    riskComplete: true,
+    issues: ['ENG-1'],
+    remediation: { type: 'revert', reverts: [] }
+  }
+
+  it('gives each service the triage of what it shipped: a documentation service carries no migration', async () => {
     const { client, changes } = service()
-    await record({
+    const { runner } = await record({
       client,
-      shipped: shippedWith(['services/api/db/1.sql', 'services/web/a.ts']),
+      shipped: monorepo(true),
       inputs: { labels: 'team:mono' },
-      triage: {
-        risk: { migration: ['services/api/db/1.sql'] },
-        riskComplete: true,
-        remediation: { type: 'fix', of: 'chg_1' }
-      }
+      triage: DEPLOY_TRIAGE
     })
     expect(changes.map(change => [change.service, change.labels])).toEqual([
-      ['api', 'team:mono,remediation:fix,risk:migration'],
-      ['web', 'team:mono,remediation:fix,risk:migration'],
-      ['billing', 'team:mono,remediation:fix,risk:migration']
+      ['api', 'team:mono,risk:migration,issue:ENG-1'],
+      ['web', 'team:mono,remediation:revert'],
+      ['docs', 'team:mono'],
+      // No patterns: no paths of its own, so the whole deploy's.
+      ['billing', 'team:mono,remediation:revert,risk:migration,issue:ENG-1']
     ])
-    const web = JSON.parse(changes[1].custom_metadata ?? '{}')
-    expect(web.remediation).toEqual({ type: 'fix', of: 'chg_1' })
-    expect(web.github.risk).toEqual({ migration: ['services/api/db/1.sql'] })
+    const docs = JSON.parse(changes[2].custom_metadata ?? '{}')
+    expect(docs.github).toMatchObject({ closes: ['#7'], risk_complete: true })
+    expect(docs.github.risk).toBeUndefined()
+    expect(docs.remediation).toBeUndefined()
+    expect(runner.lines).toContain('api: Triage: risk migration; issues ENG-1.')
+  })
+
+  it("keeps the whole deploy's keys, said to be a part, when the lookup cannot tell which commits touched which paths", async () => {
+    const { client, changes } = service()
+    await record({ client, shipped: monorepo(false), triage: DEPLOY_TRIAGE })
+    const docs = JSON.parse(changes[2].custom_metadata ?? '{}')
+    expect(changes[2].labels).toBe('remediation:revert,issue:ENG-1')
+    expect(docs.github).toMatchObject({ issues: ['ENG-1'], issues_complete: false, closes: ['#7'] })
+    expect(docs.github.risk).toBeUndefined()
   })
 
   it('outputs change-id when exactly one change is recorded', async () => {

@@ -42,13 +42,18 @@ describe('triageRows', () => {
   it('gives each risk category its paths, says when the risk is incomplete, and counts the issues beyond 5', () => {
     const issues = ['A-1', 'A-2', 'A-3', 'A-4', 'A-5', 'A-6']
     const rows = triageRows(
-      { riskComplete: false, risk: { migration: ['db/1.sql', 'db/2.sql'] }, issues },
+      {
+        riskComplete: false,
+        pathsRead: 300,
+        risk: { migration: ['db/1.sql', 'db/2.sql'] },
+        issues
+      },
       RUN
     )
     expect(rows).toEqual(
       expect.arrayContaining([
         ['Risk: migration', 'db/1.sql, db/2.sql'],
-        ['Risk', 'incomplete: not every changed file is known'],
+        ['Risk: incomplete', 'risk read from 300 changed paths; more changed'],
         ['Issues', 'A-1, A-2, A-3, A-4, A-5 (+1 more)']
       ])
     )

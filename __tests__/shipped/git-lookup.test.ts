@@ -87,7 +87,8 @@ describe('the range since the previous deploy', () => {
       previousSha: sha.initial,
       source: 'previous-tag',
       commitCount: 8,
-      pullRequestCount: 2,
+      // On gitlab.com "(#41)" names an issue; "!42" is the one merge request.
+      pullRequestCount: 1,
       pullRequestsComplete: true,
       rollback: false,
       changedFilesComplete: true
@@ -104,14 +105,10 @@ describe('the range since the previous deploy', () => {
     expect(shipped?.messages[6]).toBe(`Revert "Add a banner"\n\nThis reverts commit ${sha.banner}.`)
   })
 
-  it('names pull and merge requests from squash subjects and GitLab’s last line, linked on the host', async () => {
+  it('names merge requests by GitLab’s last line on GitLab, where "(#41)" is an issue, linked on the host', async () => {
     const { shipped } = await lookUp({ version: 'v1.1.0' })
+    expect(shipped?.forge).toEqual({ kind: 'gitlab', web: 'https://gitlab.com/acme/shop' })
     expect(shipped?.pullRequests).toEqual([
-      {
-        number: 41,
-        title: 'Add login form',
-        url: 'https://gitlab.com/acme/shop/-/merge_requests/41'
-      },
       { number: 42, title: 'Fix the cart', url: 'https://gitlab.com/acme/shop/-/merge_requests/42' }
     ])
   })
@@ -233,7 +230,7 @@ describe('links on the origin remote’s host', () => {
       'https://gitlab-ci-token:s3cret-token@gitlab.example.com/acme/platform/shop.git',
       { kind: 'gitlab', url: 'https://gitlab.example.com' },
       (h: string) => `https://gitlab.example.com/acme/platform/shop/-/compare/${PREVIOUS()}...${h}`,
-      'https://gitlab.example.com/acme/platform/shop/-/merge_requests/41'
+      'https://gitlab.example.com/acme/platform/shop/-/merge_requests/42'
     ],
     [
       'git@bitbucket.org:acme/shop.git',
@@ -546,7 +543,7 @@ describe('bounds', () => {
     history.git(['fast-import', '--quiet'], `${lines.join('\n')}\n`)
   })
 
-  it(`reads the newest ${MAX_COMMITS_READ} commits and ${MAX_COMPARE_FILES} paths, and counts them all`, async () => {
+  it(`reads the newest ${MAX_COMMITS_READ} commits and every path, and counts them all`, async () => {
     const first = git(long, ['rev-list', '--max-parents=0', 'main'])
     const { shipped, warning } = await lookUp({
       cwd: long,
@@ -558,8 +555,10 @@ describe('bounds', () => {
     expect(shipped?.commits).toHaveLength(MAX_COMMITS_READ)
     expect(shipped?.commits.at(-1)?.message).toBe(`Change ${LENGTH} (#${LENGTH + 1})`)
     expect(shipped?.pullRequestsComplete).toBe(false)
-    expect(shipped?.changedFiles).toHaveLength(MAX_COMPARE_FILES)
-    expect(shipped?.changedFilesComplete).toBe(false)
+    // Every path, not the first MAX_COMPARE_FILES in alphabetical order.
+    expect(shipped?.changedFiles).toHaveLength(LENGTH)
+    expect(MAX_COMPARE_FILES).toBeLessThan(LENGTH)
+    expect(shipped?.changedFilesComplete).toBe(true)
   })
 })
 

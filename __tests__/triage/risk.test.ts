@@ -6,7 +6,7 @@ import {
   type ChangedPath,
   type ServiceSpec
 } from '../../src/affected-services.ts'
-import { BUILT_IN_RISK, MAX_RISK_PATHS, riskOf } from '../../src/triage/risk.ts'
+import { BUILT_IN_RISK, MAX_RISK_PATHS, riskNames, riskOf } from '../../src/triage/risk.ts'
 
 /** The risk of the changed files, the categories matched as the services selection does. */
 function riskFor(
@@ -170,7 +170,8 @@ describe('riskOf, built-in categories', () => {
         infrastructure: ['k8s/dep\nloy.yaml', 'infra/\u0001main.tf'],
         ci: ['.github/workflows/\ndeploy.yml', '.github/actions/x\r/action.yml']
       },
-      riskComplete: true
+      riskComplete: true,
+      pathsRead: 7
     })
   })
 
@@ -230,12 +231,40 @@ describe('riskOf, built-in categories', () => {
 })
 
 describe('riskOf', () => {
+  it('reads every changed path, however many: a category past the 300th path is found', () => {
+    // Alphabetical, as git lists them: the Dockerfile and the Jenkinsfile come late.
+    const many = Array.from(
+      { length: 4630 },
+      (_, i) => `clients/src/F${String(i).padStart(4, '0')}.java`
+    )
+    const files = edited(...many, 'docker/jvm/Dockerfile', 'Jenkinsfile', 'streams/build.gradle')
+    expect(riskFor({ files, complete: true })).toEqual({
+      risk: {
+        dependencies: ['streams/build.gradle'],
+        infrastructure: ['docker/jvm/Dockerfile'],
+        ci: ['Jenkinsfile']
+      },
+      riskComplete: true,
+      pathsRead: 4633
+    })
+  })
+
+  it('labels a risk read from fewer paths than changed as incomplete, after its categories', () => {
+    const read = { risk: { ci: ['Jenkinsfile'] }, riskComplete: false, pathsRead: 300 }
+    expect(riskNames(read)).toEqual(['ci', 'incomplete'])
+    expect(riskNames({ riskComplete: false, pathsRead: 0 })).toEqual(['incomplete'])
+    expect(riskNames({ ...read, riskComplete: true })).toEqual(['ci'])
+    // Nothing was asked (include-commits false): nothing is missing.
+    expect(riskNames({ riskComplete: false })).toEqual([])
+  })
+
   it('lists the first paths of each matched category, in the order of the changed list', () => {
     const sql = Array.from({ length: MAX_RISK_PATHS + 2 }, (_, i) => `db/migrate/${i}.rb`)
     const changed = { files: edited('src/a.ts', ...sql, 'go.mod'), complete: true }
     expect(riskFor(changed)).toEqual({
       risk: { migration: sql.slice(0, MAX_RISK_PATHS), dependencies: ['go.mod'] },
-      riskComplete: true
+      riskComplete: true,
+      pathsRead: 9
     })
   })
 
@@ -243,7 +272,8 @@ describe('riskOf', () => {
     const files = [{ path: 'db/old/0001.sql.bak', previousPath: 'db/migrate/0001.rb' }]
     expect(riskFor({ files, complete: true })).toEqual({
       risk: { migration: ['db/old/0001.sql.bak'] },
-      riskComplete: true
+      riskComplete: true,
+      pathsRead: 1
     })
   })
 
@@ -255,7 +285,8 @@ describe('riskOf', () => {
     }
     expect(riskFor(changed, custom ?? [])).toEqual({
       risk: { payments: ['services/pay/charge.ts'] },
-      riskComplete: true
+      riskComplete: true,
+      pathsRead: 3
     })
   })
 
@@ -264,17 +295,20 @@ describe('riskOf', () => {
     const changed = { files: edited('deploy/\nrun.sh', 'deploy/\r.md'), complete: true }
     expect(riskFor(changed, custom ?? [])).toEqual({
       risk: { deploy: ['deploy/\nrun.sh'] },
-      riskComplete: true
+      riskComplete: true,
+      pathsRead: 2
     })
   })
 
   it('is incomplete when the list was cut, and unknown when the files are', () => {
     expect(riskFor({ files: edited('go.mod'), complete: false })).toEqual({
       risk: { dependencies: ['go.mod'] },
-      riskComplete: false
+      riskComplete: false,
+      pathsRead: 1
     })
     expect(riskFor({ complete: false, reason: 'no previous deploy was found' })).toEqual({
-      riskComplete: false
+      riskComplete: false,
+      pathsRead: 0
     })
   })
 
@@ -282,7 +316,8 @@ describe('riskOf', () => {
     const slow = parseServices('slow: **/*a*a*a*a*a*a*a*b')
     const files = edited(...Array.from({ length: 5 }, () => `${'a'.repeat(64)}/`))
     expect(riskFor({ files, complete: true }, slow ?? [], 100)).toEqual({
-      riskComplete: false
+      riskComplete: false,
+      pathsRead: 5
     })
   })
 })

@@ -4,6 +4,7 @@
  */
 import type { ServiceSpec } from '../affected-services.ts'
 import {
+  matcherOf,
   selectServices,
   type ServiceDecision,
   type ServiceSelection
@@ -17,6 +18,7 @@ import { Outputs } from '../settings.ts'
 import { plural } from '../text.ts'
 import type { CommandContext } from './command.ts'
 import { changedFiles } from './shipped.ts'
+import { findTriage, logTriage, serviceShipped } from './triage.ts'
 
 /** Records the touched services' changes; throws when any of them could not be recorded. */
 export async function recordServices(
@@ -32,7 +34,16 @@ export async function recordServices(
   }
   for (const decision of selection.decisions) report.info(describeDecision(decision))
   const recorded = selection.decisions.filter(decision => decision.recorded)
-  const changes = recorded.map(decision => serviceChange(context, decision, basis, selection))
+  const changes: ChangeRequest[] = []
+  for (const decision of recorded) {
+    // Each service's own triage: a documentation service never carries another's migration.
+    const spec = specs.find(({ name }) => name === decision.name)
+    const own =
+      spec?.patterns.length && basis.shipped && serviceShipped(basis.shipped, matcherOf(spec))
+    const triage = own ? await findTriage(context, own) : basis.triage
+    if (triage && own) logTriage(report, triage, decision.name)
+    changes.push(serviceChange(context, decision, { ...basis, triage }, selection))
+  }
   const skipped = selection.decisions.filter(decision => !decision.recorded).map(d => d.name)
 
   const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, change =>

@@ -51,7 +51,7 @@ export function changedFiles(includeCommits: boolean, shipped: Shipped | undefin
     reason: shipped.changedFilesComplete
       ? undefined
       : shipped.readFrom === 'git'
-        ? `the lookup lists at most ${MAX_COMPARE_FILES} files`
+        ? 'the lookup read the paths within its bounds'
         : `GitHub's compare lists at most ${MAX_COMPARE_FILES} files`
   }
 }

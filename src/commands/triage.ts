@@ -3,8 +3,11 @@
  * and what the deploy remediates, from what the lookup already read (no GitHub API call).
  */
 import type { RunDefaults } from '../change.ts'
+import { touches } from '../affected-services.ts'
+import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
-import { BUILT_IN_RISK, riskOf, type Risk } from '../triage/risk.ts'
+import { BUILT_IN_RISK, riskNames, riskOf, type Risk } from '../triage/risk.ts'
+import { plural } from '../text.ts'
 import type { Remediation } from '../triage/remediation.ts'
 import { triage, type Triage } from '../triage/triage.ts'
 import { shortSha } from '../describe.ts'
@@ -18,38 +21,71 @@ export async function findTriage(
   shipped: Shipped | undefined
 ): Promise<Triage> {
   const changed = changedFiles(settings.includeCommits, shipped)
-  let risk: Risk = { riskComplete: false }
+  let risk: Risk = { riskComplete: false, ...(shipped && { pathsRead: 0 }) }
   if (changed.files !== undefined) {
     // Loaded only when there are files to match: glob matching is not every run's cost.
     const { selectServices } = await import('../affected-services.ts')
     const categories = settings.triage.riskPaths ?? BUILT_IN_RISK
     risk = riskOf(changed, selectServices(categories, changed))
   }
-  return triage(
+  const links = issueLinks(run.links, shipped)
+  const found = triage(
     {
       messages: shipped?.messages ?? [],
       pullRequests: shipped?.pullRequests ?? [],
       branch: run.branch,
       issueKeys: settings.triage.issueKeys,
-      repository: run.links?.repository ?? '',
-      serverUrl: run.links?.serverUrl,
+      repository: links?.repository ?? '',
+      serverUrl: links?.serverUrl,
+      gitlab: shipped?.forge?.kind === 'gitlab',
       rollbackOf: shipped?.rollback ? shipped.previousSha : undefined,
       remediates: settings.triage.remediates,
       everyCommitRead: shipped?.pullRequestsComplete ?? false
     },
     risk
   )
+  return links === run.links ? found : { ...found, issueLinks: links }
 }
 
-/** What triage found, in one line of the log; nothing when it found nothing. */
-export function logTriage(report: Report, triage: Triage): void {
+/** Where issues are linked: the run's repository, or on GitLab the checkout's own (`/-/issues/N`). */
+function issueLinks(run: RunDefaults['links'], shipped: Shipped | undefined): Triage['issueLinks'] {
+  const web = shipped?.forge?.kind === 'gitlab' ? shipped.forge.web : undefined
+  if (!web) return run
+  const { origin, pathname } = new URL(web)
+  return { serverUrl: origin, repository: pathname.slice(1), gitlab: true }
+}
+
+/**
+ * What one service of several shipped: its own changed paths, and the commits that touched them
+ * (a merge's against its first parent). A lookup that cannot tell which commits touched which
+ * paths keeps every commit, and the keys are said to be a part.
+ */
+export function serviceShipped(shipped: Shipped, matches: (path: string) => boolean): Shipped {
+  const { touched, forge } = shipped
+  const mine = shipped.commits.map(({ sha }) => !touched || !!touched[sha]?.some(matches))
+  const messages = shipped.messages.filter((_, index) => mine[index])
+  const numbers = new Set(
+    messages.map(message => pullRequestInMessage(message, forge?.kind)?.number)
+  )
+  return {
+    ...shipped,
+    changedFiles: shipped.changedFiles?.filter(file => touches(matches, file)),
+    messages,
+    pullRequests: shipped.pullRequests.filter(pull => !touched || numbers.has(pull.number)),
+    pullRequestsComplete: shipped.pullRequestsComplete && !!touched
+  }
+}
+
+/** What triage found, in one line of the log (a service's, after its name); nothing when nothing. */
+export function logTriage(report: Report, triage: Triage, service?: string): void {
+  const names = riskNames(triage)
   const found = [
     triage.remediation && `remediation ${triage.remediation.type}`,
-    triage.risk && `risk ${Object.keys(triage.risk).join(', ')}`,
+    names.length > 0 && `risk ${names.join(', ')}`,
     triage.issues && `issues ${triage.issues.join(', ')}`,
     triage.closes && `closes ${triage.closes.join(', ')}`
   ].filter(Boolean)
-  if (found.length > 0) report.info(`Triage: ${found.join('; ')}.`)
+  if (found.length > 0) report.info(`${service ? `${service}: ` : ''}Triage: ${found.join('; ')}.`)
 }
 
 /** The summary's triage block lists at most this many issues and closed issues; the rest counted. */
@@ -68,11 +104,19 @@ export function triageRows(triage: Triage, links: RunDefaults['links']): Summary
   return [
     ['Remediation', remediation && remediationText(remediation)],
     ...risk,
-    ...(triage.riskComplete || triage.risk === undefined
+    ...(triage.riskComplete || triage.pathsRead === undefined
       ? []
-      : [['Risk', 'incomplete: not every changed file is known'] as const]),
+      : ([
+          [
+            'Risk: incomplete',
+            `risk read from ${plural(triage.pathsRead, 'changed path')}; more changed`
+          ]
+        ] as const)),
     ['Issues', triage.issues && shortList(triage.issues, triage.issueCount)],
-    ['Closes', triage.closes && closedLinks(triage.closes, triage.closeCount, links)]
+    [
+      'Closes',
+      triage.closes && closedLinks(triage.closes, triage.closeCount, triage.issueLinks ?? links)
+    ]
   ]
 }
 
@@ -97,11 +141,13 @@ function shortList(items: readonly string[], count = items.length): string {
 function closedLinks(
   closes: readonly string[],
   count: number = closes.length,
-  run: RunDefaults['links']
+  run: Triage['issueLinks']
 ): Link[] {
+  const issues = run?.gitlab ? '-/issues' : 'issues'
   const links: Link[] = closes.slice(0, MAX_SUMMARY_ISSUES).map(ref => {
     const [name, number] = ref.startsWith('#') ? [run?.repository, ref.slice(1)] : ref.split('#')
-    return { text: ref, url: name && run ? `${run.serverUrl}/${name}/issues/${number}` : undefined }
+    const url = name && run ? `${run.serverUrl}/${name}/${issues}/${number}` : undefined
+    return { text: ref, url }
   })
   const more = count - links.length
   return more > 0 ? [...links, { text: `+${more} more` }] : links

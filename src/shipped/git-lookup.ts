@@ -11,9 +11,10 @@ import type { ChangedPath } from '../affected-services.ts'
 import { attempt } from '../errors.ts'
 import type { Env } from '../settings.ts'
 import { formatSeconds, truncateText } from '../text.ts'
-import { COMPARE_PAGE_SIZE, isFullSha, MAX_COMPARE_FILES, readCommits } from './compare.ts'
+import { COMPARE_PAGE_SIZE, isFullSha, readCommits } from './compare.ts'
 import { pullRequestsIn } from './pull-requests.ts'
-import { emptyShipped, LOOKUP_BUDGET_MS, type PreviousDeploySource, type Shipped } from './types.ts'
+import { emptyShipped, LOOKUP_BUDGET_MS, type Forge, type Shipped } from './types.ts'
+import type { PreviousDeploySource } from './types.ts'
 import { failureIn, LookupError, lookupWarning } from './warning.ts'
 
 /** What the door knows of the run, as plain data; every field is optional but the first three. */
@@ -45,7 +46,7 @@ export interface GitLookupOptions {
 export const MAX_COMMITS_READ = 10 * COMPARE_PAGE_SIZE
 /** What `git log` may print for them: whole messages, for the merge request on a last line. */
 const MAX_LOG_BYTES = 16 * 1024 * 1024
-/** What the list of changed paths may print: far more than MAX_COMPARE_FILES long paths. */
+/** What the list of changed paths may print, and each commit's paths: every path of a large deploy. */
 const MAX_PATHS_BYTES = 4 * 1024 * 1024
 /** Any other answer: a SHA, a count, a tag's name, a remote's URL, an error. */
 const MAX_ANSWER_BYTES = 64 * 1024
@@ -62,21 +63,25 @@ const SAFE_OPTIONS = ['--no-pager', '--no-optional-locks', '-c', 'core.quotepath
 const NO_FETCH = { GIT_NO_LAZY_FETCH: '1', GIT_ALLOW_PROTOCOL: '', GIT_TERMINAL_PROMPT: '0' }
 /**
  * `git log` never verifies a signature (log.showSignature would run gpg.program), and prints per
- * commit its SHA, author, committer date and whole message, each ended by a NUL, oldest first.
+ * commit its SHA, author, committer date and whole message, each ended by a NUL, newest first: a
+ * cut at the bound drops the oldest.
  */
 // prettier-ignore
 const LOG = ['log', '--no-show-signature', '--encoding=UTF-8', '-z', '--format=%H%x00%an%x00%cI%x00%B',
-  `--max-count=${MAX_COMMITS_READ}`, '--reverse']
+  `--max-count=${MAX_COMMITS_READ}`]
+/** Each commit's paths (a merge's against its first parent), after a \x01 and its SHA. */
+// prettier-ignore
+const TOUCHED = ['log', '--no-show-signature', '-z', '--format=%x01%H', '--name-only', '--no-renames',
+  '--diff-merges=first-parent', `--max-count=${MAX_COMMITS_READ}`]
 const DIFF = ['diff-tree', '-r', '-z', '--name-status', '--no-commit-id']
 /** Each host's pages, from its repository's: the compare of FROM and TO, a pull request's (+ N). */
 // prettier-ignore
-const FORMS = {
+const FORMS: Record<Forge['kind'], readonly [string, string]> = {
   github: ['/compare/FROM...TO', '/pull/'], gitlab: ['/-/compare/FROM...TO', '/-/merge_requests/'],
   // Bitbucket Cloud's compare page names the newer end first, then the older, apart by "%0D".
   bitbucket: ['/branches/compare/TO%0DFROM', '/pull-requests/']
-} as const
-type Kind = keyof typeof FORMS
-const KNOWN_HOSTS = new Map<string, Kind>(
+}
+const KNOWN_HOSTS = new Map<string, Forge['kind']>(
   Object.entries({ 'github.com': 'github', 'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket' })
 )
 
@@ -146,6 +151,7 @@ interface Found {
   count?: number
   log?: LogItem[]
   files?: { paths: ChangedPath[]; complete: boolean }
+  touched?: Record<string, string[]>
   failure?: LookupError
 }
 
@@ -191,6 +197,7 @@ async function readHistory(git: Git, options: GitLookupOptions): Promise<Found> 
     let paths: Answer | undefined = await git(diff('-M'), MAX_PATHS_BYTES)
     if (paths.said !== undefined) paths = await read(diff('--no-renames'), MAX_PATHS_BYTES)
     found.files = changedPaths(paths)
+    found.touched = touchedPaths(await read([...TOUCHED, ...range], MAX_PATHS_BYTES))
   } catch (error) {
     found.failure ??= failureIn(error)
   }
@@ -222,7 +229,18 @@ async function findPrevious(
   const isTag = (await commitOf(git, `refs/tags/${version}`)) === head
   const tagged = isTag ? head : tag && (await commitOf(git, `refs/tags/${tag}`))
   if (tagged) {
-    const describe = ['describe', '--tags', '--abbrev=0', '--end-of-options', `${tagged}^`]
+    // A release's previous one is a release, never its own candidate (v4.6.7, not v4.6.8-rc2).
+    const name = isTag ? version : (tag ?? '')
+    const at = name.search(/\.[0-9]/)
+    const release = at === -1 || name.indexOf('-', at) === -1 ? ['--exclude=*.[0-9]*-*'] : []
+    const describe = [
+      'describe',
+      '--tags',
+      '--abbrev=0',
+      ...release,
+      '--end-of-options',
+      `${tagged}^`
+    ]
     const earlier = (await git(describe)).out.trim()
     if (earlier) return resolved('previous-tag', `refs/tags/${earlier}`)
     if (shallow) return { gap: shallowGap(options, `the tags before ${isTag ? version : tag}`) }
@@ -242,7 +260,7 @@ async function commitOf(git: Git, name: string): Promise<string | undefined> {
   return isFullSha(sha) ? sha.toLowerCase() : undefined
 }
 
-/** Commits as `git log -z` prints LOG_FORMAT: four fields a commit; one cut at the bound is left out. */
+/** Commits as `git log -z` prints LOG, oldest first; one cut at the bound is left out. */
 function logItems(answer: Answer | undefined): LogItem[] {
   const fields = (answer?.out ?? '').split('\0')
   const items: LogItem[] = []
@@ -251,19 +269,31 @@ function logItems(answer: Answer | undefined): LogItem[] {
     if (!isFullSha(sha)) continue
     items.push({ sha, message: message.trimEnd(), authors: [author], committedAt })
   }
-  return items
+  return items.reverse()
+}
+
+/** Each commit's paths as TOUCHED prints them; none when cut, since the last commit's may be partial. */
+function touchedPaths(answer: Answer | undefined): Record<string, string[]> | undefined {
+  if (!answer || answer.cut) return undefined
+  const touched: Record<string, string[]> = {}
+  let paths: string[] = []
+  for (const field of answer.out.split('\0')) {
+    if (field.startsWith('\x01') && isFullSha(field.slice(1))) touched[field.slice(1)] = paths = []
+    else if (field) paths.push(field.replace(/^\n/, ''))
+  }
+  return touched
 }
 
 /**
  * Paths as `git diff-tree -z --name-status -M` prints them: a status, then the path, or for a
- * rename the old path and the new; the first MAX_COMPARE_FILES, exactly as git gives them.
+ * rename the old path and the new; every one within the bound, exactly as git gives them.
  */
 function changedPaths(answer: Answer | undefined): Found['files'] {
   if (!answer) return undefined
   const fields = answer.out.split('\0')
   const paths: ChangedPath[] = []
   let at = 0
-  while (at + 1 < fields.length && paths.length < MAX_COMPARE_FILES) {
+  while (at + 1 < fields.length) {
     const renamed = fields[at].startsWith('R')
     const next = at + (renamed ? 3 : 2)
     if (next >= fields.length) break
@@ -277,24 +307,24 @@ function changedPaths(answer: Answer | undefined): Found['files'] {
 
 /** The Shipped value of what the stages found, as the GitHub lookup composes its own. */
 function shippedOf(found: Found & { head: string }, forge: Forge | undefined): Shipped {
-  const { head, previous, count, log = [], files } = found
+  const { head, previous, count, log = [], files, touched } = found
   const read = readCommits(log)
   const messages = log.map(item => item.message)
   return {
     ...emptyShipped(),
     readFrom: 'git',
     ...(previous && { previousSha: previous.sha, source: previous.source }),
-    ...(previous && forge && { compareUrl: compareUrl(forge, previous.sha, head) }),
+    ...(previous && forge?.web && { compareUrl: compareUrl(forge, previous.sha, head) }),
     ...(count !== undefined && { commitCount: count }),
     ...read,
-    ...pullRequestsIn(messages, forge && forge.web + FORMS[forge.kind][1]),
+    ...pullRequestsIn(messages, forge?.web && forge.web + FORMS[forge.kind][1], forge?.kind),
     pullRequestsComplete: count !== undefined && read.commits.length >= count,
     rollback: found.rollback ?? false,
-    ...(files && { changedFiles: files.paths, changedFilesComplete: files.complete })
+    ...(files && { changedFiles: files.paths, changedFilesComplete: files.complete }),
+    ...(touched && { touched }),
+    ...(forge && { forge })
   }
 }
-
-type Forge = { web: string; kind: Kind }
 
 /**
  * The origin remote's repository page, on a host whose forms are known: github.com, gitlab.com,
@@ -308,14 +338,16 @@ function forgeOf(
   const own = server && attempt(() => new URL(server.url))
   const known = repository && KNOWN_HOSTS.get(repository.host)
   const ours = own && own.hostname.toLowerCase() === repository?.host
-  if (!repository || (!known && !ours)) return undefined
+  // On the CI's own GitLab the numbers are GitLab's, even when the remote's pages are unknown.
+  if (!repository || (!known && !ours))
+    return server?.kind === 'gitlab' ? { kind: 'gitlab' } : undefined
   const path = repository.path.split('/').map(encodeURIComponent).join('/')
   const web = `${known ? `https://${repository.host}` : own!.origin}/${path}`
   return { web, kind: known ?? server!.kind }
 }
 
-const compareUrl = ({ web, kind }: Forge, from: string, to: string): string =>
-  web + FORMS[kind][0].replace('FROM', from).replace('TO', to)
+const compareUrl = ({ web, kind }: Forge, from: string, to: string): string | undefined =>
+  web && web + FORMS[kind][0].replace('FROM', from).replace('TO', to)
 
 /** A remote's host (lowercase, without a port) and its repository's path, never its credentials. */
 export function remoteRepository(

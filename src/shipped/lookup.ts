@@ -56,7 +56,7 @@ export async function lookUpShipped(
       }),
       ...(previous?.sha && { previousSha: previous.sha }),
       ...range,
-      ...pullRequestsIn(range?.messages ?? [], `${link}/pull/`, titles),
+      ...pullRequestsIn(range?.messages ?? [], `${link}/pull/`, undefined, titles),
       ...(runStartedAt && { runStartedAt }),
       apiCalls
     }

@@ -6,7 +6,7 @@
  */
 import { collapseWhitespace } from '../text.ts'
 import type { GitHub } from './github-client.ts'
-import type { LookupQuery, Shipped, ShippedPullRequest } from './types.ts'
+import type { Forge, LookupQuery, Shipped, ShippedPullRequest } from './types.ts'
 import { failureIn, LookupError } from './warning.ts'
 
 /** Pull requests listed; the count is always given in full. Keeps custom_metadata small. */
@@ -17,16 +17,18 @@ export const MAX_PULL_REQUEST_TITLES = 3
 export const MAX_PULL_REQUEST_TITLE_CHARS = 256
 
 const SQUASH_SUFFIX = /\(#(\d{1,9})\)$/
+/** On GitLab `#N` is an issue, and `!N` a merge request. */
+const GITLAB_SUFFIX = /\(!(\d{1,9})\)$/
 const MERGE = /^Merge pull request #(\d{1,9}) from \S/
 const GITLAB_MERGE = /^See merge request \S+!(\d{1,9})$/
 
 type Titled = { number: number; title?: string }
 
 /** The pull request a commit message names, when GitHub or GitLab wrote it for a merge. */
-export function pullRequestInMessage(message: string): Titled | undefined {
+export function pullRequestInMessage(message: string, host?: Forge['kind']): Titled | undefined {
   const [line, ...body] = message.split(/\r\n|\r|\n/)
   const first = line.trim()
-  const merge = MERGE.exec(first)
+  const merge = host !== 'gitlab' && MERGE.exec(first)
   // A merge commit's title is its body's first line.
   if (merge) return titled(Number(merge[1]), body.find(isText))
   // GitLab's merge commit: the request on its last line, its title on the body's first.
@@ -37,7 +39,7 @@ export function pullRequestInMessage(message: string): Titled | undefined {
       Number(request[1]),
       body.find(text => isText(text) && text.trim() !== last)
     )
-  const squash = SQUASH_SUFFIX.exec(first)
+  const squash = (host === 'gitlab' ? GITLAB_SUFFIX : SQUASH_SUFFIX).exec(first)
   return squash ? titled(Number(squash[1]), first.slice(0, squash.index)) : undefined
 }
 
@@ -56,10 +58,11 @@ function titled(number: number, title = ''): Titled {
 export function pullRequestsIn(
   messages: readonly string[],
   pullUrl: string | undefined,
+  host?: Forge['kind'],
   titles?: ReadonlyMap<number, string>
 ): Pick<Shipped, 'pullRequests' | 'pullRequestCount'> {
   const found = new Map<number, string | undefined>()
-  for (const pull of messages.map(pullRequestInMessage)) {
+  for (const pull of messages.map(message => pullRequestInMessage(message, host))) {
     if (pull && pull.number > 0) found.set(pull.number, found.get(pull.number) ?? pull.title)
   }
   const all = [...found].map(([number, title]) => ({

@@ -66,6 +66,9 @@ export interface ShippedPullRequest {
   url?: string
 }
 
+/** The host of the repository read from the checkout, and its page when the host's are known. */
+export type Forge = { kind: 'github' | 'gitlab' | 'bitbucket'; web?: string }
+
 export interface Shipped {
   /** Where it was read: the checkout's history with git; GitHub's API when absent. */
   readFrom?: 'git'
@@ -89,8 +92,11 @@ export interface Shipped {
   rollback: boolean
   /** Files changed between the previous deploy and the version, each once. */
   changedFiles?: ChangedPath[]
-  /** Whether changedFiles is the full list: false when unknown or cut at MAX_COMPARE_FILES. */
+  /** Whether changedFiles is the full list: false when unknown, cut or past a bound. */
   changedFilesComplete: boolean
+  /** Each commit's paths, by its SHA, when the lookup could read them all. */
+  touched?: Record<string, string[]>
+  forge?: Forge
   /** When the current workflow run started (ISO 8601), when read. */
   runStartedAt?: string
   /** GitHub API calls made. */

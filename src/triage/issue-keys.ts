@@ -73,8 +73,11 @@ export function parseIssueKeyMode(raw: string): IssueKeyMode | undefined {
  * The texts as far as they are read: each cut at MAX_SCANNED_CHARS_PER_TEXT, all together at
  * MAX_SCANNED_CHARS. A cut never leaves part of a word behind (`ENG-14` of `ENG-142`).
  */
-export function scannedTexts(texts: readonly (string | undefined)[]): string[] {
-  let left = MAX_SCANNED_CHARS
+export function scannedTexts(
+  texts: readonly (string | undefined)[],
+  budget = MAX_SCANNED_CHARS
+): string[] {
+  let left = budget
   const scanned: string[] = []
   for (const text of texts) {
     if (text === undefined || left === 0) continue
@@ -84,6 +87,24 @@ export function scannedTexts(texts: readonly (string | undefined)[]): string[] {
     left -= end
   }
   return scanned
+}
+
+/**
+ * Commit messages (oldest first) as far as they are read: each as any text, every subject (the
+ * lookup bounds their number), and the bodies within MAX_SCANNED_CHARS, the newest first, so that
+ * the commits nearest the deploy are never the ones left unread.
+ */
+export function scannedMessages(messages: readonly string[]): string[] {
+  let left = MAX_SCANNED_CHARS
+  const read = messages.toReversed().map(message => {
+    const [text = ''] = scannedTexts([message], Infinity)
+    const newline = text.indexOf('\n')
+    if (newline === -1) return text
+    const [body = ''] = scannedTexts([text.slice(newline)], left)
+    left -= body.length
+    return text.slice(0, newline) + body
+  })
+  return read.reverse()
 }
 
 /**
@@ -115,9 +136,11 @@ export function issueKeysIn(texts: readonly string[], mode: IssueKeyMode): strin
   return [...keys]
 }
 
-/** GitHub's closing keywords, in any case, then a colon, spaces or both. */
-const CLOSING_KEYWORD =
-  '(?<![A-Za-z0-9_])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?::[ \\t]{0,8}|[ \\t]{1,8})'
+/** GitHub's closing keywords (GitLab's add -ing and implement), any case, then a colon, spaces or both. */
+const closingKeyword = (gitlab: boolean): string =>
+  `(?<![A-Za-z0-9_])(?:${gitlab ? 'clos(?:e[sd]?|ing)|fix(?:e[sd]|ing)?|resol(?:ve[sd]?|ving)|implement(?:s|ed|ing)?' : 'close[sd]?|fix(?:e[sd])?|resolve[sd]?'})(?::[ \\t]{0,8}|[ \\t]{1,8})`
+/** GitLab's owner is a group and its subgroups: `group/sub`. */
+const GITLAB_OWNER = '([A-Za-z0-9_.-]{1,100}(?:/[A-Za-z0-9_.-]{1,100}){0,19})'
 const OWNER = '([A-Za-z0-9-]{1,39})'
 const REPO = '([A-Za-z0-9._-]{1,100})'
 const NUMBER = '([1-9][0-9]{0,8})(?![A-Za-z0-9])'
@@ -131,21 +154,24 @@ const NUMBER = '([1-9][0-9]{0,8})(?![A-Za-z0-9])'
 export function closedIssuesIn(
   texts: readonly string[],
   repository: string,
-  serverUrl: string | undefined
+  serverUrl: string | undefined,
+  gitlab = false
 ): string[] {
   // An issue's URL is read only on the run's own server, when it has one.
   const server = serverUrl?.replace(/\/$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const owner = gitlab ? GITLAB_OWNER : OWNER
+  const issues = gitlab ? '-/issues' : 'issues'
   // Without a server, a branch that never matches keeps the groups' numbers.
-  const url = server ? `|${server}/${OWNER}/${REPO}/issues/${NUMBER}` : '|(?!)()()()'
-  const reference = `(?:#${NUMBER}|${OWNER}/${REPO}#${NUMBER}${url})`
-  const closing = new RegExp(CLOSING_KEYWORD + reference, 'gi')
+  const url = server ? `|${server}/${owner}/${REPO}/${issues}/${NUMBER}` : '|(?!)()()()'
+  const reference = `(?:#${NUMBER}|${owner}/${REPO}#${NUMBER}${url})`
+  const closing = new RegExp(closingKeyword(gitlab) + reference, 'gi')
   const closed = new Map<string, string>()
   for (const text of texts) {
     for (const match of text.matchAll(closing)) {
       const [, local, owner, repo, number, urlOwner, urlRepo, urlNumber] = match
-      // GitHub has no repository "." or "..": as a path it names another page, never an issue.
-      if (/^\.\.?$/.test(repo ?? urlRepo ?? '')) continue
       const name = `${owner ?? urlOwner}/${repo ?? urlRepo}`
+      // No host has a group or repository "." or "..": as a path it names another page.
+      if (!local && name.split('/').some(part => /^\.\.?$/.test(part))) continue
       const n = local ?? number ?? urlNumber
       const ref =
         local || name.toLowerCase() === repository.toLowerCase() ? `#${n}` : `${name}#${n}`

@@ -3,7 +3,7 @@
  * then a revert found in what shipped, then a hotfix by its branch, a title or a subject.
  */
 import { truncateText } from '../text.ts'
-import { scannedTexts } from './issue-keys.ts'
+import { scannedMessages, scannedTexts } from './issue-keys.ts'
 
 /** A revert lists at most this many reverted commits, pull requests and subjects. */
 export const MAX_REVERTS = 20
@@ -64,6 +64,18 @@ const REVERTED = new RegExp(
     '((?:[\\w.-]{1,100}/[\\w.-]{1,100})?#[1-9][0-9]{0,8}))(?![A-Za-z0-9])',
   'gi'
 )
+/**
+ * A text as closing references read it: a revert undoes what its quoted subject and its "This
+ * reverts commit" body name, and closes none of it.
+ */
+export function unrevertedText(text: string): string {
+  const newline = text.indexOf('\n')
+  const subject = newline === -1 ? text : text.slice(0, newline)
+  const body = newline === -1 || /this reverts commit/i.test(text) ? '' : text.slice(newline)
+  const quoted = REVERT_SUBJECT.exec(subject)?.[1]
+  return (quoted === undefined ? subject : subject.replace(`"${quoted}"`, '')) + body
+}
+
 const HOTFIX_BRANCH = /^hotfix[/-]/i
 /** `HOTFIX: …`, `[hotfix] …`, also after a type, key or tag; or the merge of a hotfix branch. */
 const HOTFIX_SUBJECT = new RegExp(
@@ -80,7 +92,8 @@ export function remediationOf(input: RemediationInput): Remediation | undefined 
   const remediates = input.remediates?.trim()
   if (remediates) return { type: 'fix', of: remediates }
   if (input.rollbackOf) return { type: 'rollback', of: input.rollbackOf }
-  const texts = scannedTexts([...input.pullRequests.map(pull => pull.title), ...input.messages])
+  const titles = scannedTexts(input.pullRequests.map(pull => pull.title))
+  const texts = [...titles, ...scannedMessages(input.messages)]
   const subjects = texts.map(text => text.split('\n', 1)[0])
   const reverts = new Set<string>()
   let reverted = false

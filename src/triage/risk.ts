@@ -39,11 +39,22 @@ export const BUILT_IN_RISK: readonly ServiceSpec[] = Object.entries({
     .circleci/** .buildkite/** **/azure-pipelines*.{yml,yaml} bitbucket-pipelines.yml`
 }).map(([name, patterns], index) => ({ name, patterns: patterns.split(/\s+/), line: index + 1 }))
 
+/** The label after the risk categories when not every changed path was read; no category's name. */
+export const INCOMPLETE_RISK = 'incomplete'
+
 export interface Risk {
   /** Each matched category, in the categories' order: its first MAX_RISK_PATHS paths. */
   risk?: Record<string, string[]>
   /** False when the files are unknown or cut, or matching them ran out of time. */
   riskComplete: boolean
+  /** The changed paths read, when a lookup ran (none: nothing was asked, so nothing is missing). */
+  pathsRead?: number
+}
+
+/** The names a change's `risk:` labels take: the categories, then `incomplete` when it is. */
+export function riskNames({ risk, riskComplete, pathsRead }: Risk): string[] {
+  const incomplete = pathsRead !== undefined && !riskComplete
+  return [...Object.keys(risk ?? {}), ...(incomplete ? [INCOMPLETE_RISK] : [])]
 }
 
 /**
@@ -54,9 +65,11 @@ export function riskOf(changed: ChangedFiles, selection: ServiceSelection): Risk
   const matched = selection.decisions.filter(decision => decision.matchedCount > 0)
   const riskComplete =
     changed.files !== undefined && changed.complete && selection.allRecordedBecause === undefined
-  if (matched.length === 0) return { riskComplete }
+  const pathsRead = changed.files?.length ?? 0
+  if (matched.length === 0) return { riskComplete, pathsRead }
   return {
     risk: Object.fromEntries(matched.map(d => [d.name, d.matchedPaths.slice(0, MAX_RISK_PATHS)])),
-    riskComplete
+    riskComplete,
+    pathsRead
   }
 }

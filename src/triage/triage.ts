@@ -3,8 +3,9 @@
  * the deploy remediates, beside the risk of the paths changed. Pure.
  */
 import type { ServiceSpec } from '../affected-services.ts'
-import { closedIssuesIn, issueKeysIn, scannedTexts, type IssueKeyMode } from './issue-keys.ts'
-import { remediationOf, type Remediation } from './remediation.ts'
+import { closedIssuesIn, issueKeysIn, scannedMessages, scannedTexts } from './issue-keys.ts'
+import type { IssueKeyMode } from './issue-keys.ts'
+import { remediationOf, unrevertedText, type Remediation } from './remediation.ts'
 import type { Risk } from './risk.ts'
 
 /** Issue keys listed; `issueCount` gives the exact number beyond. */
@@ -34,6 +35,8 @@ export interface TriageInput {
   repository: string
   /** The run's server, as https://github.com or a GitHub Enterprise Server's URL. */
   serverUrl?: string
+  /** The repository is on GitLab: `#N` is an issue, closed by GitLab's own pattern. */
+  gitlab?: boolean
   /** The previous deploy's SHA, when this deploy is a rollback. */
   rollbackOf?: string
   /** The `remediates` input. */
@@ -53,15 +56,18 @@ export interface Triage extends Risk {
   /** False when issues were found but some shipped commits, or some of their text, were not read. */
   issuesComplete?: false
   remediation?: Remediation
+  /** Where the closed issues are linked, when not the run's repository (a GitLab checkout's). */
+  issueLinks?: { serverUrl: string; repository: string; gitlab?: boolean }
 }
 
 export function triage(input: TriageInput, risk: Risk): Triage {
   const titles = input.pullRequests.map(pull => pull.title)
   const sources = [input.branch, ...titles, ...input.messages]
-  const texts = scannedTexts(sources)
+  const texts = [...scannedTexts([input.branch, ...titles]), ...scannedMessages(input.messages)]
   const everyTextRead = length(texts) === length(sources)
   const keys = issueKeysIn(texts, input.issueKeys)
-  const closes = closedIssuesIn(texts, input.repository, input.serverUrl)
+  const { repository, serverUrl, gitlab } = input
+  const closes = closedIssuesIn(texts.map(unrevertedText), repository, serverUrl, gitlab)
   const remediation = remediationOf(input)
   const found = keys.length > 0 || closes.length > 0
   return {

@@ -4,6 +4,7 @@ import { InputError } from '../errors.ts'
 import { quote, QUOTED_VALUE_MAX_CHARS } from './parsers.ts'
 import { Inputs, type InputName } from '../settings.ts'
 import { hasUnsafeCharacter, inert, truncateText } from '../text.ts'
+import { INCOMPLETE_RISK } from '../triage/risk.ts'
 
 /** A monorepo's deploy step rarely names more; the bound keeps one run's changes and summary sane. */
 export const MAX_SERVICES = 100
@@ -39,6 +40,8 @@ export function parseServices(
       fail(`lists more than ${MAX_SERVICES} services; split them over several steps.`)
     }
     const spec = parseLine(content, line, fail)
+    if (input === Inputs.RiskPaths && spec.name === INCOMPLETE_RISK)
+      fail(`names "${INCOMPLETE_RISK}", the label of a risk not read from every path.`)
     const first = specs.find(known => known.name === spec.name)?.line
     if (first !== undefined) {
       fail(
