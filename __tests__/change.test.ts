@@ -51,6 +51,20 @@ describe('buildChangeRequest', () => {
     )
   })
 
+  it('names the service given in the description, not the repository or the folder', () => {
+    const folder = {
+      ...BASIS,
+      run: { ...DEFAULTS, service: 'deploy-prod@2', eventDescription: undefined }
+    }
+    expect(
+      buildChangeRequest({ service: 'payments', version: '2.3.0' }, folder, PLAIN).description
+    ).toBe('Deploy payments 2.3.0 to production')
+    // The event's own words stay, after the service they are about.
+    expect(buildChangeRequest({ service: 'payments' }, BASIS, PLAIN).description).toBe(
+      'payments: Deploy d2c8cd8 on main of octo-org/shop-api'
+    )
+  })
+
   it("prefers the user's fields over the context's", () => {
     const request = buildChangeRequest(
       {

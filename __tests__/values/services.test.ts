@@ -34,6 +34,13 @@ describe('parseServices', () => {
     ])
   })
 
+  it('refuses a risk-paths category named incomplete: that label says a risk was not read whole', () => {
+    expect(() => parseServices('incomplete: db/**', Inputs.RiskPaths)).toThrow(
+      /risk-paths", line 1, names "incomplete", the label of a risk not read from every path\.$/
+    )
+    expect(parseServices('incomplete: db/**')?.[0].name).toBe('incomplete')
+  })
+
   it('is undefined when the input has only blank and comment lines', () => {
     expect(parseServices('')).toBeUndefined()
     expect(parseServices('\n  \r\n# nothing yet\n\t\n')).toBeUndefined()
