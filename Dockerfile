@@ -1,0 +1,17 @@
+# The command line as a container image, for a job that only records (change, heartbeat): the
+# bundled dist/cli.js, which carries every library it uses, on Node 24 on Alpine, run as the
+# image's unprivileged `node` user. Built, smoke-tested and pushed by .github/workflows/release.yml.
+# The base is pinned by digest (node:24-alpine), so that a rebuild of a tag is the same image.
+FROM node:24-alpine@sha256:ebfe2f90462722a7a4de65e91990e97fe0d401c70e0e762c5b53302f905ec1c1
+LABEL org.opencontainers.image.title="change-tracking" \
+      org.opencontainers.image.description="Records deploys as changes in a change-tracking service" \
+      org.opencontainers.image.source="https://github.com/OWNER/change-tracking-action" \
+      org.opencontainers.image.licenses="MIT"
+WORKDIR /opt/change-tracking
+COPY LICENSE ./
+COPY dist/cli.js dist/cli-licenses.txt dist/package.json ./dist/
+RUN ln -s /opt/change-tracking/dist/cli.js /usr/local/bin/change-tracking
+USER node
+WORKDIR /home/node
+ENTRYPOINT ["change-tracking"]
+CMD ["--help"]
