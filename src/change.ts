@@ -13,12 +13,14 @@ import {
 import { describeChange } from './describe.ts'
 import { isJsonObject } from './json.ts'
 import { leadTime } from './lead-time.ts'
+import { standardMetadata } from './otel.ts'
 import type { ChangeRequest } from './service/client.ts'
 import { shippedMetadata } from './shipped/metadata.ts'
 import type { Shipped } from './shipped/types.ts'
 import { contradictsOutcome, labelsWith } from './triage/labels.ts'
 import { riskNames } from './triage/risk.ts'
 import type { Triage } from './triage/triage.ts'
+import type { Artifact } from './values/artifact.ts'
 
 /** The change fields the user gave. Each is undefined when its input is empty. */
 export interface ChangeFields {
@@ -35,6 +37,8 @@ export interface ChangeFields {
   customMetadata?: unknown
   /** Integer Unix seconds. */
   createdAt?: number
+  /** The image or package that shipped. */
+  artifact?: Artifact
 }
 
 /**
@@ -67,6 +71,10 @@ export interface RunDefaults {
   runLink?: { text: string; url: string }
   /** Where a relative events file is read from. */
   workspace: string
+  /** What the door knows of the run in OpenTelemetry's names (vcs.*, cicd.*), none empty. */
+  otel?: Record<string, string>
+  /** Whether a CDEvent is made of each change recorded: a later step or a file can read it. */
+  cdevent?: boolean
 }
 
 /** One service of several: its name, and what its patterns matched when that is known. */
@@ -95,6 +103,8 @@ export interface ChangeOptions {
   runMetadata: boolean
   /** The action's labels after the user's. */
   autoLabels: boolean
+  /** OpenTelemetry's names (`otel`) in custom_metadata, when true. */
+  otel?: boolean
 }
 
 /** The version and environment a change is about: what the lookup looks up. */
@@ -134,11 +144,13 @@ export function buildChangeRequest(
       service: service ?? (named && event ? { name: named } : undefined),
       deploy
     })
+  const serviceName = present(fields.service) ?? present(service?.name) ?? present(run.service)
+  const subject = { service: serviceName, version, environment }
   // In the interface's order, so the body reads the way the service documents it.
   return withoutUndefined({
     description,
     environment,
-    service: present(fields.service) ?? present(service?.name) ?? present(run.service),
+    service: subject.service,
     version,
     user: present(fields.user) ?? present(run.user),
     comment: present(fields.comment),
@@ -157,7 +169,10 @@ export function buildChangeRequest(
     ),
     custom_metadata: customMetadata(
       fields.customMetadata,
-      defaultMetadata(basis, options.runMetadata),
+      {
+        ...defaultMetadata(basis, options.runMetadata),
+        ...standardMetadata(subject, fields.artifact, basis, options.otel === true)
+      },
       knownOutcome(basis)
     ),
     created_at: fields.createdAt ?? (deploy?.startedAt && Math.floor(deploy.startedAt / 1000))

@@ -85,7 +85,11 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
     error = await runCommand(
       { ...open, settings },
       {
-        run: contextDefaults({ ...context, jobEnvironment: environment }, process.cwd()),
+        // A CDEvent only here: at the job's end no later step could read an output.
+        run: {
+          ...contextDefaults({ ...context, jobEnvironment: environment }, process.cwd()),
+          cdevent: true
+        },
         lookUp: lookUpFor(settings, context, env),
         budgetCap: jobEnd ? KEY_CHECK_BUDGET_MS : Infinity,
         act: jobEnd

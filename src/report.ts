@@ -23,12 +23,13 @@ const DRY_RUN_BODY_CHARS = 4000
  */
 export const MAX_MESSAGE_CHARS = 4000
 
-/** The outputs a dry run sets: what the lookup found. Every other output is an answer. */
+/** The outputs a dry run sets: what the lookup found, and the CDEvent (its id a new one). */
 const DRY_RUN_OUTPUTS: ReadonlySet<OutputName> = new Set([
   Outputs.PreviousVersion,
   Outputs.CommitCount,
   Outputs.CompareUrl,
-  Outputs.Rollback
+  Outputs.Rollback,
+  Outputs.Cdevent
 ])
 
 /**

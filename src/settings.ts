@@ -44,7 +44,9 @@ export const Inputs = {
   AutoLabels: 'auto-labels',
   RiskPaths: 'risk-paths',
   IssueKeys: 'issue-keys',
-  Remediates: 'remediates'
+  Remediates: 'remediates',
+  OtelAttributes: 'otel-attributes',
+  Artifact: 'artifact'
 } as const
 export type InputName = (typeof Inputs)[keyof typeof Inputs]
 
@@ -61,7 +63,8 @@ export const Outputs = {
   CompareUrl: 'compare-url',
   Rollback: 'rollback',
   ChangeIds: 'change-ids',
-  SkippedServices: 'skipped-services'
+  SkippedServices: 'skipped-services',
+  Cdevent: 'cdevent'
 } as const
 export type OutputName = (typeof Outputs)[keyof typeof Outputs]
 
@@ -106,6 +109,8 @@ export interface Settings extends Omit<ReportingSettings, 'error'> {
   change: ChangeFields
   /** Whether to add the run's GitHub metadata to custom_metadata. */
   githubMetadata: boolean
+  /** Whether to add OpenTelemetry's names (`otel`) to custom_metadata. */
+  otelAttributes: boolean
   heartbeatId?: string
   dryRun: boolean
   timeoutSeconds: number
@@ -149,5 +154,5 @@ export type GetInput = (name: string) => string
 export const SETTING_DEFAULTS: Partial<Record<InputName, string>> = {
   command: 'change', 'github-metadata': 'true', 'fail-on-error': 'auto', 'dry-run': 'false',
   'timeout-seconds': '30', 'max-attempts': '4', 'job-summary': 'true', 'include-commits': 'true',
-  'record-at': 'now', 'auto-labels': 'true', 'issue-keys': 'auto'
+  'record-at': 'now', 'auto-labels': 'true', 'issue-keys': 'auto', 'otel-attributes': 'true'
 }

@@ -83,9 +83,35 @@ describe('contextDefaults on push', () => {
           run_url: 'https://github.com/octo-org/shop-api/actions/runs/13901299999/attempts/1',
           actor: 'monalisa'
         }
+      },
+      // OpenTelemetry's names for what the run knows; GitHub names no job's own id or page.
+      otel: {
+        'vcs.repository.url.full': 'https://github.com/octo-org/shop-api',
+        'vcs.provider.name': 'github',
+        'vcs.ref.head.name': 'main',
+        'vcs.ref.head.type': 'branch',
+        'cicd.pipeline.name': 'Deploy',
+        'cicd.pipeline.run.id': '13901299999',
+        'cicd.pipeline.run.url.full':
+          'https://github.com/octo-org/shop-api/actions/runs/13901299999/attempts/1',
+        'cicd.pipeline.task.name': 'record-change'
       }
     })
     expect('environment' in defaults).toBe(false)
+  })
+
+  it("names a tag push's tag, and a pull request's head branch, in OpenTelemetry's names", () => {
+    const env = runEnv('push', { GITHUB_REF_NAME: 'v1.2.3', GITHUB_REF_TYPE: 'tag' })
+    expect(contextDefaults('push', fixture('push'), env).otel).toMatchObject({
+      'vcs.ref.head.name': 'v1.2.3',
+      'vcs.ref.head.type': 'tag'
+    })
+    const payload = { pull_request: { number: 7, head: { ref: 'feature/cart' } } }
+    const pull = runEnv('pull_request', { GITHUB_REF_NAME: '7/merge', GITHUB_REF_TYPE: 'branch' })
+    expect(contextDefaults('pull_request', payload, pull).otel).toMatchObject({
+      'vcs.ref.head.name': 'feature/cart',
+      'vcs.ref.head.type': 'branch'
+    })
   })
 
   it('names the tag of a tag push', () => {
@@ -395,7 +421,8 @@ describe('contextDefaults with missing or malformed context', () => {
     const defaults = contextDefaults('', {}, {})
     expect(defaults).toEqual({
       description: 'Change recorded by change-tracking-action',
-      metadata: { github: {} }
+      metadata: { github: {} },
+      otel: { 'vcs.provider.name': 'github' }
     })
   })
 

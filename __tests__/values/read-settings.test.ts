@@ -43,6 +43,7 @@ describe('readSettings', () => {
       command: 'change',
       change: {},
       githubMetadata: true,
+      otelAttributes: true,
       failOnError: 'auto',
       dryRun: false,
       timeoutSeconds: 30,
@@ -110,7 +111,9 @@ describe('readSettings', () => {
       [Inputs.AutoLabels]: 'false',
       [Inputs.RiskPaths]: 'payments: services/pay/**',
       [Inputs.IssueKeys]: 'ENG, ops',
-      [Inputs.Remediates]: 'chg_41'
+      [Inputs.Remediates]: 'chg_41',
+      [Inputs.OtelAttributes]: 'false',
+      [Inputs.Artifact]: 'nginx:1.27'
     })
     expect(settings).toEqual({
       apiKey: API_KEY,
@@ -126,9 +129,14 @@ describe('readSettings', () => {
         team: 'platform',
         labels: ['deploy', 'backend', 'urgent'],
         customMetadata: { ticket: 'OPS-42' },
-        createdAt: Date.UTC(2025, 10, 21, 10) / 1000
+        createdAt: Date.UTC(2025, 10, 21, 10) / 1000,
+        artifact: {
+          reference: 'docker.io/library/nginx:1.27',
+          image: { name: 'docker.io/library/nginx', tag: '1.27' }
+        }
       },
       githubMetadata: false,
+      otelAttributes: false,
       heartbeatId: 'hb-123',
       failOnError: 'true',
       dryRun: true,

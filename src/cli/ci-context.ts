@@ -10,6 +10,7 @@ import type { RunDefaults } from '../change.ts'
 import { attempt } from '../errors.ts'
 import * as checkout from '../shipped/git-lookup.ts'
 import type { ShippedLookup } from '../commands/command.ts'
+import { repositoryPage } from '../otel.ts'
 
 import type { Env } from '../settings.ts'
 export type { Env }
@@ -25,7 +26,8 @@ export type CiContext = Partial<Record<Field, string>> & {
 }
 // prettier-ignore
 type Field = 'provider' | 'version' | 'service' | 'user' | 'environment' | 'branch' | 'tag' |
-  'pullRequest' | 'buildNumber' | 'buildUrl' | 'jobUrl' | 'previousBuild' | 'previousPush' | 'serverUrl'
+  'pullRequest' | 'buildNumber' | 'buildUrl' | 'jobUrl' | 'previousBuild' | 'previousPush' | 'serverUrl' |
+  'repositoryUrl' | 'pipeline' | 'runId' | 'job' | 'jobId'
 
 /** All git calls of a detection: a hung disk or an include.path FIFO must not hold a deploy. */
 export const DETECTION_GIT_BUDGET_MS = 2000
@@ -45,17 +47,21 @@ const UNREAD: Record<string, Partial<Record<Field, string>>> = {
   // The merge request's number in its project (!42), where env-ci reads the instance-wide id.
   gitlab: { user: 'GITLAB_USER_LOGIN', environment: 'CI_ENVIRONMENT_NAME', jobUrl: 'CI_JOB_URL',
     pullRequest: 'CI_MERGE_REQUEST_IID', buildUrl: 'CI_PIPELINE_URL', serverUrl: 'CI_SERVER_URL',
-    previousPush: 'CI_COMMIT_BEFORE_SHA' },
+    previousPush: 'CI_COMMIT_BEFORE_SHA', repositoryUrl: 'CI_PROJECT_URL', pipeline: 'CI_PIPELINE_NAME',
+    runId: 'CI_PIPELINE_ID', job: 'CI_JOB_NAME', jobId: 'CI_JOB_ID' },
   // The run's number as GitHub shows it (#42), and a pull request's head branch.
   github: { user: 'GITHUB_ACTOR', buildNumber: 'GITHUB_RUN_NUMBER', branch: 'GITHUB_HEAD_REF',
-    serverUrl: 'GITHUB_SERVER_URL' },
+    serverUrl: 'GITHUB_SERVER_URL', repositoryUrl: '$GITHUB_SERVER_URL/$GITHUB_REPOSITORY',
+    pipeline: 'GITHUB_WORKFLOW', runId: 'GITHUB_RUN_ID', job: 'GITHUB_JOB' },
   jenkins: { user: 'BUILD_USER_ID|CHANGE_AUTHOR', branch: 'CHANGE_BRANCH', tag: 'TAG_NAME',
-    previousBuild: 'GIT_PREVIOUS_SUCCESSFUL_COMMIT' },
-  circleci: { user: 'CIRCLE_USERNAME' },
-  buildkite: { user: 'BUILDKITE_BUILD_CREATOR', jobUrl: '$BUILDKITE_BUILD_URL#$BUILDKITE_JOB_ID' },
-  azurePipelines: { user: 'BUILD_REQUESTEDFOR', environment: 'ENVIRONMENT_NAME',
+    previousBuild: 'GIT_PREVIOUS_SUCCESSFUL_COMMIT', repositoryUrl: 'GIT_URL', pipeline: 'JOB_NAME' },
+  circleci: { user: 'CIRCLE_USERNAME', repositoryUrl: 'CIRCLE_REPOSITORY_URL', job: 'CIRCLE_JOB' },
+  buildkite: { user: 'BUILDKITE_BUILD_CREATOR', jobUrl: '$BUILDKITE_BUILD_URL#$BUILDKITE_JOB_ID',
+    pipeline: 'BUILDKITE_PIPELINE_SLUG', runId: 'BUILDKITE_BUILD_ID', job: 'BUILDKITE_LABEL', jobId: 'BUILDKITE_JOB_ID' },
+  azurePipelines: { user: 'BUILD_REQUESTEDFOR', environment: 'ENVIRONMENT_NAME', runId: 'BUILD_BUILDID',
+    repositoryUrl: 'BUILD_REPOSITORY_URI', pipeline: 'BUILD_DEFINITIONNAME', job: 'SYSTEM_JOBDISPLAYNAME', jobId: 'SYSTEM_JOBID',
     buildUrl: '$SYSTEM_COLLECTIONURI/$SYSTEM_TEAMPROJECT/_build/results?buildId=$BUILD_BUILDID' },
-  bitbucket: { environment: 'BITBUCKET_DEPLOYMENT_ENVIRONMENT', pullRequest: 'BITBUCKET_PR_ID',
+  bitbucket: { environment: 'BITBUCKET_DEPLOYMENT_ENVIRONMENT', pullRequest: 'BITBUCKET_PR_ID', repositoryUrl: 'BITBUCKET_GIT_HTTP_ORIGIN',
     buildUrl: '$BITBUCKET_GIT_HTTP_ORIGIN/pipelines/results/$BITBUCKET_BUILD_NUMBER' }
 }
 
@@ -90,6 +96,7 @@ export async function detectCiContext(
     take('version', from, ci.commit)
     take('service', from, checkout.cleanPath(dotless(from, whole(ci.slug))))
     take('buildNumber', from, ci.build)
+    take('runId', from, ci.build)
     take('buildUrl', from, whole(ci.buildUrl))
     take('jobUrl', from, whole(ci.jobUrl))
     take('tag', from, ci.tag)
@@ -114,6 +121,7 @@ export async function detectCiContext(
   await ask('version', 'git rev-parse HEAD', ['rev-parse', 'HEAD'])
   if (context.tag === undefined)
     await ask('branch', 'git symbolic-ref HEAD', ['symbolic-ref', '--short', '-q', 'HEAD'])
+  await ask('repositoryUrl', 'the origin remote', ['remote', 'get-url', 'origin'])
   await ask(
     'service',
     'the origin remote',
@@ -123,6 +131,10 @@ export async function detectCiContext(
   await ask('service', 'the folder name', ['rev-parse', '--show-toplevel'], top =>
     basename(top?.trim() || cwd)
   )
+  // Kept only as a page, never with its credentials (an https remote may carry a token).
+  const page = repositoryPage(context.repositoryUrl, { url: context.serverUrl })
+  if (page) context.repositoryUrl = page.url
+  else delete context.repositoryUrl
   return context
 
   /** A path with a "." or ".." segment names no repository: not taken, and said. */
@@ -158,8 +170,31 @@ export function ciDefaults(ci: CiContext, cwd: string): RunDefaults {
     ...{ service, version, user, environment, branch },
     metadata: { key: 'ci', fields: ciMetadata(ci), shippedKey: 'git' },
     runLink: url ? { text: ci.buildNumber ? `Build ${ci.buildNumber}` : 'Build', url } : undefined,
-    workspace: cwd
+    workspace: cwd,
+    otel: otelAttributes(ci)
   }
+}
+
+/** What the CI knows in OpenTelemetry's names; the repository's page never with credentials. */
+function otelAttributes(ci: CiContext): Record<string, string> {
+  const kind = ['github', 'gitlab', 'bitbucket'].find(name => name === ci.provider)
+  const page = repositoryPage(ci.repositoryUrl, { url: ci.serverUrl, kind })
+  const all = {
+    'vcs.repository.url.full': page?.url,
+    'vcs.provider.name': page?.provider ?? kind,
+    'vcs.ref.head.name': ci.tag ?? ci.branch,
+    'vcs.ref.head.type': ci.tag ? 'tag' : ci.branch && 'branch',
+    'cicd.pipeline.name': ci.pipeline,
+    'cicd.pipeline.run.id': ci.runId,
+    'cicd.pipeline.run.url.full': ci.buildUrl,
+    'cicd.pipeline.task.name': ci.job,
+    'cicd.pipeline.task.run.id': ci.jobId,
+    'cicd.pipeline.task.run.url.full': ci.jobUrl
+  }
+  return Object.fromEntries(Object.entries(all).filter(([, value]) => value)) as Record<
+    string,
+    string
+  >
 }
 
 /** The change's `custom_metadata.ci`: what is known of the CI's run, in snake_case. */

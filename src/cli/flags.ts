@@ -37,6 +37,12 @@ const FLAGS: Partial<Record<InputName, [help: string, ...commands: CliCommand[]]
   'risk-paths': ['risk categories, one per line, as NAME: PATTERN …', 'run', 'change'],
   'issue-keys': ['auto | none | project prefixes (ENG, OPS)', 'run', 'change'],
   remediates: ['what this deploy fixes: a change id or a version', 'run', 'change'],
+  artifact: [
+    'the image (registry/path:tag@sha256:…) or purl (pkg:…) that shipped',
+    'run',
+    'change'
+  ],
+  'otel-attributes': ["add OpenTelemetry's names to custom_metadata (otel)", 'run', 'change'],
   events: ['events inline: a JSON event, a JSON array or NDJSON', 'events'],
   'events-file': ['a JSON or NDJSON file of events', 'events'],
   'event-ids': ['event ids, separated by commas', 'event-results'],
@@ -49,7 +55,12 @@ const COMMAND_HELP: Record<CliCommand, string> = {
   events: 'send events', 'event-results': 'read the evaluation results of events',
   'get-change': 'read a change back', hello: 'check the API key'
 }
-const BOOLEAN_FLAGS = new Set<string>(['dry-run', 'include-commits', 'auto-labels'])
+const BOOLEAN_FLAGS = new Set<string>([
+  'dry-run',
+  'include-commits',
+  'auto-labels',
+  'otel-attributes'
+])
 
 /** A command line read: what to do, and each setting as the shared parsers read it. */
 export interface Invocation {
@@ -59,7 +70,7 @@ export interface Invocation {
   /** The file that holds the API key (see readKeyFile); the variable's key is then not used. */
   apiKeyFile?: string
   /** The command line's own flags, which no action input matches. */
-  options: { json: boolean; outputs?: string; summary?: string; debug: boolean }
+  options: { json: boolean; outputs?: string; summary?: string; cdevent?: string; debug: boolean }
   /** A setting's raw value: its flag, else its variable, else its default, else ''. */
   getInput: (name: string) => string
   /** The flag, or the variable, a setting's value came from, for messages. */
@@ -100,6 +111,8 @@ export function buildProgram(
       .addOption(flagOption('outputs', 'write the outputs to this file, as NAME=value lines'))
       .addOption(flagOption('summary', 'write the Markdown summary to this file'))
       .option('--debug', 'say where each value came from')
+    if (command === 'run' || command === 'change')
+      sub.addOption(flagOption('cdevent', 'write a CDEvent per change to this file, as JSON lines'))
     // Commander reads each flag's variable from process.env: here, from the env given.
     Object.assign(sub, { _parseOptionsEnv: () => fromEnv(sub, env) })
     // Every word from the deploy's own name on is the deploy's: `run helm … --version 1.2.3`.
@@ -113,7 +126,11 @@ export function buildProgram(
 }
 
 function flagOption(name: string, help: string): Option {
-  const value = BOOLEAN_FLAGS.has(name) ? '[true|false]' : /file$/.test(name) ? '<path>' : '<value>'
+  const value = BOOLEAN_FLAGS.has(name)
+    ? '[true|false]'
+    : /file$|^cdevent$/.test(name)
+      ? '<path>'
+      : '<value>'
   const option = new Option(`--${name} ${value}`, help).env(variableOf(name))
   // A boolean flag alone means true.
   if (BOOLEAN_FLAGS.has(name)) option.preset('true')
@@ -159,6 +176,7 @@ function invocationOf(command: CliCommand, sub: Program, deploy: string[], env: 
       json: values['json'] === true,
       outputs: text('outputs'),
       summary: text('summary'),
+      cdevent: text('cdevent'),
       debug: values['debug'] === true
     },
     getInput: name => fixed[name] ?? (text(camel(name)) ?? '').trim(),

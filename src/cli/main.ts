@@ -108,7 +108,8 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
   // A key file that cannot be used is a mistake to fix, like a rejected key.
   if (key && 'problem' in key) open.error = new Error(key.problem)
   const lookUp = checkoutLookup(env, ci, io.cwd, nameOf(Inputs.PreviousVersion))
-  const door = { open, run: ciDefaults(ci, io.cwd), lookUp: lookUp(open.settings?.previousVersion) }
+  const run = { ...ciDefaults(ci, io.cwd), cdevent: options.cdevent !== undefined }
+  const door = { open, run, lookUp: lookUp(open.settings?.previousVersion) }
   const status =
     command === 'run'
       ? await runWrapped(door, invocation, env, io, KEY_CHECK_BUDGET_MS - (Date.now() - startedAt))

@@ -4,7 +4,7 @@
  * (--outputs, --summary). Every line passes `safe` (redacted, inert, cut) on its way out, the
  * door's own lines too.
  */
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import type { ReportSink } from '../report.ts'
 
 export class Terminal implements ReportSink {
@@ -57,16 +57,24 @@ function dotenvValue(value: string): string {
 /** Writes the files asked for; a file that cannot be written is said, not thrown. */
 export function writeFiles(
   terminal: Terminal,
-  files: { outputs?: string; summary?: string },
+  files: { outputs?: string; summary?: string; cdevent?: string },
   say: (problem: string) => void
 ): void {
+  const events = terminal.outputs.get('cdevent')
+  // No event (a failed deploy, none recorded): an earlier run's file must not be sent for this one.
+  if (events === undefined && files.cdevent !== undefined)
+    say('No CDEvent: no change was recorded.')
   const writes = [
     ['--outputs', files.outputs, () => outputsDotenv(terminal.outputs)],
-    ['--summary', files.summary, () => terminal.summary]
+    ['--summary', files.summary, () => terminal.summary],
+    ['--cdevent', files.cdevent, () => (events ? `${events}\n` : undefined)]
   ] as const
   for (const [flag, path, text] of writes) {
+    if (path === undefined) continue
     try {
-      if (path !== undefined) writeFileSync(path, text())
+      const body = text()
+      if (body === undefined) rmSync(path, { force: true })
+      else writeFileSync(path, body)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'an error'
       say(`${flag} ${JSON.stringify(path)} could not be written (${code}).`)

@@ -10,6 +10,7 @@ import {
   type ChangeBasis,
   type RunDefaults
 } from '../change.ts'
+import { cdEvent } from '../cdevent.ts'
 import { InputError } from '../errors.ts'
 import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from '../deploy.ts'
 import { shortSha } from '../describe.ts'
@@ -42,6 +43,11 @@ export async function recordChange(context: CommandContext): Promise<void> {
     return
   }
   requireSubject(settings, run)
+  const { artifact } = settings.change
+  if (artifact?.reference && !artifact.digest)
+    report.warning(
+      `The artifact ${artifact.reference} has no digest: a tag can move, only a digest pins an image, so it has no purl.`
+    )
   const shipped = await findShipped(context, changeSubject(settings.change, run))
   logShipped(report, shipped)
   const triage = await findTriage(context, shipped)
@@ -64,12 +70,25 @@ export async function recordChange(context: CommandContext): Promise<void> {
   const overruled = overruledOutcome(settings.change, basis)
   if (overruled !== undefined) report.warning(overruled)
   let recorded = false
+  // Each change the service accepted, with its id, for the CDEvents.
+  const accepted: Array<[ChangeRequest, string]> = []
+  const { client } = context
+  const remember = async (change: ChangeRequest) => {
+    const id = await client.createChange(change)
+    accepted.push([change, id])
+    return id
+  }
+  const counted = {
+    ...context,
+    client: Object.assign(Object.create(client), { createChange: remember })
+  }
   try {
     // Loaded only for the services input: glob matching is not every run's cost at start-up.
-    if (settings.services === undefined) await recordOne(context, basis)
-    else await (await import('./services.ts')).recordServices(context, settings.services, basis)
+    if (settings.services === undefined) await recordOne(counted, basis)
+    else await (await import('./services.ts')).recordServices(counted, settings.services, basis)
     recorded = true
   } finally {
+    if (run.cdevent && accepted.length > 0) outputCdEvents(context, accepted, basis)
     // What shipped is worth reading even when recording failed.
     summarizeShipped(report, shipped, run.links)
     if (!recorded && settings.heartbeatId !== undefined) {
@@ -86,7 +105,8 @@ async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<v
   const { settings, run, client, report } = context
   const change = buildChangeRequest(settings.change, basis, {
     runMetadata: settings.githubMetadata,
-    autoLabels: settings.triage.autoLabels
+    autoLabels: settings.triage.autoLabels,
+    otel: settings.otelAttributes
   })
   const links = { run: run.runLink, compare: compareLink(basis.shipped, change.version) }
   const changeId = await client.createChange(change).catch((error: unknown) => {
@@ -99,6 +119,23 @@ async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<v
   report.summary.table('Change', changeRows(change, changeId, links))
   report.notice(answer(`Recorded change ${changeId}: ${change.description}`))
   report.output(Outputs.ChangeId, changeId)
+}
+
+/** One CDEvent per change (NDJSON), or none, said in one line with why. */
+function outputCdEvents(
+  { report, settings }: CommandContext,
+  accepted: Array<[ChangeRequest, string]>,
+  basis: ChangeBasis
+): void {
+  const made = accepted.map(([change, id]) =>
+    cdEvent(change, settings.dryRun ? undefined : id, basis, settings.change.artifact)
+  )
+  const none = made.find(result => 'none' in result)
+  if (none) report.info(`No CDEvent: ${none.none}.`)
+  report.outputLines(
+    Outputs.Cdevent,
+    none ? [] : made.map(result => JSON.stringify((result as { event: object }).event))
+  )
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   type Settings,
   SETTING_DEFAULTS
 } from '../settings.ts'
+import { parseArtifact } from './artifact.ts'
 import { parseBaseUrl } from './base-url.ts'
 import { parseCreatedAt } from './created-at.ts'
 import {
@@ -114,9 +115,11 @@ export function readSettings(
       team: text(Inputs.Team),
       labels: parseLabels(getInput(Inputs.Labels)),
       customMetadata: parseJson(Inputs.CustomMetadata, getInput(Inputs.CustomMetadata)),
-      createdAt: parseCreatedAt(getInput(Inputs.CreatedAt), options.now ?? Date.now())
+      createdAt: parseCreatedAt(getInput(Inputs.CreatedAt), options.now ?? Date.now()),
+      artifact: parseArtifact(getInput(Inputs.Artifact))
     },
     githubMetadata: flag(Inputs.GithubMetadata),
+    otelAttributes: flag(Inputs.OtelAttributes),
     heartbeatId: id(Inputs.HeartbeatId),
     ...reporting,
     dryRun: flag(Inputs.DryRun),

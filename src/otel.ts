@@ -1,0 +1,89 @@
+/**
+ * A change in OpenTelemetry's names (semantic conventions 1.44.0), so that tools reading telemetry
+ * can join a deploy to it, and the artifact that shipped. Only what the run knows: an unknown
+ * attribute is absent, never empty or guessed.
+ */
+import type { ChangeBasis } from './change.ts'
+import type { DeployOutcome } from './deploy.ts'
+import { attempt } from './errors.ts'
+import { remoteRepository } from './shipped/git-lookup.ts'
+import type { Artifact } from './values/artifact.ts'
+
+export const OTEL_SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0'
+/** The `otel` object, serialized; past it, the longest values are left out first. */
+export const MAX_OTEL_BYTES = 4096
+
+// prettier-ignore
+const RESULTS: Partial<Record<DeployOutcome, [status: string, result: string]>> = {
+  success: ['succeeded', 'success'], failure: ['failed', 'failure'], cancelled: ['failed', 'cancellation']
+}
+/** The forges whose repository pages a remote's host names. */
+// prettier-ignore
+export const FORGES: Record<string, string> = {
+  'github.com': 'github', 'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket', 'gitea.com': 'gitea'
+}
+type Subject = { service?: string; version?: string; environment?: string }
+
+/** The commit deployed: the change's version when it is a full SHA, else the run's commit. */
+export const headRevision = (...versions: Array<string | undefined>): string | undefined =>
+  versions.find(version => version && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(version))
+
+/** custom_metadata's `otel` (unless turned off) and `artifact`, each when there is something. */
+export function standardMetadata(
+  subject: Subject,
+  artifact: Artifact | undefined,
+  { run, deploy, shipped }: ChangeBasis,
+  otel: boolean
+): Record<string, unknown> {
+  const [status, result] = RESULTS[deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'] ?? []
+  const { image, purl, reference, digest } = artifact ?? {}
+  const attributes: Record<string, unknown> = {
+    'deployment.environment.name': subject.environment,
+    'service.name': subject.service,
+    'service.version': subject.version,
+    'deployment.status': status,
+    'cicd.pipeline.result': result,
+    ...run.otel,
+    'vcs.ref.head.revision': headRevision(subject.version, run.version),
+    'vcs.ref.base.revision': shipped?.previousSha,
+    'cicd.pipeline.task.type': run.otel?.['cicd.pipeline.task.name'] && 'deploy',
+    'artifact.purl': purl,
+    'container.image.name': image?.name,
+    'container.image.tags': image?.tag && [image.tag],
+    'container.image.repo_digests': image && digest && [`${image.name}@${digest}`]
+  }
+  for (const [key, value] of Object.entries(attributes)) if (!value) delete attributes[key]
+  const object = { schema_url: OTEL_SCHEMA_URL, attributes }
+  while (Buffer.byteLength(JSON.stringify(object)) > MAX_OTEL_BYTES) {
+    const sizes = Object.entries(attributes).map(([key, value]) => [
+      JSON.stringify(value).length,
+      key
+    ])
+    delete attributes[sizes.sort(([a], [b]) => Number(b) - Number(a))[0][1]]
+  }
+  return {
+    ...(otel && { otel: object }),
+    ...(artifact && { artifact: { purl, reference, digest } })
+  }
+}
+
+/**
+ * A remote's https page and forge, never its credentials: on a known forge, on the run's own
+ * server (GitHub Enterprise Server, a GitLab instance), or as an https remote gives it.
+ */
+export function repositoryPage(
+  remote: string | undefined,
+  server?: { url?: string; kind?: string }
+): { url: string; provider?: string } | undefined {
+  const repository = remoteRepository(remote)
+  if (!repository) return undefined
+  const own = attempt(() => new URL(server?.url ?? ''))
+  const ours = own?.hostname.toLowerCase() === repository.host
+  const given = attempt(() => new URL(remote ?? ''))
+  const known = FORGES[repository.host]
+  const https = given?.protocol === 'https:' ? given.origin : undefined
+  const origin = known ? `https://${repository.host}` : ours ? own!.origin : https
+  const path = repository.path.split('/').map(encodeURIComponent).join('/')
+  const provider = known ?? (ours ? server?.kind : undefined)
+  return origin === undefined ? undefined : { url: `${origin}/${path}`, provider }
+}

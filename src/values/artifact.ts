@@ -1,0 +1,60 @@
+/**
+ * The artifact that shipped: an OCI image reference, read by Docker's reference grammar and
+ * written as the purl specification's OCI type, or a purl as given. A tag moves; only a digest
+ * pins an image, so an image without one has no purl.
+ */
+import { Inputs } from '../settings.ts'
+import { quote, refusal } from './parsers.ts'
+
+export const MAX_ARTIFACT_CHARS = 1000
+
+export interface Artifact {
+  purl?: string
+  /** The image reference, normalized: registry, path, tag and digest. */
+  reference?: string
+  digest?: string
+  image?: { name: string; tag?: string }
+}
+
+const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/
+const DOMAIN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d+)?$/i
+const TAG = /^\w[\w.-]{0,127}$/
+const DIGEST = /^sha256:[0-9a-f]{64}$/
+const PURL = /^pkg:[a-z][a-z0-9.+-]*\/[^\s/][^\s]*$/i
+
+/** A part of a purl, percent-encoded; `keep` names the characters the part may hold as they are. */
+export const purlPart = (text: string, keep = ''): string =>
+  encodeURIComponent(text).replace(/%3A|%2F/g, code =>
+    keep.includes(code) ? decodeURIComponent(code) : code
+  )
+
+export function parseArtifact(raw: string): Artifact | undefined {
+  const value = raw.trim()
+  if (value === '') return undefined
+  const refuse = (why: string) => refusal(Inputs.Artifact, `${why}; got ${quote(value)}.`)
+  if (value.length > MAX_ARTIFACT_CHARS)
+    throw refuse(`must be at most ${MAX_ARTIFACT_CHARS.toLocaleString('en')} characters`)
+  if (value.startsWith('pkg:')) {
+    if (PURL.test(value)) return { purl: value }
+    throw refuse('must be a package URL (pkg:TYPE/NAME…) without spaces')
+  }
+  const [named, digest, extra] = value.split('@')
+  if (digest !== undefined && (extra !== undefined || !DIGEST.test(digest)))
+    throw refuse('must name its digest as sha256: and 64 lowercase hex digits')
+  const colon = named.lastIndexOf(':')
+  const tagged = colon > named.lastIndexOf('/')
+  const tag = tagged ? named.slice(colon + 1) : undefined
+  const parts = (tagged ? named.slice(0, colon) : named).split('/')
+  // The first part is a registry when it looks like a host, as Docker reads it.
+  const hosted = parts.length > 1 && /[.:]|^localhost$/.test(parts[0])
+  const registry = hosted ? parts.shift()! : 'docker.io'
+  if (!hosted && parts.length === 1) parts.unshift('library')
+  const valid = DOMAIN.test(registry) && parts.every(part => COMPONENT.test(part))
+  if (!valid || (tag !== undefined && !TAG.test(tag)))
+    throw refuse('must be an OCI image reference (registry/path:tag@sha256:…) or a purl (pkg:…)')
+  const name = `${registry}/${parts.join('/')}`
+  const reference = `${name}${tag ? `:${tag}` : ''}${digest ? `@${digest}` : ''}`
+  const qualifiers = `?repository_url=${purlPart(name, '%3A%2F')}${tag ? `&tag=${tag}` : ''}`
+  const purl = digest && `pkg:oci/${parts.at(-1)}@${purlPart(digest)}${qualifiers}`
+  return { ...(purl && { purl }), reference, ...(digest && { digest }), image: { name, tag } }
+}
