@@ -29,12 +29,13 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { get } from 'node:https'
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs'
-import { rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { once } from 'node:events'
 import type { IncomingMessage } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { BINARIES_DIR, executableName, officialNode, SEA_NODE_VERSION } from './binaries.ts'
 import { Emulator } from '../emulator/emulator.ts'
 import { gitEnvironment, lookUpInCheckout } from '../src/shipped/git-lookup.ts'
 import { FakeGitHub } from '../emulator/github.ts'
@@ -86,6 +87,11 @@ const MAX_IDLE_POST_RATIO = 1.5
 const MAX_CLI_CHANGE_RATIO = 1.3
 /** … and wrapping a deploy in `run` adds at most 50 ms to it, beyond the key check's request. */
 const MAX_RUN_ADDED_MS = 50
+
+/** … and so does its standalone executable, on the same Node as the script, … */
+const MAX_EXECUTABLE_CHANGE_RATIO = 1.3
+/** Interleaved pairs for the executable's start-up. */
+const EXECUTABLE_PAIRS = 15
 
 /** The command line's bundle in dist/: not part of the action, so not in the action's size. */
 const CLI_BUNDLE = 'cli.js'
@@ -361,6 +367,7 @@ async function main(): Promise<void> {
     figures.push(...(hasCli ? cliFigures(cliTimes, postTimes) : noCliFigures(dist)))
     figures.push(await measureGitLookup(work))
     if (hasCli) figures.push(await measureLargeDeploy(work, cliEntry, cliEnv, emulator))
+    figures.push(...(await measureExecutable(work, cliEnv, baselineEnv, emulator)))
   } finally {
     await Promise.all([emulator.close(), github.close()])
     rmSync(work, { recursive: true, force: true })
@@ -671,4 +678,67 @@ async function bundleToolkitFloor(work: string): Promise<string> {
     'ncc'
   )
   return join(out, 'index.mjs')
+}
+
+/**
+ * 10. The executable's `change` outside a checkout against the single HTTPS POST run by the same
+ * official Node binary the executable is made from, pair by pair; and the same executable made
+ * without the code cache (the start-up lever single executables offer that this one uses).
+ */
+async function measureExecutable(
+  work: string,
+  cliEnv: NodeJS.ProcessEnv,
+  baselineEnv: NodeJS.ProcessEnv,
+  emulator: Emulator
+): Promise<Figure[]> {
+  const name = `Executable (Linux x64) cold start, one change outside a checkout (median of ${EXECUTABLE_PAIRS} interleaved pairs' ratios)`
+  const executable = join(BINARIES_DIR, executableName('linux-x64'))
+  const target = `≤ ${MAX_EXECUTABLE_CHANGE_RATIO.toFixed(2)}`
+  if (`${process.platform}-${process.arch}` !== 'linux-x64' || !existsSync(executable)) {
+    const value = `n/a (no ${executable}: npm run binaries)`
+    return [{ name, measured: '', baseline: '', value, target, pass: undefined }]
+  }
+  const noCache = join(work, 'no-code-cache')
+  const script = join(PROJECT_ROOT, 'scripts', 'binaries.ts')
+  const build = ['--platform', 'linux-x64', '--no-code-cache', '--out', noCache]
+  execFileSync(process.execPath, [script, ...build], { stdio: 'ignore' })
+  const outside = join(work, 'outside-a-checkout')
+  mkdirSync(outside)
+  const timed = async (file: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> => {
+    emulator.reset()
+    const started = performance.now()
+    const child = spawn(file, args, { env, cwd: outside, stdio: 'ignore' })
+    const [code] = (await once(child, 'close')) as [number | null]
+    if (code !== 0) throw new Error(`${file} ${args.join(' ')} exited with ${code}`)
+    if (emulator.requestsTo('POST /v2/change').length !== 1) throw new Error(`${file}: no change`)
+    return performance.now() - started
+  }
+  const node = officialNode('linux-x64')
+  const post = join(PROJECT_ROOT, 'scripts', 'bench-baseline-post.mjs')
+  const times = { cached: [] as number[], uncached: [] as number[], post: [] as number[] }
+  for (let pair = 0; pair < EXECUTABLE_PAIRS; pair++) {
+    times.cached.push(await timed(executable, ['change'], cliEnv))
+    times.uncached.push(await timed(join(noCache, executableName('linux-x64')), ['change'], cliEnv))
+    times.post.push(await timed(node, [post], baselineEnv))
+  }
+  const ratio = (side: number[]) => median(side.map((time, pair) => time / times.post[pair]))
+  const baseline = `${ms(median(times.post))} (single HTTPS POST, Node ${SEA_NODE_VERSION})`
+  return [
+    {
+      name,
+      measured: ms(median(times.cached)),
+      baseline,
+      value: ratio(times.cached).toFixed(2),
+      target,
+      pass: ratio(times.cached) <= MAX_EXECUTABLE_CHANGE_RATIO
+    },
+    {
+      name: 'The same executable without its code cache (what the cache gives)',
+      measured: ms(median(times.uncached)),
+      baseline,
+      value: ratio(times.uncached).toFixed(2),
+      target: '',
+      pass: undefined
+    }
+  ]
 }

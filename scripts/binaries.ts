@@ -45,7 +45,7 @@ export const executableName = (platform: string): string =>
 const HOST = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`
 
 /** The official Node binary for `platform`, from npm's node-<platform> package, kept once. */
-function officialNode(platform: string): string {
+export function officialNode(platform: string): string {
   const folder = join(NODE_CACHE, `node-${platform}-${SEA_NODE_VERSION}`)
   const binary = join(folder, 'package', 'bin', platform.startsWith('win') ? 'node.exe' : 'node')
   if (existsSync(binary)) return binary
