@@ -30,6 +30,8 @@ import { MAX_ADDED_LABELS, MAX_ISSUE_LABELS, MAX_LABEL_CHARS } from '../src/tria
 import { MAX_CLOSES, MAX_ISSUES } from '../src/triage/triage.ts'
 import { MAX_SERVICES, MAX_PATTERNS_PER_SERVICE } from '../src/values/services.ts'
 import { BUILT_IN_RISK } from '../src/triage/risk.ts'
+import { MAX_OTEL_BYTES } from '../src/otel.ts'
+import { MAX_ARTIFACT_CHARS } from '../src/values/artifact.ts'
 
 interface ActionInput {
   description?: string
@@ -176,6 +178,8 @@ export function boundsTable(): string {
     ['What shipped, in `custom_metadata`', size(MAX_SHIPPED_METADATA_BYTES)],
     ['Matched paths listed per service', count(MAX_MATCHED_PATHS, 'paths')],
     ['Services in one step; patterns per service', `${MAX_SERVICES}; ${MAX_PATTERNS_PER_SERVICE}`],
+    ['OpenTelemetry’s names, in `custom_metadata.otel`', size(MAX_OTEL_BYTES)],
+    ['An `artifact`', count(MAX_ARTIFACT_CHARS, 'characters')],
     ['JSON nesting (`custom-metadata`, events)', count(MAX_JSON_DEPTH, 'levels')],
     ['An events file read whole (NDJSON is read a line at a time)', size(MAX_DOCUMENT_BYTES)],
     [
