@@ -6,7 +6,7 @@
 import { userInfo } from 'node:os'
 import { basename } from 'node:path'
 import envCi from 'env-ci'
-import type { RunDefaults } from '../change.ts'
+import { withoutUndefined, type RunDefaults } from '../change.ts'
 import { attempt } from '../errors.ts'
 import * as checkout from '../shipped/git-lookup.ts'
 import type { ShippedLookup } from '../commands/command.ts'
@@ -166,35 +166,27 @@ function readable(env: Env): Env {
 export function ciDefaults(ci: CiContext, cwd: string): RunDefaults {
   const url = ci.jobUrl ?? ci.buildUrl
   const { service, version, user, environment, branch } = ci
+  const kind = ['github', 'gitlab', 'bitbucket'].find(name => name === ci.provider)
+  const page = repositoryPage(ci.repositoryUrl, { url: ci.serverUrl, kind })
   return {
     ...{ service, version, user, environment, branch },
     metadata: { key: 'ci', fields: ciMetadata(ci), shippedKey: 'git' },
     runLink: url ? { text: ci.buildNumber ? `Build ${ci.buildNumber}` : 'Build', url } : undefined,
     workspace: cwd,
-    otel: otelAttributes(ci)
+    // What the CI knows in OpenTelemetry's names; the repository's page holds no credentials.
+    otel: withoutUndefined({
+      'vcs.repository.url.full': page?.url,
+      'vcs.provider.name': page?.provider ?? kind,
+      'vcs.ref.head.name': ci.tag ?? branch,
+      'vcs.ref.head.type': ci.tag ? 'tag' : branch && 'branch',
+      'cicd.pipeline.name': ci.pipeline,
+      'cicd.pipeline.run.id': ci.runId,
+      'cicd.pipeline.run.url.full': ci.buildUrl,
+      'cicd.pipeline.task.name': ci.job,
+      'cicd.pipeline.task.run.id': ci.jobId,
+      'cicd.pipeline.task.run.url.full': ci.jobUrl
+    }) as Record<string, string>
   }
-}
-
-/** What the CI knows in OpenTelemetry's names; the repository's page never with credentials. */
-function otelAttributes(ci: CiContext): Record<string, string> {
-  const kind = ['github', 'gitlab', 'bitbucket'].find(name => name === ci.provider)
-  const page = repositoryPage(ci.repositoryUrl, { url: ci.serverUrl, kind })
-  const all = {
-    'vcs.repository.url.full': page?.url,
-    'vcs.provider.name': page?.provider ?? kind,
-    'vcs.ref.head.name': ci.tag ?? ci.branch,
-    'vcs.ref.head.type': ci.tag ? 'tag' : ci.branch && 'branch',
-    'cicd.pipeline.name': ci.pipeline,
-    'cicd.pipeline.run.id': ci.runId,
-    'cicd.pipeline.run.url.full': ci.buildUrl,
-    'cicd.pipeline.task.name': ci.job,
-    'cicd.pipeline.task.run.id': ci.jobId,
-    'cicd.pipeline.task.run.url.full': ci.jobUrl
-  }
-  return Object.fromEntries(Object.entries(all).filter(([, value]) => value)) as Record<
-    string,
-    string
-  >
 }
 
 /** The change's `custom_metadata.ci`: what is known of the CI's run, in snake_case. */

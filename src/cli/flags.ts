@@ -37,11 +37,7 @@ const FLAGS: Partial<Record<InputName, [help: string, ...commands: CliCommand[]]
   'risk-paths': ['risk categories, one per line, as NAME: PATTERN …', 'run', 'change'],
   'issue-keys': ['auto | none | project prefixes (ENG, OPS)', 'run', 'change'],
   remediates: ['what this deploy fixes: a change id or a version', 'run', 'change'],
-  artifact: [
-    'the image (registry/path:tag@sha256:…) or purl (pkg:…) that shipped',
-    'run',
-    'change'
-  ],
+  artifact: ['the image (…@sha256:…) or purl (pkg:…) that shipped', 'run', 'change'],
   'otel-attributes': ["add OpenTelemetry's names to custom_metadata (otel)", 'run', 'change'],
   events: ['events inline: a JSON event, a JSON array or NDJSON', 'events'],
   'events-file': ['a JSON or NDJSON file of events', 'events'],

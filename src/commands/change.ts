@@ -72,16 +72,10 @@ export async function recordChange(context: CommandContext): Promise<void> {
   let recorded = false
   // Each change the service accepted, with its id, for the CDEvents.
   const accepted: Array<[ChangeRequest, string]> = []
-  const { client } = context
-  const remember = async (change: ChangeRequest) => {
-    const id = await client.createChange(change)
-    accepted.push([change, id])
-    return id
-  }
-  const counted = {
-    ...context,
-    client: Object.assign(Object.create(client), { createChange: remember })
-  }
+  const createChange = (change: ChangeRequest) =>
+    context.client.createChange(change).then(id => (accepted.push([change, id]), id))
+  const client = Object.assign(Object.create(context.client), { createChange })
+  const counted = { ...context, client }
   try {
     // Loaded only for the services input: glob matching is not every run's cost at start-up.
     if (settings.services === undefined) await recordOne(counted, basis)
