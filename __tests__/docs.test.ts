@@ -165,8 +165,8 @@ describe('repository YAML', () => {
   const workflowDir = join('.github', 'workflows')
   const workflows = readdirSync(workflowDir).filter(name => name.endsWith('.yml'))
 
-  it('has the CI, check-dist and end-to-end workflows', () => {
-    expect(workflows.sort()).toEqual(['check-dist.yml', 'ci.yml', 'e2e.yml'])
+  it('has the CI, check-dist, end-to-end and release workflows', () => {
+    expect(workflows.sort()).toEqual(['check-dist.yml', 'ci.yml', 'e2e.yml', 'release.yml'])
   })
 
   it.each(workflows)('%s is a valid workflow', name => {
