@@ -106,7 +106,8 @@ describe('change-tracking run', () => {
       version: SHA,
       user: 'alice',
       environment: 'production',
-      labels: 'outcome:failure'
+      // The work folder is no checkout: what shipped was not read, so neither was all its risk.
+      labels: 'outcome:failure,risk:incomplete'
     })
     expect(metadataOf(change)['deploy']).toMatchObject({ outcome: 'failure' })
     expect(metadataOf(change)['ci']).toMatchObject({
@@ -136,7 +137,7 @@ describe('change-tracking run', () => {
     })
     expect(run.exitCode).toBe(143)
     expect(stored()).toHaveLength(1)
-    expect(stored()[0].labels).toBe('outcome:cancelled')
+    expect(stored()[0].labels).toBe('outcome:cancelled,risk:incomplete')
   })
 
   it('runs the deploy through an outage, keeps its status and says the change was not recorded', async () => {

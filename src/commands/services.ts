@@ -5,6 +5,7 @@
 import type { ServiceSpec } from '../affected-services.ts'
 import {
   matcherOf,
+  SERVICE_SELECTION_BUDGET_MS,
   selectServices,
   type ServiceDecision,
   type ServiceSelection
@@ -16,6 +17,7 @@ import { answer } from '../summary.ts'
 import { ENDPOINT_CALLS, type ChangeRequest } from '../service/client.ts'
 import { Outputs } from '../settings.ts'
 import { plural } from '../text.ts'
+import { runWithin } from '../time-bound.ts'
 import type { CommandContext } from './command.ts'
 import { changedFiles } from './shipped.ts'
 import { findTriage, logTriage, serviceShipped } from './triage.ts'
@@ -34,12 +36,23 @@ export async function recordServices(
   }
   for (const decision of selection.decisions) report.info(describeDecision(decision))
   const recorded = selection.decisions.filter(decision => decision.recorded)
+  // Each service's own triage: a documentation service never carries another's migration. Its
+  // patterns are matched again, within the selection's bound; past it, the deploy's triage.
+  const { shipped } = basis
+  const owned = runWithin(SERVICE_SELECTION_BUDGET_MS, () =>
+    recorded
+      .map(({ name }) => specs.find(spec => spec.name === name && spec.patterns.length))
+      .map(
+        spec =>
+          spec &&
+          shipped &&
+          !selection.allRecordedBecause &&
+          serviceShipped(shipped, matcherOf(spec))
+      )
+  )
   const changes: ChangeRequest[] = []
-  for (const decision of recorded) {
-    // Each service's own triage: a documentation service never carries another's migration.
-    const spec = specs.find(({ name }) => name === decision.name)
-    const own =
-      spec?.patterns.length && basis.shipped && serviceShipped(basis.shipped, matcherOf(spec))
+  for (const [index, decision] of recorded.entries()) {
+    const own = owned.finished && owned.value[index]
     const triage = own ? await findTriage(context, own) : basis.triage
     if (triage && own) logTriage(report, triage, decision.name)
     changes.push(serviceChange(context, decision, { ...basis, triage }, selection))
@@ -96,8 +109,7 @@ function serviceChange(
     { ...basis, service },
     {
       runMetadata: settings.githubMetadata,
-      autoLabels: settings.triage.autoLabels,
-      otel: settings.otelAttributes
+      autoLabels: settings.triage.autoLabels
     }
   )
 }
