@@ -233,8 +233,8 @@ describe('the README, a front door', () => {
     expect([...at].sort((a, b) => a - b)).toEqual(at)
     for (const [language, key] of [
       ['yaml', 'script:'],
-      ['groovy', 'change-tracking run'],
-      ['sh', 'change-tracking run']
+      ['groovy', 'change-tracking(-action@1)? run'],
+      ['sh', 'change-tracking(-action@1)? run']
     ])
       expect(readme).toMatch(new RegExp('```' + language + '\\n[^`]*' + key))
   })
