@@ -4,6 +4,7 @@
  * checks the key, runs the deploy as a child process and records how it ended. Every line it
  * prints, the parser's included, is redacted, made inert and cut on its way out.
  */
+import { resolve } from 'node:path'
 import type { ShippedLookup } from '../commands/command.ts'
 import { requireSubject } from '../commands/change.ts'
 import { InputError } from '../errors.ts'
@@ -114,7 +115,8 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
     command === 'run'
       ? await runWrapped(door, invocation, env, io, KEY_CHECK_BUDGET_MS - (Date.now() - startedAt))
       : await runAlone(door, command)
-  writeFiles(terminal, options, problem => terminal.warning(problem))
+  const cdevent = options.cdevent && resolve(io.cwd, options.cdevent)
+  writeFiles(terminal, { ...options, cdevent }, problem => terminal.warning(problem))
   // The outputs as one JSON object: the last line of standard output, whole.
   if (options.json) io.stdout(`${JSON.stringify(Object.fromEntries(terminal.outputs))}\n`)
   return status
