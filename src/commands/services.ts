@@ -109,7 +109,8 @@ function serviceChange(
     { ...basis, service },
     {
       runMetadata: settings.githubMetadata,
-      autoLabels: settings.triage.autoLabels
+      autoLabels: settings.triage.autoLabels,
+      otel: settings.otelAttributes
     }
   )
 }
