@@ -61,7 +61,7 @@ describe('the release workflow', () => {
       [...PLATFORMS].sort()
     )
     const build = runs('executables')
-    expect(build).toContain('npm run binaries -- --platform ${{ matrix.platform }}')
+    expect(build).toContain('npm run binaries -- --platform "$PLATFORM"')
     expect(build).toMatch(/rm -rf node_modules dist src[\s\S]*--version[\s\S]*change --dry-run/)
   })
 
