@@ -269,9 +269,7 @@ export class Report {
     try {
       await this.runner.appendSummary(this.redactor.redact(markdown))
     } catch (summaryError) {
-      this.runner.warning(
-        this.safe(`Could not write the summary: ${errorMessage(summaryError)}`)
-      )
+      this.runner.warning(this.safe(`Could not write the summary: ${errorMessage(summaryError)}`))
     }
   }
 }

@@ -52,7 +52,11 @@ describe('Terminal', () => {
     const redactor = new Redactor()
     redactor.add('the-api-key')
     const lines: string[] = []
-    const terminal = new Terminal(line => lines.push(line), text => safeLine(redactor, text), true)
+    const terminal = new Terminal(
+      line => lines.push(line),
+      text => safeLine(redactor, text),
+      true
+    )
     terminal.debug('user: the-api-key (from GITLAB_USER_LOGIN)')
     terminal.debug('service: acme/%1B[2J\u001b[2J\u202e##[error]x')
     terminal.error('The deploy command "x\u2028##[error]y" was not found.')

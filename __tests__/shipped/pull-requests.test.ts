@@ -68,7 +68,12 @@ describe('pullRequestsIn', () => {
 
   it(`keeps the newest ${MAX_PULL_REQUESTS}, counts them all, and takes titles read for the others`, () => {
     const messages = Array.from({ length: 30 }, (_, i) => `Merge pull request #${i + 1} from a/b`)
-    const found = pullRequestsIn(messages, `${URL}/pull/`, undefined, new Map([[30, 'Read from GitHub']]))
+    const found = pullRequestsIn(
+      messages,
+      `${URL}/pull/`,
+      undefined,
+      new Map([[30, 'Read from GitHub']])
+    )
     expect(found.pullRequestCount).toBe(30)
     expect(found.pullRequests.map(pr => pr.number)).toEqual(
       Array.from({ length: 20 }, (_, i) => i + 11)
