@@ -30,6 +30,8 @@ import { Terminal, writeFiles } from './terminal.ts'
 
 /** A command line that cannot run: wrong on every run, so never worth a retry. */
 const USAGE_EXIT = 2
+/** The least a key check is given, whatever reading the key file and the checkout took. */
+const MIN_KEY_CHECK_MS = 1000
 type Io = {
   stdout: (text: string | Uint8Array) => void
   stderr: (line: string) => void
@@ -88,15 +90,17 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
   if (invocation === undefined) return USAGE_EXIT
   const { command, options, nameOf, apiKeyFile } = invocation
   const terminal = new Terminal(io.stderr, safe, options.debug)
-  // The key file is read within the key check's time, and never past its bound.
-  const key =
+  // The key file and the CI's context are read at once, within the key check's ten seconds, and
+  // leave the check itself at least its last second: the deploy starts within the ten.
+  const [key, ci] = await Promise.all([
     apiKeyFile === undefined
       ? undefined
-      : await readKeyFile(apiKeyFile, { timeoutMs: KEY_CHECK_BUDGET_MS })
+      : readKeyFile(apiKeyFile, { timeoutMs: KEY_CHECK_BUDGET_MS - MIN_KEY_CHECK_MS }),
+    detectCiContext(env, io.cwd)
+  ])
   if (key && 'key' in key) redactor.add(key.key)
   const getInput = (name: string): string =>
     name === Inputs.ApiKey && key && 'key' in key ? key.key : invocation!.getInput(name)
-  const ci = await detectCiContext(env, io.cwd)
   for (const warning of ci.warnings ?? []) terminal.warning(warning)
   for (const name of ['version', 'service', 'user', 'environment'] as const) {
     const given = getInput(name) !== ''
@@ -156,7 +160,7 @@ async function runWrapped(
       { ...open, settings },
       {
         run,
-        budgetCap: Math.max(budgetLeft, 1000),
+        budgetCap: Math.max(budgetLeft, MIN_KEY_CHECK_MS),
         act: async ({ client, report }) => {
           requireSubject(settings, run)
           await client.hello()
