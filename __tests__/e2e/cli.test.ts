@@ -151,35 +151,6 @@ describe('change-tracking run', () => {
     expect(run.stderr).toMatch(/^warning: POST \/v2\/change failed with HTTP 503/m)
   })
 
-  // One cell of each column of the failure policy: a mistake before the deploy.
-  it.each([
-    ['auto', 1, 1],
-    ['true', 1, 0],
-    ['false', 0, 1]
-  ])(
-    'with a rejected key under fail-on-error %s exits %i, the deploy run %i times, nothing recorded',
-    async (policy, exitCode, runs) => {
-      const marker = join(work, `deployed-${policy}`)
-      const run = await cli(
-        [
-          'run',
-          '--fail-on-error',
-          policy,
-          '--',
-          ...node(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`)
-        ],
-        {
-          env: { CHANGE_TRACKING_API_KEY: 'not-the-key' }
-        }
-      )
-      expect(run.exitCode).toBe(exitCode)
-      expect(readFileSafe(marker).length).toBe(runs)
-      expect(stored()).toEqual([])
-      expect(run.stderr).toContain('rejected the API key')
-      expect(run.stderr).not.toContain('not-the-key')
-    }
-  )
-
   it('refuses a deploy command that cannot start: 127, and no change', async () => {
     const run = await cli(['run', '--', 'change-tracking-no-such-deploy'])
     expect(run.exitCode).toBe(127)
