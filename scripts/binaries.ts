@@ -6,9 +6,12 @@
  * them, in binaries/ (ignored by git, never committed).
  *
  * The executables carry one CommonJS bundle of src/cli.ts (Node 24's single executables take one
- * CommonJS file), with V8's code cache of it, made by running the target's own Node: natively, or
- * for Linux arm64 on an x64 machine under qemu-aarch64-static. Without a way to run the target's
- * Node here, the executable is made without the cache (it then compiles its code at each start).
+ * CommonJS file) as an asset, with V8's code cache of it, made by running the target's own Node:
+ * natively, or for Linux arm64 on an x64 machine under qemu-aarch64-static. The cache is taken
+ * after a dry-run `change` (Node's own `useCodeCache` is taken before any code runs, so it holds
+ * the top level only, and every function a run calls is still compiled at each start: about 40 ms);
+ * a small main compiles the bundle with it. Without a way to run the target's Node here, the
+ * executable is made without the cache (it then compiles its code at each start).
  *
  *   npm run binaries                                  Linux x64 and arm64
  *   npm run binaries -- --platform darwin-arm64       on a macOS machine (signed ad hoc)
@@ -93,6 +96,30 @@ export async function bundleForExecutable(outFile: string): Promise<void> {
   })
 }
 
+/** The bundle as one function of CommonJS's five names, compiled alike by the cache's run and main. */
+const WRAPPED = 'change-tracking.cjs'
+const wrap = (bundle: string): string =>
+  `(function (exports, require, module, __filename, __dirname) {${bundle.replace(/^#!.*/, '')}\n})`
+/** The executable's main: the bundle, compiled with its cache when there is one, and run. */
+const MAIN = `const { getAsset } = require('node:sea')
+const { Script } = require('node:vm')
+const cache = Buffer.from(getAsset('cache'))
+const options = { filename: '${WRAPPED}', ...(cache.length > 0 && { cachedData: cache }) }
+new Script(getAsset('bundle', 'utf8'), options).runInThisContext()(exports, require, module, __filename, __dirname)
+`
+/** Run by the target's Node: a dry-run `change` of the bundle, then V8's cache of what it compiled. */
+const MAKE_CACHE = `const { readFileSync, writeFileSync } = require('node:fs')
+const { Script } = require('node:vm')
+const script = new Script(readFileSync('bundle.js', 'utf8'), { filename: '${WRAPPED}' })
+process.argv.splice(2, Infinity, 'change', '--dry-run', 'true', '--version', '1.0.0', '--service', 'warm-up')
+process.on('exit', () => writeFileSync('cache', script.createCachedData()))
+script.runInThisContext()(exports, require, module, __filename, __dirname)
+`
+const WARM_UP_ENV = {
+  CHANGE_TRACKING_API_KEY: 'warm-up-key',
+  CHANGE_TRACKING_BASE_URL: 'https://127.0.0.1:9/'
+}
+
 /** Makes `platform`'s executable in `outDir` from the bundle; returns its path. */
 function makeExecutable(platform: string, bundle: string, outDir: string, codeCache: boolean) {
   const node = officialNode(platform)
@@ -102,12 +129,24 @@ function makeExecutable(platform: string, bundle: string, outDir: string, codeCa
   const maker = runner ?? [officialNode(HOST)]
   const work = mkdtempSync(join(tmpdir(), 'cta-sea-'))
   const blob = join(work, 'sea.blob')
+  writeFileSync(join(work, 'main.cjs'), MAIN)
+  writeFileSync(join(work, 'bundle.js'), wrap(readFileSync(bundle, 'utf8')))
+  writeFileSync(join(work, 'cache'), '')
+  if (runner !== undefined) {
+    writeFileSync(join(work, 'make-cache.cjs'), MAKE_CACHE)
+    execFileSync(runner[0], [...runner.slice(1), 'make-cache.cjs'], {
+      cwd: work,
+      env: { PATH: process.env['PATH'], HOME: work, ...WARM_UP_ENV },
+      stdio: 'ignore'
+    })
+  }
   const config = {
-    main: bundle,
+    main: 'main.cjs',
     output: blob,
     disableExperimentalSEAWarning: true,
-    useCodeCache: runner !== undefined,
-    useSnapshot: false
+    useCodeCache: false,
+    useSnapshot: false,
+    assets: { bundle: 'bundle.js', cache: 'cache' }
   }
   writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config))
   execFileSync(maker[0], [...maker.slice(1), '--experimental-sea-config', 'sea-config.json'], {
@@ -133,7 +172,7 @@ function makeExecutable(platform: string, bundle: string, outDir: string, codeCa
   }
   renameSync(building, executable)
   rmSync(work, { recursive: true, force: true })
-  return { executable, codeCache: config.useCodeCache }
+  return { executable, codeCache: runner !== undefined }
 }
 
 /** `SHA256SUMS` for every executable in `dir`, in sha256sum's format (`sha256sum -c` reads it). */
