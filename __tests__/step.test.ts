@@ -50,6 +50,13 @@ describe('runCommand, cancelled', () => {
     )
     expect(await exited).toBe(130)
     expect(lookupStopped).toBe(true)
+    // The change was sent: it reaches the emulator, however loaded the machine.
+    for (
+      let waited = 0;
+      emulator.requestsTo('POST /v2/change').length === 0 && waited < 5000;
+      waited += 10
+    )
+      await new Promise(resolve => setTimeout(resolve, 10))
     expect(emulator.requestsTo('POST /v2/change')).toHaveLength(1)
     expect(runner.outputs['error']).toMatch(
       /cancelled \(SIGINT\).*A change \(POST \/v2\/change\) was in flight/
