@@ -3,8 +3,7 @@
  * gets a writer holds no thread of the pool, and is polled until a deadline.
  */
 import { constants } from 'node:fs'
-import { open, type FileHandle } from 'node:fs/promises'
-import { setTimeout as sleep } from 'node:timers/promises'
+import type { FileHandle } from 'node:fs/promises'
 import { formatSeconds } from '../text.ts'
 
 /** The most a key file may hold: a key is a few hundred bytes. */
@@ -16,6 +15,11 @@ export async function readKeyFile(
   { timeoutMs }: { timeoutMs: number }
 ): Promise<{ key: string } | { problem: string }> {
   const deadline = Date.now() + timeoutMs
+  // Loaded here, as only --api-key-file reads a file: node:fs/promises costs every start ~5 ms.
+  const [{ open }, { setTimeout: sleep }] = await Promise.all([
+    import('node:fs/promises'),
+    import('node:timers/promises')
+  ])
   const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1)
   const problem = (what: string) => ({ problem: `--api-key-file ${what}.` })
   let file: FileHandle | undefined
