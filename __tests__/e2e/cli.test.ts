@@ -151,6 +151,21 @@ describe('change-tracking run', () => {
     expect(run.stderr).toMatch(/^warning: POST \/v2\/change failed with HTTP 503/m)
   })
 
+  // The failure policy's false column through the bundle (auto and true: the key file and the
+  // signal cases below); every cell is proven in process in cli/policy.test.ts.
+  it('with a rejected key under fail-on-error false runs the deploy, unrecorded, and exits 0', async () => {
+    const marker = join(work, 'deployed-false')
+    const deploy = node(`require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`)
+    const run = await cli(['run', '--fail-on-error', 'false', '--', ...deploy], {
+      env: { CHANGE_TRACKING_API_KEY: 'not-the-key' }
+    })
+    expect(run.exitCode).toBe(0)
+    expect(readFileSafe(marker)).toBe('x')
+    expect(stored()).toEqual([])
+    expect(run.stderr).toMatch(/^warning: .*rejected the API key.*The deploy runs, unrecorded/m)
+    expect(run.stderr).not.toContain('not-the-key')
+  })
+
   it('refuses a deploy command that cannot start: 127, and no change', async () => {
     const run = await cli(['run', '--', 'change-tracking-no-such-deploy'])
     expect(run.exitCode).toBe(127)
