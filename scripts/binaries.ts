@@ -17,13 +17,13 @@
  *   npm run binaries -- --platform darwin-arm64       on a macOS machine (signed ad hoc)
  *   npm run binaries -- --no-code-cache --out DIR     without the cache, elsewhere (the bench)
  */
-import { build } from 'esbuild'
+import { build, type Plugin } from 'esbuild'
 import { execFileSync } from 'node:child_process'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs'
 import { readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, resolve, sep } from 'node:path'
 import { parseArgs } from 'node:util'
 import { PROJECT_ROOT } from './run-bundled-action.ts'
 
@@ -81,9 +81,29 @@ function runnerFor(platform: string, node: string): string[] | undefined {
   return undefined
 }
 
+/**
+ * env-ci's execa, loaded at its first call: env-ci imports it at start (with human-signals and
+ * the rest, ~2 ms), and the command line never has env-ci run git (src/cli/ci-context.ts).
+ */
+const lazyExeca: Plugin = {
+  name: 'lazy-execa',
+  setup(build) {
+    build.onResolve({ filter: /^execa$/ }, ({ importer, namespace, resolveDir }) =>
+      namespace === 'file' && importer.includes(`${sep}env-ci${sep}`)
+        ? { path: 'execa', namespace: 'lazy-execa', pluginData: resolveDir }
+        : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: 'lazy-execa' }, ({ pluginData }) => ({
+      contents: `export const execaSync = (...args) => require('execa').execaSync(...args)`,
+      resolveDir: pluginData as string
+    }))
+  }
+}
+
 /** One CommonJS file of the command line, as single executables take it. */
 export async function bundleForExecutable(outFile: string): Promise<void> {
   await build({
+    plugins: [lazyExeca],
     entryPoints: [join(PROJECT_ROOT, 'src', 'cli.ts')],
     bundle: true,
     platform: 'node',
