@@ -125,7 +125,7 @@ const MAIN = `const { getAsset } = require('node:sea')
 const { Script } = require('node:vm')
 const cache = Buffer.from(getAsset('cache'))
 const options = { filename: '${WRAPPED}', ...(cache.length > 0 && { cachedData: cache }) }
-new Script(getAsset('bundle', 'utf8'), options).runInThisContext()(exports, require, module, __filename, __dirname)
+new Script(getAsset('bundle', 'utf8'), options).runInThisContext().call(exports, exports, require, module, __filename, __dirname)
 `
 /** Run by the target's Node: a dry-run `change` of the bundle, then V8's cache of what it compiled. */
 const MAKE_CACHE = `const { readFileSync, writeFileSync } = require('node:fs')
@@ -133,7 +133,7 @@ const { Script } = require('node:vm')
 const script = new Script(readFileSync('bundle.js', 'utf8'), { filename: '${WRAPPED}' })
 process.argv.splice(2, Infinity, 'change', '--dry-run', 'true', '--version', '1.0.0', '--service', 'warm-up')
 process.on('exit', () => writeFileSync('cache', script.createCachedData()))
-script.runInThisContext()(exports, require, module, __filename, __dirname)
+script.runInThisContext().call(exports, exports, require, module, __filename, __dirname)
 `
 const WARM_UP_ENV = {
   CHANGE_TRACKING_API_KEY: 'warm-up-key',
@@ -156,8 +156,14 @@ function makeExecutable(platform: string, bundle: string, outDir: string, codeCa
     writeFileSync(join(work, 'make-cache.cjs'), MAKE_CACHE)
     execFileSync(runner[0], [...runner.slice(1), 'make-cache.cjs'], {
       cwd: work,
-      env: { PATH: process.env['PATH'], HOME: work, ...WARM_UP_ENV },
-      stdio: 'ignore'
+      // No CI's variables (no outputs written); Windows' SystemRoot, which its Node needs.
+      env: {
+        PATH: process.env['PATH'],
+        SystemRoot: process.env['SystemRoot'],
+        HOME: work,
+        ...WARM_UP_ENV
+      },
+      stdio: ['ignore', 'ignore', 'pipe']
     })
   }
   const config = {
