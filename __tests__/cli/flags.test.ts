@@ -179,3 +179,14 @@ describe('the values no message may repeat', () => {
     expect(sensitiveValues(['--token'], { CHANGE_TRACKING_API_KEY: '' })).toEqual([])
   })
 })
+
+describe('buildProgram, for the command line given', () => {
+  const names = (argv: string[]) =>
+    buildProgram('1.2.3', quiet, {}, () => {}, argv).commands.map(command => command.name())
+  it('builds only the command the line names, and every one for help, a typo or --version', () => {
+    expect(names(['change', '--version', 'v1'])).toEqual(['change'])
+    expect(names(['run', '--', 'change'])).toEqual(['run'])
+    for (const argv of [['--help'], ['chnage'], ['help', 'run'], ['--version'], []])
+      expect(names(argv)).toHaveLength(7)
+  })
+})

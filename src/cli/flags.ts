@@ -85,7 +85,8 @@ export function buildProgram(
   version: string,
   output: { writeOut: (text: string) => void; writeErr: (text: string) => void },
   env: Env,
-  onCommand: (invocation: Invocation) => void
+  onCommand: (invocation: Invocation) => void,
+  argv: readonly string[] = []
 ): Program {
   const program = new Program('change-tracking')
     .description('Record deploys as changes in the change-tracking service, from any CI.')
@@ -95,7 +96,11 @@ export function buildProgram(
     .showSuggestionAfterError(true)
     // Only before a command: `change --version v1.2.3` is the change's version, not ours.
     .enablePositionalOptions()
-  for (const command of ['run', ...COMMANDS] as CliCommand[]) {
+  // A command line that names its command builds only that one (each costs start-up time);
+  // help, a typo and --version see them all.
+  const named = argv.find(word => !word.startsWith('-')) as CliCommand
+  const all = ['run', ...COMMANDS] as CliCommand[]
+  for (const command of all.includes(named) ? [named] : all) {
     const sub = program.command(command).description(COMMAND_HELP[command])
     for (const [name, [help, ...commands]] of Object.entries(FLAGS)) {
       if (commands.length === 0 || commands.includes(command)) sub.addOption(flagOption(name, help))

@@ -78,9 +78,12 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
   let invocation: Invocation | undefined
   try {
     const output = { writeOut: io.stdout, writeErr: (text: string) => say(text.trimEnd()) }
-    buildProgram(ACTION_VERSION, output, env, found => (invocation = found)).parse([...argv], {
-      from: 'user'
-    })
+    buildProgram(ACTION_VERSION, output, env, found => (invocation = found), argv).parse(
+      [...argv],
+      {
+        from: 'user'
+      }
+    )
   } catch (error) {
     // Help and --version exit 0; every other refusal of the command line is a usage error.
     if (!(error as { code?: string }).code?.startsWith('commander.'))
