@@ -429,11 +429,17 @@ describe('a shallow clone', () => {
 })
 
 describe('when git cannot read the checkout', () => {
-  it('outside any checkout: one warning, and nothing shipped', async () => {
+  it('outside any checkout: one warning, and nothing shipped, without starting git', async () => {
     const folder = join(root, 'home')
-    expect(await lookUp({ cwd: folder })).toEqual({
+    // A git that leaves a mark: outside any checkout it is never started.
+    const shim = join(root, 'marking-git')
+    mkdirSync(shim, { recursive: true })
+    writeFileSync(join(shim, 'git'), `#!/bin/sh\ntouch "${join(shim, 'started')}"\nexit 1\n`)
+    chmodSync(join(shim, 'git'), 0o755)
+    expect(await lookUp({ cwd: folder, env: { ...env, PATH: shim } })).toEqual({
       warning: `Could not look up everything this change ships: ${folder} is not in a git checkout. The change is recorded without the commits it ships.`
     })
+    expect(existsSync(join(shim, 'started'))).toBe(false)
   })
 
   it('without git: one warning, and nothing shipped', async () => {

@@ -7,6 +7,8 @@
  * warning, and what was found is kept.
  */
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import type { ChangedPath } from '../affected-services.ts'
 import { attempt } from '../errors.ts'
 import type { Env } from '../settings.ts'
@@ -166,6 +168,8 @@ async function readHistory(git: Git, options: GitLookupOptions): Promise<Found> 
     return line ? undefined : answer
   }
   try {
+    // No .git in the folder or above it: no checkout, said without starting git at all.
+    if (!hasGitFolder(options.cwd)) throw new LookupError(`${options.cwd} is not in a git checkout`)
     const shallow = (await git(['rev-parse', '--is-shallow-repository'])).out.trim() === 'true'
     const named = await commitOf(git, options.version)
     // A SHA the checkout lacks is no name for HEAD: what HEAD ships would be recorded for it.
@@ -258,6 +262,14 @@ async function commitOf(git: Git, name: string): Promise<string | undefined> {
   const args = ['rev-parse', '--verify', '-q', '--end-of-options', `${name}^{commit}`]
   const sha = name ? (await git(args)).out.trim() : undefined
   return isFullSha(sha) ? sha.toLowerCase() : undefined
+}
+
+/** Whether the folder or one above it holds a .git (a folder, or a worktree's file). */
+function hasGitFolder(cwd: string): boolean {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return true
+    if (dirname(dir) === dir) return false
+  }
 }
 
 /** Commits as `git log -z` prints LOG, oldest first; one cut at the bound is left out. */
