@@ -243,10 +243,14 @@ describe('cancellation while the post step records', () => {
         state: main.state,
         onSpawn: child => {
           spawnedAt = performance.now()
-          setTimeout(() => {
+          // Once the change is in flight, however long the process took to start.
+          const poll = setInterval(() => {
+            if (emulator.requestsTo('POST /v2/change').length === 0) return
+            clearInterval(poll)
             signalledAt = performance.now() - spawnedAt
             child.kill('SIGTERM')
-          }, 700)
+          }, 20)
+          child.on('exit', () => clearInterval(poll))
         }
       }
     )

@@ -266,10 +266,12 @@ describe('service patterns that backtrack', () => {
       onSpawn: spawned => {
         child = spawned
         spawnedAt = performance.now()
-        setTimeout(() => {
+        // Once what shipped is said, the selection is next, however long the start took.
+        child.stdout?.on('data', (text: Buffer) => {
+          if (signalledAt > 0 || !text.includes('What the change ships')) return
           signalledAt = performance.now() - spawnedAt
           child?.kill('SIGTERM')
-        }, 600)
+        })
       }
     })
     expect(signalledAt).toBeGreaterThan(0)
