@@ -5,9 +5,10 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ChangeBasis } from './change.ts'
-import { FORGES, headRevision } from './otel.ts'
+import { headRevision } from './otel.ts'
 import { ACTION_NAME } from './package.ts'
 import type { ChangeRequest } from './service/client.ts'
+import { KNOWN_HOSTS } from './shipped/git-lookup.ts'
 import { purlPart, type Artifact } from './values/artifact.ts'
 
 export const CDEVENTS_SPEC_VERSION = '0.5.1'
@@ -41,15 +42,12 @@ export function cdEvent(
 /** The commit as a purl: on GitHub or Bitbucket their own types, else a generic one. */
 function commitPurl(change: ChangeRequest, commit?: string, repository?: string): string {
   const page = repository === undefined ? undefined : new URL(repository)
-  const type = page && FORGES[page.hostname]
+  const type = page && KNOWN_HOSTS.get(page.hostname)
   const path = page?.pathname.slice(1).toLowerCase().split('/') ?? []
   const sha = headRevision(change.version, commit)
   if ((type === 'github' || type === 'bitbucket') && path.length === 2 && sha)
     return `pkg:${type}/${path.join('/')}@${sha.toLowerCase()}`
-  const name = (change.service ?? '')
-    .split('/')
-    .map(part => purlPart(part))
-    .join('/')
+  const name = purlPart(change.service ?? '', '%2F')
   const vcs = repository ? `?vcs_url=${purlPart(`git+${repository}`, '%3A%2F')}` : ''
   return `pkg:generic/${name}@${purlPart(change.version ?? '')}${vcs}`
 }

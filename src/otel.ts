@@ -5,8 +5,6 @@
  */
 import type { ChangeBasis } from './change.ts'
 import type { DeployOutcome } from './deploy.ts'
-import { attempt } from './errors.ts'
-import { remoteRepository } from './shipped/git-lookup.ts'
 import type { Artifact } from './values/artifact.ts'
 
 export const OTEL_SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0'
@@ -16,11 +14,6 @@ export const MAX_OTEL_BYTES = 4096
 // prettier-ignore
 const RESULTS: Partial<Record<DeployOutcome, [status: string, result: string]>> = {
   success: ['succeeded', 'success'], failure: ['failed', 'failure'], cancelled: ['failed', 'cancellation']
-}
-/** The forges whose repository pages a remote's host names. */
-// prettier-ignore
-export const FORGES: Record<string, string> = {
-  'github.com': 'github', 'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket', 'gitea.com': 'gitea'
 }
 type Subject = { service?: string; version?: string; environment?: string }
 
@@ -65,25 +58,4 @@ export function standardMetadata(
     ...(otel && { otel: object }),
     ...(artifact && { artifact: { purl, reference, digest } })
   }
-}
-
-/**
- * A remote's https page and forge, never its credentials: on a known forge, on the run's own
- * server (GitHub Enterprise Server, a GitLab instance), or as an https remote gives it.
- */
-export function repositoryPage(
-  remote: string | undefined,
-  server?: { url?: string; kind?: string }
-): { url: string; provider?: string } | undefined {
-  const repository = remoteRepository(remote)
-  if (!repository) return undefined
-  const own = attempt(() => new URL(server?.url ?? ''))
-  const ours = own?.hostname.toLowerCase() === repository.host
-  const given = attempt(() => new URL(remote ?? ''))
-  const known = FORGES[repository.host]
-  const https = given?.protocol === 'https:' ? given.origin : undefined
-  const origin = known ? `https://${repository.host}` : ours ? own!.origin : https
-  const path = repository.path.split('/').map(encodeURIComponent).join('/')
-  const provider = known ?? (ours ? server?.kind : undefined)
-  return origin === undefined ? undefined : { url: `${origin}/${path}`, provider }
 }

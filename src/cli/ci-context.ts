@@ -10,7 +10,6 @@ import { withoutUndefined, type RunDefaults } from '../change.ts'
 import { attempt } from '../errors.ts'
 import * as checkout from '../shipped/git-lookup.ts'
 import type { ShippedLookup } from '../commands/command.ts'
-import { repositoryPage } from '../otel.ts'
 
 import type { Env } from '../settings.ts'
 export type { Env }
@@ -132,7 +131,7 @@ export async function detectCiContext(
     basename(top?.trim() || cwd)
   )
   // Kept only as a page, never with its credentials (an https remote may carry a token).
-  const page = repositoryPage(context.repositoryUrl, { url: context.serverUrl })
+  const page = checkout.repositoryPage(context.repositoryUrl, { url: context.serverUrl })
   if (page) context.repositoryUrl = page.url
   else delete context.repositoryUrl
   return context
@@ -166,8 +165,8 @@ function readable(env: Env): Env {
 export function ciDefaults(ci: CiContext, cwd: string): RunDefaults {
   const url = ci.jobUrl ?? ci.buildUrl
   const { service, version, user, environment, branch } = ci
-  const kind = ['github', 'gitlab', 'bitbucket'].find(name => name === ci.provider)
-  const page = repositoryPage(ci.repositoryUrl, { url: ci.serverUrl, kind })
+  const kind = (['github', 'gitlab', 'bitbucket'] as const).find(name => name === ci.provider)
+  const page = checkout.repositoryPage(ci.repositoryUrl, { url: ci.serverUrl, kind })
   return {
     ...{ service, version, user, environment, branch },
     metadata: { key: 'ci', fields: ciMetadata(ci), shippedKey: 'git' },

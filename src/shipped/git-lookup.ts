@@ -81,11 +81,13 @@ const DIFF = ['diff-tree', '-r', '-z', '--name-status', '--no-commit-id']
 const FORMS: Record<Forge['kind'], readonly [string, string]> = {
   github: ['/compare/FROM...TO', '/pull/'], gitlab: ['/-/compare/FROM...TO', '/-/merge_requests/'],
   // Bitbucket Cloud's compare page names the newer end first, then the older, apart by "%0D".
-  bitbucket: ['/branches/compare/TO%0DFROM', '/pull-requests/']
+  bitbucket: ['/branches/compare/TO%0DFROM', '/pull-requests/'],
+  gitea: ['/compare/FROM...TO', '/pulls/']
 }
-const KNOWN_HOSTS = new Map<string, Forge['kind']>(
-  Object.entries({ 'github.com': 'github', 'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket' })
-)
+/** The forges whose repository pages a remote's host names. */
+// prettier-ignore
+export const KNOWN_HOSTS = new Map<string, Forge['kind']>(Object.entries({ 'github.com': 'github',
+  'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket', 'gitea.com': 'gitea' }))
 
 const CANCELLED = 'the run was cancelled while git read the history'
 /** Rules in messages, but the setting's (the door names it) and the tag's (never unknown). */
@@ -339,23 +341,35 @@ function shippedOf(found: Found & { head: string }, forge: Forge | undefined): S
 }
 
 /**
- * The origin remote's repository page, on a host whose forms are known: github.com, gitlab.com,
- * bitbucket.org, or the run's own server (GitHub Enterprise Server, a GitLab instance).
+ * A remote's https page and forge, never its credentials: on a known forge, on the run's own
+ * server (GitHub Enterprise Server, a GitLab instance), or as an https remote gives it.
  */
+export function repositoryPage(
+  remote: string | undefined,
+  server?: { url?: string; kind?: Forge['kind'] }
+): { url: string; provider?: Forge['kind'] } | undefined {
+  const repository = remoteRepository(remote)
+  if (!repository) return undefined
+  const own = attempt(() => new URL(server?.url ?? ''))
+  const ours = own?.hostname.toLowerCase() === repository.host
+  const given = attempt(() => new URL(remote ?? ''))
+  const known = KNOWN_HOSTS.get(repository.host)
+  const https = given?.protocol === 'https:' ? given.origin : undefined
+  const origin = known ? `https://${repository.host}` : ours ? own!.origin : https
+  const path = repository.path.split('/').map(encodeURIComponent).join('/')
+  const provider = known ?? (ours ? server?.kind : undefined)
+  return origin === undefined ? undefined : { url: `${origin}/${path}`, provider }
+}
+
+/** The origin remote's forge, with its pages when a known host or the run's own server has them. */
 function forgeOf(
   remote: string | undefined,
   server: GitLookupOptions['server']
 ): Forge | undefined {
-  const repository = remoteRepository(remote)
-  const own = server && attempt(() => new URL(server.url))
-  const known = repository && KNOWN_HOSTS.get(repository.host)
-  const ours = own && own.hostname.toLowerCase() === repository?.host
+  const page = repositoryPage(remote, server)
+  if (page?.provider) return { web: page.url, kind: page.provider }
   // On the CI's own GitLab the numbers are GitLab's, even when the remote's pages are unknown.
-  if (!repository || (!known && !ours))
-    return server?.kind === 'gitlab' ? { kind: 'gitlab' } : undefined
-  const path = repository.path.split('/').map(encodeURIComponent).join('/')
-  const web = `${known ? `https://${repository.host}` : own!.origin}/${path}`
-  return { web, kind: known ?? server!.kind }
+  return server?.kind === 'gitlab' ? { kind: 'gitlab' } : undefined
 }
 
 const compareUrl = ({ web, kind }: Forge, from: string, to: string): string | undefined =>

@@ -67,7 +67,7 @@ export interface ShippedPullRequest {
 }
 
 /** The host of the repository read from the checkout, and its page when the host's are known. */
-export type Forge = { kind: 'github' | 'gitlab' | 'bitbucket'; web?: string }
+export type Forge = { kind: 'github' | 'gitlab' | 'bitbucket' | 'gitea'; web?: string }
 
 export interface Shipped {
   /** Where it was read: the checkout's history with git; GitHub's API when absent. */
