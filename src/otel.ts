@@ -48,11 +48,8 @@ export function standardMetadata(
   for (const [key, value] of Object.entries(attributes)) if (!value) delete attributes[key]
   const object = { schema_url: OTEL_SCHEMA_URL, attributes }
   while (Buffer.byteLength(JSON.stringify(object)) > MAX_OTEL_BYTES) {
-    const sizes = Object.entries(attributes).map(([key, value]) => [
-      JSON.stringify(value).length,
-      key
-    ])
-    delete attributes[sizes.sort(([a], [b]) => Number(b) - Number(a))[0][1]]
+    const size = (key: string) => JSON.stringify(attributes[key]).length
+    delete attributes[Object.keys(attributes).sort((a, b) => size(b) - size(a))[0]]
   }
   return {
     ...(otel && { otel: object }),

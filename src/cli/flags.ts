@@ -51,12 +51,7 @@ const COMMAND_HELP: Record<CliCommand, string> = {
   events: 'send events', 'event-results': 'read the evaluation results of events',
   'get-change': 'read a change back', hello: 'check the API key'
 }
-const BOOLEAN_FLAGS = new Set<string>([
-  'dry-run',
-  'include-commits',
-  'auto-labels',
-  'otel-attributes'
-])
+const BOOLEAN_FLAGS = new Set(['dry-run', 'include-commits', 'auto-labels', 'otel-attributes'])
 
 /** A command line read: what to do, and each setting as the shared parsers read it. */
 export interface Invocation {
@@ -127,11 +122,8 @@ export function buildProgram(
 }
 
 function flagOption(name: string, help: string): Option {
-  const value = BOOLEAN_FLAGS.has(name)
-    ? '[true|false]'
-    : /file$|^cdevent$/.test(name)
-      ? '<path>'
-      : '<value>'
+  const path = /file$|^cdevent$/.test(name)
+  const value = BOOLEAN_FLAGS.has(name) ? '[true|false]' : path ? '<path>' : '<value>'
   const option = new Option(`--${name} ${value}`, help).env(variableOf(name))
   // A boolean flag alone means true.
   if (BOOLEAN_FLAGS.has(name)) option.preset('true')
