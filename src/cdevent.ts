@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ChangeBasis } from './change.ts'
-import { headRevision } from './otel.ts'
 import { ACTION_NAME } from './package.ts'
 import type { ChangeRequest } from './service/client.ts'
+import { isFullSha } from './shipped/compare.ts'
 import { KNOWN_HOSTS } from './shipped/git-lookup.ts'
 import { purlPart, type Artifact } from './values/artifact.ts'
 
@@ -44,7 +44,7 @@ function commitPurl(change: ChangeRequest, commit?: string, repository?: string)
   const page = repository === undefined ? undefined : new URL(repository)
   const type = page && KNOWN_HOSTS.get(page.hostname)
   const path = page?.pathname.slice(1).toLowerCase().split('/') ?? []
-  const sha = headRevision(change.version, commit)
+  const sha = [change.version, commit].find(isFullSha)
   if ((type === 'github' || type === 'bitbucket') && path.length === 2 && sha)
     return `pkg:${type}/${path.join('/')}@${sha.toLowerCase()}`
   const name = purlPart(change.service ?? '', '%2F')

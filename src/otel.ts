@@ -5,6 +5,7 @@
  */
 import type { ChangeBasis } from './change.ts'
 import type { DeployOutcome } from './deploy.ts'
+import { isFullSha } from './shipped/compare.ts'
 import type { Artifact } from './values/artifact.ts'
 
 export const OTEL_SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0'
@@ -16,10 +17,6 @@ const RESULTS: Partial<Record<DeployOutcome, [status: string, result: string]>> 
   success: ['succeeded', 'success'], failure: ['failed', 'failure'], cancelled: ['failed', 'cancellation']
 }
 type Subject = { service?: string; version?: string; environment?: string }
-
-/** The commit deployed: the change's version when it is a full SHA, else the run's commit. */
-export const headRevision = (...versions: Array<string | undefined>): string | undefined =>
-  versions.find(version => version && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(version))
 
 /** custom_metadata's `otel` (unless turned off) and `artifact`, each when there is something. */
 export function standardMetadata(
@@ -37,7 +34,7 @@ export function standardMetadata(
     'deployment.status': status,
     'cicd.pipeline.result': result,
     ...run.otel,
-    'vcs.ref.head.revision': headRevision(subject.version, run.version),
+    'vcs.ref.head.revision': [subject.version, run.version].find(isFullSha),
     'vcs.ref.base.revision': shipped?.previousSha,
     'cicd.pipeline.task.type': run.otel?.['cicd.pipeline.task.name'] && 'deploy',
     'artifact.purl': purl,

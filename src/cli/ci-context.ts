@@ -132,8 +132,7 @@ export async function detectCiContext(
   )
   // Kept only as a page, never with its credentials (an https remote may carry a token).
   const page = checkout.repositoryPage(context.repositoryUrl, { url: context.serverUrl })
-  if (page) context.repositoryUrl = page.url
-  else delete context.repositoryUrl
+  context.repositoryUrl = page?.url
   return context
 
   /** A path with a "." or ".." segment names no repository: not taken, and said. */

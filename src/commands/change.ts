@@ -126,10 +126,8 @@ function outputCdEvents(
   )
   const none = made.find(result => 'none' in result)
   if (none) report.info(`No CDEvent: ${none.none}.`)
-  report.outputLines(
-    Outputs.Cdevent,
-    none ? [] : made.map(result => JSON.stringify((result as { event: object }).event))
-  )
+  const lines = made.map(result => JSON.stringify('event' in result && result.event))
+  report.outputLines(Outputs.Cdevent, none ? [] : lines)
 }
 
 /**
