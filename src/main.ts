@@ -82,14 +82,12 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
     const context = runContext(open, env)
     environment = await jobEnvironmentFor(settings, context, env, runner, open)
     const saveState = (name: string, value: string) => runner.saveState(name, value)
+    const defaults = contextDefaults({ ...context, jobEnvironment: environment }, process.cwd())
     error = await runCommand(
       { ...open, settings },
       {
         // A CDEvent only here: at the job's end no later step could read an output.
-        run: {
-          ...contextDefaults({ ...context, jobEnvironment: environment }, process.cwd()),
-          cdevent: true
-        },
+        run: { ...defaults, cdevent: true },
         lookUp: lookUpFor(settings, context, env),
         budgetCap: jobEnd ? KEY_CHECK_BUDGET_MS : Infinity,
         act: jobEnd

@@ -70,10 +70,13 @@ export async function recordChange(context: CommandContext): Promise<void> {
   const overruled = overruledOutcome(settings.change, basis)
   if (overruled !== undefined) report.warning(overruled)
   let recorded = false
-  // Each change the service accepted, with its id, for the CDEvents.
-  const accepted: Array<[ChangeRequest, string]> = []
+  // Each change the service accepted, as a CDEvent or why it has none.
+  const made: Array<ReturnType<typeof cdEvent>> = []
   const createChange = (change: ChangeRequest) =>
-    context.client.createChange(change).then(id => (accepted.push([change, id]), id))
+    context.client.createChange(change).then(id => {
+      made.push(cdEvent(change, settings.dryRun ? undefined : id, basis, settings.change.artifact))
+      return id
+    })
   const client = Object.assign(Object.create(context.client), { createChange })
   const counted = { ...context, client }
   try {
@@ -82,7 +85,7 @@ export async function recordChange(context: CommandContext): Promise<void> {
     else await (await import('./services.ts')).recordServices(counted, settings.services, basis)
     recorded = true
   } finally {
-    if (run.cdevent && accepted.length > 0) outputCdEvents(context, accepted, basis)
+    if (run.cdevent && made.length > 0) outputCdEvents(report, made)
     // What shipped is worth reading even when recording failed.
     summarizeShipped(report, shipped, run.links)
     if (!recorded && settings.heartbeatId !== undefined) {
@@ -116,14 +119,7 @@ async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<v
 }
 
 /** One CDEvent per change (NDJSON), or none, said in one line with why. */
-function outputCdEvents(
-  { report, settings }: CommandContext,
-  accepted: Array<[ChangeRequest, string]>,
-  basis: ChangeBasis
-): void {
-  const made = accepted.map(([change, id]) =>
-    cdEvent(change, settings.dryRun ? undefined : id, basis, settings.change.artifact)
-  )
+function outputCdEvents(report: Report, made: Array<ReturnType<typeof cdEvent>>): void {
   const none = made.find(result => 'none' in result)
   if (none) report.info(`No CDEvent: ${none.none}.`)
   const lines = made.map(result => JSON.stringify('event' in result && result.event))
