@@ -13,7 +13,7 @@ import {
 import { describeChange } from './describe.ts'
 import { isJsonObject } from './json.ts'
 import { leadTime } from './lead-time.ts'
-import { standardMetadata } from './otel.ts'
+import { standardMetadata } from './standards.ts'
 import type { ChangeRequest } from './service/client.ts'
 import { shippedMetadata } from './shipped/metadata.ts'
 import type { Shipped } from './shipped/types.ts'

@@ -10,7 +10,7 @@ import {
   type ChangeBasis,
   type RunDefaults
 } from '../change.ts'
-import { cdEvent } from '../cdevent.ts'
+import { cdEvent } from '../standards.ts'
 import { InputError } from '../errors.ts'
 import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from '../deploy.ts'
 import { shortSha } from '../describe.ts'

@@ -1,0 +1,100 @@
+/**
+ * Records in standards' names, for tools that correlate deploys: a change's OpenTelemetry names
+ * (semantic conventions 1.44.0; only what the run knows, never an empty or guessed value) and
+ * artifact, and a CDEvents 0.5.1 event for a later step to send (this project sends it nowhere).
+ */
+import { randomUUID } from 'node:crypto'
+import type { ChangeBasis } from './change.ts'
+import type { DeployOutcome } from './deploy.ts'
+import { ACTION_NAME } from './package.ts'
+import type { ChangeRequest } from './service/client.ts'
+import { isFullSha } from './shipped/compare.ts'
+import { KNOWN_HOSTS } from './shipped/git-lookup.ts'
+import { purlPart, type Artifact } from './values/artifact.ts'
+
+export const OTEL_SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0'
+/** The `otel` object, serialized; past it, the longest values are left out first. */
+export const MAX_OTEL_BYTES = 4096
+
+// prettier-ignore
+const RESULTS: Partial<Record<DeployOutcome, [status: string, result: string]>> = {
+  success: ['succeeded', 'success'], failure: ['failed', 'failure'], cancelled: ['failed', 'cancellation']
+}
+type Subject = { service?: string; version?: string; environment?: string }
+
+/** custom_metadata's `otel` (unless turned off) and `artifact`, each when there is something. */
+export function standardMetadata(
+  subject: Subject,
+  artifact: Artifact | undefined,
+  { run, deploy, shipped }: ChangeBasis,
+  otel: boolean
+): Record<string, unknown> {
+  const [status, result] = RESULTS[deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'] ?? []
+  const { image, purl, reference, digest } = artifact ?? {}
+  const attributes: Record<string, unknown> = {
+    'deployment.environment.name': subject.environment,
+    'service.name': subject.service,
+    'service.version': subject.version,
+    'deployment.status': status,
+    'cicd.pipeline.result': result,
+    ...run.otel,
+    'vcs.ref.head.revision': [subject.version, run.version].find(isFullSha),
+    'vcs.ref.base.revision': shipped?.previousSha,
+    'cicd.pipeline.task.type': run.otel?.['cicd.pipeline.task.name'] && 'deploy',
+    'artifact.purl': purl,
+    'container.image.name': image?.name,
+    'container.image.tags': image?.tag && [image.tag],
+    'container.image.repo_digests': image && digest && [`${image.name}@${digest}`]
+  }
+  for (const [key, value] of Object.entries(attributes)) if (!value) delete attributes[key]
+  const object = { schema_url: OTEL_SCHEMA_URL, attributes }
+  while (Buffer.byteLength(JSON.stringify(object)) > MAX_OTEL_BYTES) {
+    const size = (key: string) => JSON.stringify(attributes[key]).length
+    delete attributes[Object.keys(attributes).sort((a, b) => size(b) - size(a))[0]]
+  }
+  return {
+    ...(otel && { otel: object }),
+    ...(artifact && { artifact: { purl, reference, digest } })
+  }
+}
+
+export const CDEVENTS_SPEC_VERSION = '0.5.1'
+
+/** A change's CDEvent (service.rolledback for a rollback), or why it has none (mid-sentence). */
+export function cdEvent(
+  change: ChangeRequest,
+  changeId: string | undefined,
+  { run, deploy, shipped, triage, recordedAt }: ChangeBasis,
+  artifact?: Artifact
+): { event: object } | { none: string } {
+  const outcome = deploy?.outcome ?? run.outcome?.outcome
+  if (outcome === 'failure' || outcome === 'cancelled')
+    return { none: `the deploy ${outcome === 'failure' ? 'failed' : 'was cancelled'}` }
+  if (!change.environment) return { none: 'the change has no environment' }
+  const repository = run.otel?.['vcs.repository.url.full']
+  const rolledBack = shipped?.rollback || triage?.remediation?.type === 'rollback'
+  const context = {
+    specversion: CDEVENTS_SPEC_VERSION,
+    id: changeId ?? randomUUID(),
+    source: run.otel?.['cicd.pipeline.run.url.full'] ?? repository ?? ACTION_NAME,
+    type: `dev.cdevents.service.${rolledBack ? 'rolledback' : 'deployed'}.0.3.0`,
+    timestamp: new Date(deploy?.finishedAt ?? recordedAt ?? Date.now()).toISOString()
+  }
+  const environment = { id: change.environment }
+  const artifactId = artifact?.purl ?? commitPurl(change, run.version, repository)
+  const content = { environment, artifactId }
+  return { event: { context, subject: { id: change.service, source: repository, content } } }
+}
+
+/** The commit as a purl: on GitHub or Bitbucket their own types, else a generic one. */
+function commitPurl(change: ChangeRequest, commit?: string, repository?: string): string {
+  const page = repository === undefined ? undefined : new URL(repository)
+  const type = page && KNOWN_HOSTS.get(page.hostname)
+  const path = page?.pathname.slice(1).toLowerCase().split('/') ?? []
+  const sha = [change.version, commit].find(isFullSha)
+  if ((type === 'github' || type === 'bitbucket') && path.length === 2 && sha)
+    return `pkg:${type}/${path.join('/')}@${sha.toLowerCase()}`
+  const name = purlPart(change.service ?? '', '%2F')
+  const vcs = repository ? `?vcs_url=${purlPart(`git+${repository}`, '%3A%2F')}` : ''
+  return `pkg:generic/${name}@${purlPart(change.version ?? '')}${vcs}`
+}
