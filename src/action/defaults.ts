@@ -17,6 +17,11 @@ export function contextDefaults(run: RunContext, cwd: string): RunDefaults {
   const outcome = eventOutcome(run.eventName, run.payload)
   const url = runUrl(run)
   const attempt = run.runAttempt && run.runAttempt !== '1' ? ` attempt ${run.runAttempt}` : ''
+  const ref = PULL_REQUEST_EVENTS.has(run.eventName)
+    ? { type: 'branch', name: stringAt(run.payload, 'pull_request', 'head', 'ref') }
+    : run.eventName === 'workflow_run'
+      ? { type: 'branch', name: stringAt(run.payload, 'workflow_run', 'head_branch') }
+      : pushedRef(run)
   return withoutUndefined({
     service: run.repository,
     version,
@@ -32,27 +37,18 @@ export function contextDefaults(run: RunContext, cwd: string): RunDefaults {
     // "Run 42", or "Run 42 attempt 2" after a re-run.
     runLink: url ? { text: `Run ${run.runNumber ?? run.runId}${attempt}`, url } : undefined,
     workspace: run.workspace ?? cwd,
-    otel: otelAttributes(run, url)
+    // What the run knows in OpenTelemetry's names: GitHub names no job's own id or page.
+    otel: withoutUndefined({
+      'vcs.repository.url.full': run.repository && `${run.serverUrl}/${run.repository}`,
+      'vcs.provider.name': 'github',
+      'vcs.ref.head.name': ref?.name,
+      'vcs.ref.head.type': ref?.name && ref.type,
+      'cicd.pipeline.name': run.workflow,
+      'cicd.pipeline.run.id': run.runId,
+      'cicd.pipeline.run.url.full': url,
+      'cicd.pipeline.task.name': run.job
+    }) as Record<string, string>
   })
-}
-
-/** What the run knows in OpenTelemetry's names: GitHub names no job's own id or page. */
-function otelAttributes(run: RunContext, url: string | undefined): Record<string, string> {
-  const ref = PULL_REQUEST_EVENTS.has(run.eventName)
-    ? { type: 'branch', name: stringAt(run.payload, 'pull_request', 'head', 'ref') }
-    : run.eventName === 'workflow_run'
-      ? { type: 'branch', name: stringAt(run.payload, 'workflow_run', 'head_branch') }
-      : pushedRef(run)
-  return withoutUndefined({
-    'vcs.repository.url.full': run.repository && `${run.serverUrl}/${run.repository}`,
-    'vcs.provider.name': 'github',
-    'vcs.ref.head.name': ref?.name,
-    'vcs.ref.head.type': ref?.name && ref.type,
-    'cicd.pipeline.name': run.workflow,
-    'cicd.pipeline.run.id': run.runId,
-    'cicd.pipeline.run.url.full': url,
-    'cicd.pipeline.task.name': run.job
-  }) as Record<string, string>
 }
 
 /**

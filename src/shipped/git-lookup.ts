@@ -340,10 +340,7 @@ function shippedOf(found: Found & { head: string }, forge: Forge | undefined): S
   }
 }
 
-/**
- * A remote's https page and forge, never its credentials: on a known forge, on the run's own
- * server (GitHub Enterprise Server, a GitLab instance), or as an https remote gives it.
- */
+/** A remote's page and forge, no credentials: on a known forge, the run's server, or as https. */
 export function repositoryPage(
   remote: string | undefined,
   server?: { url?: string; kind?: Forge['kind'] }
@@ -362,10 +359,7 @@ export function repositoryPage(
 }
 
 /** The origin remote's forge, with its pages when a known host or the run's own server has them. */
-function forgeOf(
-  remote: string | undefined,
-  server: GitLookupOptions['server']
-): Forge | undefined {
+function forgeOf(remote?: string, server?: GitLookupOptions['server']): Forge | undefined {
   const page = repositoryPage(remote, server)
   if (page?.provider) return { web: page.url, kind: page.provider }
   // On the CI's own GitLab the numbers are GitLab's, even when the remote's pages are unknown.

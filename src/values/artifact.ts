@@ -1,20 +1,15 @@
 /**
- * The artifact that shipped: an OCI image reference, read by Docker's reference grammar and
- * written as the purl specification's OCI type, or a purl as given. A tag moves; only a digest
- * pins an image, so an image without one has no purl.
+ * The artifact that shipped: a purl, or an OCI image reference read by Docker's grammar and written
+ * as the purl specification's OCI type. Only a digest pins an image: without one, no purl.
  */
 import { Inputs } from '../settings.ts'
 import { quote, refusal } from './parsers.ts'
 
 export const MAX_ARTIFACT_CHARS = 1000
 
-export interface Artifact {
-  purl?: string
-  /** The image reference, normalized: registry, path, tag and digest. */
-  reference?: string
-  digest?: string
-  image?: { name: string; tag?: string }
-}
+/** `reference` is the image's, normalized: registry, path, tag and digest. */
+export type Artifact = { purl?: string; reference?: string; digest?: string; image?: Image }
+type Image = { name: string; tag?: string }
 
 const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/
 const DOMAIN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d+)?$/i
