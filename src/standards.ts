@@ -10,7 +10,7 @@ import { ACTION_NAME } from './package.ts'
 import type { ChangeRequest } from './service/client.ts'
 import { isFullSha } from './shipped/compare.ts'
 import { KNOWN_HOSTS } from './shipped/git-lookup.ts'
-import { purlPart, type Artifact } from './values/artifact.ts'
+import type { Artifact } from './values/artifact.ts'
 
 export const OTEL_SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0'
 /** The `otel` object, serialized; past it, the longest values are left out first. */
@@ -94,7 +94,9 @@ function commitPurl(change: ChangeRequest, commit?: string, repository?: string)
   const sha = [change.version, commit].find(isFullSha)
   if ((type === 'github' || type === 'bitbucket') && path.length === 2 && sha)
     return `pkg:${type}/${path.join('/')}@${sha.toLowerCase()}`
-  const name = purlPart(change.service ?? '', '%2F')
-  const vcs = repository ? `?vcs_url=${purlPart(`git+${repository}`, '%3A%2F')}` : ''
-  return `pkg:generic/${name}@${purlPart(change.version ?? '')}${vcs}`
+  // Each part percent-encoded as the purl specification says: a name's "/" and a URL's ":/" kept.
+  const name = encodeURIComponent(change.service ?? '').replaceAll('%2F', '/')
+  const version = encodeURIComponent(change.version ?? '')
+  const url = encodeURIComponent(`git+${repository}`).replace(/%3A|%2F/g, decodeURIComponent)
+  return `pkg:generic/${name}@${version}${repository ? `?vcs_url=${url}` : ''}`
 }

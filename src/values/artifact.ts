@@ -17,12 +17,6 @@ const TAG = /^\w[\w.-]{0,127}$/
 const DIGEST = /^sha256:[0-9a-f]{64}$/
 const PURL = /^pkg:[a-z][a-z0-9.+-]*\/[^\s/][^\s]*$/i
 
-/** A part of a purl, percent-encoded; `keep` names the characters the part may hold as they are. */
-export const purlPart = (text: string, keep = ''): string =>
-  encodeURIComponent(text).replace(/%3A|%2F/g, code =>
-    keep.includes(code) ? decodeURIComponent(code) : code
-  )
-
 export function parseArtifact(raw: string): Artifact | undefined {
   const value = raw.trim()
   if (value === '') return undefined
@@ -49,7 +43,7 @@ export function parseArtifact(raw: string): Artifact | undefined {
     throw refuse('must be an OCI image reference (registry/path:tag@sha256:…) or a purl (pkg:…)')
   const name = `${registry}/${parts.join('/')}`
   const reference = `${name}${tag ? `:${tag}` : ''}${digest ? `@${digest}` : ''}`
-  const qualifiers = `?repository_url=${purlPart(name, '%3A%2F')}${tag ? `&tag=${tag}` : ''}`
-  const purl = digest && `pkg:oci/${parts.at(-1)}@${purlPart(digest)}${qualifiers}`
+  const qualifiers = `?repository_url=${name}${tag ? `&tag=${tag}` : ''}`
+  const purl = digest && `pkg:oci/${parts.at(-1)}@${digest.replace(':', '%3A')}${qualifiers}`
   return { ...(purl && { purl }), reference, ...(digest && { digest }), image: { name, tag } }
 }
