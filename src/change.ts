@@ -15,6 +15,7 @@ import { isJsonObject } from './json.ts'
 import { leadTime } from './lead-time.ts'
 import { standardMetadata } from './standards.ts'
 import type { ChangeRequest } from './service/client.ts'
+import type { Settings } from './settings.ts'
 import { shippedMetadata } from './shipped/metadata.ts'
 import type { Shipped } from './shipped/types.ts'
 import { contradictsOutcome, labelsWith } from './triage/labels.ts'
@@ -106,6 +107,13 @@ export interface ChangeOptions {
   /** OpenTelemetry's names (`otel`) in custom_metadata, when true. */
   otel?: boolean
 }
+
+/** A change's options, as the settings give them. */
+export const changeOptions = (settings: Settings): ChangeOptions => ({
+  runMetadata: settings.githubMetadata,
+  autoLabels: settings.triage.autoLabels,
+  otel: settings.otelAttributes
+})
 
 /** The version and environment a change is about: what the lookup looks up. */
 export function changeSubject(

@@ -20,11 +20,10 @@ export const MAX_OTEL_BYTES = 4096
 const RESULTS: Partial<Record<DeployOutcome, [status: string, result: string]>> = {
   success: ['succeeded', 'success'], failure: ['failed', 'failure'], cancelled: ['failed', 'cancellation']
 }
-type Subject = { service?: string; version?: string; environment?: string }
 
 /** custom_metadata's `otel` (unless turned off) and `artifact`, each when there is something. */
 export function standardMetadata(
-  subject: Subject,
+  subject: Pick<ChangeRequest, 'service' | 'version' | 'environment'>,
   artifact: Artifact | undefined,
   { run, deploy, shipped }: ChangeBasis,
   otel: boolean
@@ -80,9 +79,8 @@ export function cdEvent(
     type: `dev.cdevents.service.${rolledBack ? 'rolledback' : 'deployed'}.0.3.0`,
     timestamp: new Date(deploy?.finishedAt ?? recordedAt ?? Date.now()).toISOString()
   }
-  const environment = { id: change.environment }
   const artifactId = artifact?.purl ?? commitPurl(change, run.version, repository)
-  const content = { environment, artifactId }
+  const content = { environment: { id: change.environment }, artifactId }
   return { event: { context, subject: { id: change.service, source: repository, content } } }
 }
 

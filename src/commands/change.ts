@@ -5,6 +5,7 @@
  */
 import {
   buildChangeRequest,
+  changeOptions,
   changeSubject,
   overruledOutcome,
   type ChangeBasis,
@@ -43,10 +44,9 @@ export async function recordChange(context: CommandContext): Promise<void> {
     return
   }
   requireSubject(settings, run)
-  const { artifact } = settings.change
-  if (artifact?.reference && !artifact.digest)
+  if (settings.change.artifact?.reference && !settings.change.artifact.digest)
     report.warning(
-      `The artifact ${artifact.reference} has no digest: a tag can move, only a digest pins an image, so it has no purl.`
+      `The artifact ${settings.change.artifact.reference} has no digest: a tag can move, only a digest pins an image, so it has no purl.`
     )
   const shipped = await findShipped(context, changeSubject(settings.change, run))
   logShipped(report, shipped)
@@ -85,7 +85,13 @@ export async function recordChange(context: CommandContext): Promise<void> {
     else await (await import('./services.ts')).recordServices(counted, settings.services, basis)
     recorded = true
   } finally {
-    if (run.cdevent && made.length > 0) outputCdEvents(report, made)
+    // One CDEvent per change (NDJSON), or none, said in one line with why.
+    if (run.cdevent && made.length > 0) {
+      const none = made.find(result => 'none' in result)
+      if (none) report.info(`No CDEvent: ${none.none}.`)
+      const lines = made.map(result => JSON.stringify('event' in result && result.event))
+      report.outputLines(Outputs.Cdevent, none ? [] : lines)
+    }
     // What shipped is worth reading even when recording failed.
     summarizeShipped(report, shipped, run.links)
     if (!recorded && settings.heartbeatId !== undefined) {
@@ -100,11 +106,7 @@ export async function recordChange(context: CommandContext): Promise<void> {
 /** One change: the service input's, or the repository's. */
 async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<void> {
   const { settings, run, client, report } = context
-  const change = buildChangeRequest(settings.change, basis, {
-    runMetadata: settings.githubMetadata,
-    autoLabels: settings.triage.autoLabels,
-    otel: settings.otelAttributes
-  })
+  const change = buildChangeRequest(settings.change, basis, changeOptions(settings))
   const links = { run: run.runLink, compare: compareLink(basis.shipped, change.version) }
   const changeId = await client.createChange(change).catch((error: unknown) => {
     // What would have been recorded, for whoever records it by hand.
@@ -116,14 +118,6 @@ async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<v
   report.summary.table('Change', changeRows(change, changeId, links))
   report.notice(answer(`Recorded change ${changeId}: ${change.description}`))
   report.output(Outputs.ChangeId, changeId)
-}
-
-/** One CDEvent per change (NDJSON), or none, said in one line with why. */
-function outputCdEvents(report: Report, made: Array<ReturnType<typeof cdEvent>>): void {
-  const none = made.find(result => 'none' in result)
-  if (none) report.info(`No CDEvent: ${none.none}.`)
-  const lines = made.map(result => JSON.stringify('event' in result && result.event))
-  report.outputLines(Outputs.Cdevent, none ? [] : lines)
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   type ServiceDecision,
   type ServiceSelection
 } from '../affected-services.ts'
-import { buildChangeRequest, type ChangeBasis } from '../change.ts'
+import { buildChangeRequest, changeOptions, type ChangeBasis } from '../change.ts'
 import { errorMessage, failureKind, ServiceError, type FailureKind } from '../errors.ts'
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
 import { answer } from '../summary.ts'
@@ -104,15 +104,7 @@ function serviceChange(
       }
     })
   }
-  return buildChangeRequest(
-    settings.change,
-    { ...basis, service },
-    {
-      runMetadata: settings.githubMetadata,
-      autoLabels: settings.triage.autoLabels,
-      otel: settings.otelAttributes
-    }
-  )
+  return buildChangeRequest(settings.change, { ...basis, service }, changeOptions(settings))
 }
 
 function describeDecision(decision: ServiceDecision): string {
