@@ -1,7 +1,6 @@
 /**
- * Records in standards' names, for tools that correlate deploys: a change's OpenTelemetry names
- * (semantic conventions 1.44.0; only what the run knows, never an empty or guessed value) and
- * artifact, and a CDEvents 0.5.1 event for a later step to send (this project sends it nowhere).
+ * Records in standards' names: a change's OpenTelemetry names (semantic conventions 1.44.0, none
+ * empty or guessed) and artifact, and a CDEvents 0.5.1 event for a later step to send.
  */
 import { randomUUID } from 'node:crypto'
 import type { ChangeBasis } from './change.ts'

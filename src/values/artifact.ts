@@ -23,10 +23,9 @@ export function parseArtifact(raw: string): Artifact | undefined {
   const refuse = (why: string) => refusal(Inputs.Artifact, `${why}; got ${quote(value)}.`)
   if (value.length > MAX_ARTIFACT_CHARS)
     throw refuse(`must be at most ${MAX_ARTIFACT_CHARS.toLocaleString('en')} characters`)
-  if (value.startsWith('pkg:')) {
-    if (PURL.test(value)) return { purl: value }
+  if (value.startsWith('pkg:') && PURL.test(value)) return { purl: value }
+  if (value.startsWith('pkg:'))
     throw refuse('must be a package URL (pkg:TYPE/NAME…) without spaces')
-  }
   const [named, digest, extra] = value.split('@')
   if (digest !== undefined && (extra !== undefined || !DIGEST.test(digest)))
     throw refuse('must name its digest as sha256: and 64 lowercase hex digits')
