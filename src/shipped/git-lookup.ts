@@ -138,7 +138,11 @@ export async function lookUpInCheckout(
     const warning = found.failure && lookupWarning([found.failure], known)
     // Without the version's commit nothing was read: the change is recorded without what shipped.
     if (!found.head) return { warning }
-    const shipped = shippedOf({ ...found, head: found.head }, forgeOf(found.remote, options.server))
+    const page = repositoryPage(found.remote, options.server)
+    // On the CI's own GitLab the numbers are GitLab's, even when the remote's pages are unknown.
+    const gitlab = options.server?.kind === 'gitlab' ? { kind: 'gitlab' as const } : undefined
+    const forge = page?.provider ? { web: page.url, kind: page.provider } : gitlab
+    const shipped = shippedOf({ ...found, head: found.head }, forge)
     return warning ? { shipped, warning } : { shipped }
   } finally {
     clearTimeout(timer)
@@ -356,14 +360,6 @@ export function repositoryPage(
   const path = repository.path.split('/').map(encodeURIComponent).join('/')
   const provider = known ?? (ours ? server?.kind : undefined)
   return origin === undefined ? undefined : { url: `${origin}/${path}`, provider }
-}
-
-/** The origin remote's forge, with its pages when a known host or the run's own server has them. */
-function forgeOf(remote?: string, server?: GitLookupOptions['server']): Forge | undefined {
-  const page = repositoryPage(remote, server)
-  if (page?.provider) return { web: page.url, kind: page.provider }
-  // On the CI's own GitLab the numbers are GitLab's, even when the remote's pages are unknown.
-  return server?.kind === 'gitlab' ? { kind: 'gitlab' } : undefined
 }
 
 const compareUrl = ({ web, kind }: Forge, from: string, to: string): string | undefined =>
