@@ -8,7 +8,7 @@ import type { DeployOutcome } from './deploy.ts'
 import { ACTION_NAME } from './package.ts'
 import type { ChangeRequest } from './service/client.ts'
 import { isFullSha } from './shipped/compare.ts'
-import { KNOWN_HOSTS } from './shipped/git-lookup.ts'
+import { KNOWN_HOSTS, remoteRepository } from './shipped/git-lookup.ts'
 import type { Artifact } from './values/artifact.ts'
 
 export const OTEL_SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0'
@@ -85,12 +85,11 @@ export function cdEvent(
 
 /** The commit as a purl: on GitHub or Bitbucket their own types, else a generic one. */
 function commitPurl(change: ChangeRequest, commit?: string, repository?: string): string {
-  const page = repository === undefined ? undefined : new URL(repository)
-  const type = page && KNOWN_HOSTS.get(page.hostname)
-  const path = page?.pathname.slice(1).toLowerCase().split('/') ?? []
+  const { host = '', path = '' } = remoteRepository(repository) ?? {}
+  const type = KNOWN_HOSTS.get(host)
   const sha = [change.version, commit].find(isFullSha)
-  if ((type === 'github' || type === 'bitbucket') && path.length === 2 && sha)
-    return `pkg:${type}/${path.join('/')}@${sha.toLowerCase()}`
+  if ((type === 'github' || type === 'bitbucket') && path.split('/').length === 2 && sha)
+    return `pkg:${type}/${path.toLowerCase()}@${sha.toLowerCase()}`
   // Each part percent-encoded as the purl specification says: a name's "/" and a URL's ":/" kept.
   const name = encodeURIComponent(change.service ?? '').replaceAll('%2F', '/')
   const version = encodeURIComponent(change.version ?? '')

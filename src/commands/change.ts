@@ -85,13 +85,11 @@ export async function recordChange(context: CommandContext): Promise<void> {
     else await (await import('./services.ts')).recordServices(counted, settings.services, basis)
     recorded = true
   } finally {
-    // One CDEvent per change (NDJSON), or none, said in one line with why.
-    if (run.cdevent && made.length > 0) {
-      const none = made.find(result => 'none' in result)
-      if (none) report.info(`No CDEvent: ${none.none}.`)
-      const lines = made.map(result => JSON.stringify('event' in result && result.event))
-      report.outputLines(Outputs.Cdevent, none ? [] : lines)
-    }
+    // One CDEvent per change (NDJSON), or none when a change has none, said in one line with why.
+    const none = made.find(result => 'none' in result)
+    if (run.cdevent && none) report.info(`No CDEvent: ${none.none}.`)
+    const lines = made.map(result => JSON.stringify('event' in result && result.event))
+    if (run.cdevent && made.length > 0) report.outputLines(Outputs.Cdevent, none ? [] : lines)
     // What shipped is worth reading even when recording failed.
     summarizeShipped(report, shipped, run.links)
     if (!recorded && settings.heartbeatId !== undefined) {
