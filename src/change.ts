@@ -153,7 +153,7 @@ export function buildChangeRequest(
       deploy
     })
   const serviceName = present(fields.service) ?? present(service?.name) ?? present(run.service)
-  const subject = { service: serviceName, version, environment }
+  const subject = { service: serviceName, version, environment, artifact: fields.artifact }
   // In the interface's order, so the body reads the way the service documents it.
   return withoutUndefined({
     description,
@@ -179,7 +179,7 @@ export function buildChangeRequest(
       fields.customMetadata,
       {
         ...defaultMetadata(basis, options.runMetadata),
-        ...standardMetadata(subject, fields.artifact, basis, options.otel === true)
+        ...standardMetadata(subject, basis, options.otel === true)
       },
       knownOutcome(basis)
     ),

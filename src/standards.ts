@@ -3,7 +3,7 @@
  * empty or guessed) and artifact, and a CDEvents 0.5.1 event for a later step to send.
  */
 import { randomUUID } from 'node:crypto'
-import type { ChangeBasis } from './change.ts'
+import type { ChangeBasis, ChangeFields } from './change.ts'
 import type { DeployOutcome } from './deploy.ts'
 import { ACTION_NAME } from './package.ts'
 import type { ChangeRequest } from './service/client.ts'
@@ -22,21 +22,20 @@ const RESULTS: Partial<Record<DeployOutcome, [status: string, result: string]>> 
 
 /** custom_metadata's `otel` (unless turned off) and `artifact`, each when there is something. */
 export function standardMetadata(
-  subject: Pick<ChangeRequest, 'service' | 'version' | 'environment'>,
-  artifact: Artifact | undefined,
+  { service, version, environment, artifact }: ChangeFields,
   { run, deploy, shipped }: ChangeBasis,
   otel: boolean
 ): Record<string, unknown> {
   const [status, result] = RESULTS[deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'] ?? []
   const { image, purl, reference, digest } = artifact ?? {}
   const attributes: Record<string, unknown> = {
-    'deployment.environment.name': subject.environment,
-    'service.name': subject.service,
-    'service.version': subject.version,
+    'deployment.environment.name': environment,
+    'service.name': service,
+    'service.version': version,
     'deployment.status': status,
     'cicd.pipeline.result': result,
     ...run.otel,
-    'vcs.ref.head.revision': [subject.version, run.version].find(isFullSha),
+    'vcs.ref.head.revision': [version, run.version].find(isFullSha),
     'vcs.ref.base.revision': shipped?.previousSha,
     'cicd.pipeline.task.type': run.otel?.['cicd.pipeline.task.name'] && 'deploy',
     'artifact.purl': purl,
@@ -46,10 +45,9 @@ export function standardMetadata(
   }
   for (const [key, value] of Object.entries(attributes)) if (!value) delete attributes[key]
   const object = { schema_url: OTEL_SCHEMA_URL, attributes }
-  while (Buffer.byteLength(JSON.stringify(object)) > MAX_OTEL_BYTES) {
-    const size = (key: string) => JSON.stringify(attributes[key]).length
+  const size = (key: string) => JSON.stringify(attributes[key]).length
+  while (Buffer.byteLength(JSON.stringify(object)) > MAX_OTEL_BYTES)
     delete attributes[Object.keys(attributes).sort((a, b) => size(b) - size(a))[0]]
-  }
   return {
     ...(otel && { otel: object }),
     ...(artifact && { artifact: { purl, reference, digest } })

@@ -29,10 +29,9 @@ export function parseArtifact(raw: string): Artifact | undefined {
   const [named, digest, extra] = value.split('@')
   if (digest !== undefined && (extra !== undefined || !DIGEST.test(digest)))
     throw refuse('must name its digest as sha256: and 64 lowercase hex digits')
-  const colon = named.lastIndexOf(':')
-  const tagged = colon > named.lastIndexOf('/')
-  const tag = tagged ? named.slice(colon + 1) : undefined
-  const parts = (tagged ? named.slice(0, colon) : named).split('/')
+  // The tag follows the last colon after the last slash (a colon before one ends a registry's host).
+  const [, path, tag] = /^(.*?)(?::([^/:]*))?$/s.exec(named)!
+  const parts = path.split('/')
   // The first part is a registry when it looks like a host, as Docker reads it.
   const hosted = parts.length > 1 && /[.:]|^localhost$/.test(parts[0])
   const registry = hosted ? parts.shift()! : 'docker.io'
