@@ -84,7 +84,6 @@ const FORMS: Record<Forge['kind'], readonly [string, string]> = {
   bitbucket: ['/branches/compare/TO%0DFROM', '/pull-requests/'],
   gitea: ['/compare/FROM...TO', '/pulls/']
 }
-/** The forges whose repository pages a remote's host names. */
 // prettier-ignore
 export const KNOWN_HOSTS = new Map<string, Forge['kind']>(Object.entries({ 'github.com': 'github',
   'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket', 'gitea.com': 'gitea' }))

@@ -13,8 +13,6 @@ type Image = { name: string; tag?: string }
 
 const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/
 const DOMAIN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d+)?$/i
-const TAG = /^\w[\w.-]{0,127}$/
-const DIGEST = /^sha256:[0-9a-f]{64}$/
 const PURL = /^pkg:[a-z][a-z0-9.+-]*\/[^\s/][^\s]*$/i
 
 export function parseArtifact(raw: string): Artifact | undefined {
@@ -27,9 +25,9 @@ export function parseArtifact(raw: string): Artifact | undefined {
   if (value.startsWith('pkg:'))
     throw refuse('must be a package URL (pkg:TYPE/NAME…) without spaces')
   const [named, digest, extra] = value.split('@')
-  if (digest !== undefined && (extra !== undefined || !DIGEST.test(digest)))
+  if (digest !== undefined && (extra !== undefined || !/^sha256:[0-9a-f]{64}$/.test(digest)))
     throw refuse('must name its digest as sha256: and 64 lowercase hex digits')
-  // The tag follows the last colon after the last slash (a colon before one ends a registry's host).
+  // The tag follows the last colon after the last slash: one before a slash is a registry's port.
   const [, path, tag] = /^(.*?)(?::([^/:]*))?$/s.exec(named)!
   const parts = path.split('/')
   // The first part is a registry when it looks like a host, as Docker reads it.
@@ -37,7 +35,7 @@ export function parseArtifact(raw: string): Artifact | undefined {
   const registry = hosted ? parts.shift()! : 'docker.io'
   if (!hosted && parts.length === 1) parts.unshift('library')
   const valid = DOMAIN.test(registry) && parts.every(part => COMPONENT.test(part))
-  if (!valid || (tag !== undefined && !TAG.test(tag)))
+  if (!valid || (tag !== undefined && !/^\w[\w.-]{0,127}$/.test(tag)))
     throw refuse('must be an OCI image reference (registry/path:tag@sha256:…) or a purl (pkg:…)')
   const name = `${registry}/${parts.join('/')}`
   const reference = `${name}${tag ? `:${tag}` : ''}${digest ? `@${digest}` : ''}`
