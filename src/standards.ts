@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ChangeBasis, ChangeFields } from './change.ts'
-import type { DeployOutcome } from './deploy.ts'
 import { ACTION_NAME } from './package.ts'
 import type { ChangeRequest } from './service/client.ts'
 import { isFullSha } from './shipped/compare.ts'
@@ -16,7 +15,7 @@ export const OTEL_SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0'
 export const MAX_OTEL_BYTES = 4096
 
 // prettier-ignore
-const RESULTS: Partial<Record<DeployOutcome, [status: string, result: string]>> = {
+const RESULTS: Partial<Record<string, [status: string, result: string]>> = {
   success: ['succeeded', 'success'], failure: ['failed', 'failure'], cancelled: ['failed', 'cancellation']
 }
 
