@@ -198,8 +198,8 @@ async function lookUpInWorkspace(
   { version }: Subject,
   signal?: AbortSignal
 ): ReturnType<ShippedLookup> {
-  const { fullHistoryAdvice, gitEnvironment, lookUpInCheckout } =
-    await import('./shipped/git-lookup.ts')
+  const { fullHistoryAdvice, lookUpInCheckout } = await import('./shipped/git-lookup.ts')
+  const { gitEnvironment } = await import('./shipped/git.ts')
   const before = run.eventName === 'push' && (run.payload as { before?: unknown } | null)?.before
   return lookUpInCheckout({
     cwd: run.workspace ?? process.cwd(),

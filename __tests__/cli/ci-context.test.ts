@@ -10,7 +10,7 @@ import {
   type CiContext,
   type Env
 } from '../../src/cli/ci-context.ts'
-import type { Git } from '../../src/shipped/git-lookup.ts'
+import type { Git } from '../../src/shipped/git.ts'
 import { gitEnv, TestRepository } from '../support/git-repository.ts'
 
 const SHA = '3f786850e387550fdab836ed7e6dc881de23001b'

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MAX_COMPARE_FILES } from '../../src/shipped/compare.ts'
 import { shippedMetadata } from '../../src/shipped/metadata.ts'
+import { gitEnvironment } from '../../src/shipped/git.ts'
 import {
-  gitEnvironment,
   lookUpInCheckout,
   MAX_COMMITS_READ,
   remoteRepository,

@@ -8,6 +8,7 @@ import { basename } from 'node:path'
 import envCi from 'env-ci'
 import { withoutUndefined, type RunDefaults } from '../change.ts'
 import { attempt } from '../errors.ts'
+import { gitEnvironment, gitIn, type Git } from '../shipped/git.ts'
 import * as checkout from '../shipped/git-lookup.ts'
 import type { ShippedLookup } from '../commands/command.ts'
 
@@ -70,8 +71,8 @@ export async function detectCiContext(
   cwd: string,
   {
     budgetMs = DETECTION_GIT_BUDGET_MS,
-    git = checkout.gitIn(cwd, checkout.gitEnvironment(env), AbortSignal.timeout(budgetMs))
-  }: { budgetMs?: number; git?: checkout.Git } = {}
+    git = gitIn(cwd, gitEnvironment(env), AbortSignal.timeout(budgetMs))
+  }: { budgetMs?: number; git?: Git } = {}
 ): Promise<CiContext> {
   const context: CiContext = { sources: {} }
   /** The first usable value of a field wins, with where it came from; `value` is read lazily. */
@@ -201,7 +202,7 @@ export function checkoutLookup(env: Env, ci: CiContext, cwd: string, named: stri
   const kind = provider === 'github' || provider === 'gitlab' ? provider : undefined
   const fullHistory = checkout.fullHistoryAdvice(provider)
   // prettier-ignore
-  const options = { cwd, env: checkout.gitEnvironment(env), tag, previousBuild, previousPush,
+  const options = { cwd, env: gitEnvironment(env), tag, previousBuild, previousPush,
     server: kind && url ? ({ kind, url } as const) : undefined, advice: { previousVersion: named, fullHistory } }
   return (previousVersion?: string): ShippedLookup =>
     ({ version }, signal) =>

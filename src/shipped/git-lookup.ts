@@ -6,7 +6,6 @@
  * names, within the lookup's time budget and a bound on what each call prints. A gap is one
  * warning, and what was found is kept.
  */
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { ChangedPath } from '../affected-services.ts'
@@ -18,6 +17,7 @@ import { pullRequestsIn } from './pull-requests.ts'
 import { emptyShipped, LOOKUP_BUDGET_MS, type Forge, type Shipped } from './types.ts'
 import type { PreviousDeploySource } from './types.ts'
 import { failureIn, LookupError, lookupWarning } from './warning.ts'
+import { gitIn, type Answer, type Git } from './git.ts'
 
 /** What the door knows of the run, as plain data; every field is optional but the first three. */
 export interface GitLookupOptions {
@@ -50,19 +50,8 @@ export const MAX_COMMITS_READ = 10 * COMPARE_PAGE_SIZE
 const MAX_LOG_BYTES = 16 * 1024 * 1024
 /** What the list of changed paths may print, and each commit's paths: every path of a large deploy. */
 const MAX_PATHS_BYTES = 4 * 1024 * 1024
-/** Any other answer: a SHA, a count, a tag's name, a remote's URL, an error. */
-const MAX_ANSWER_BYTES = 64 * 1024
 /** The most of git's own error line a warning quotes. */
 const MAX_QUOTED_CHARS = 200
-/** Before every command: paths as they are, no pager, no lock, no fsmonitor and no hooks. */
-// prettier-ignore
-const SAFE_OPTIONS = ['--no-pager', '--no-optional-locks', '-c', 'core.quotepath=off',
-  '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
-/**
- * No fetch, not even a partial clone's of an object it lacks (with the repository's ssh command):
- * git 2.44 and 2.39.4 read GIT_NO_LAZY_FETCH; to older git, an empty list allows no protocol.
- */
-const NO_FETCH = { GIT_NO_LAZY_FETCH: '1', GIT_ALLOW_PROTOCOL: '', GIT_TERMINAL_PROMPT: '0' }
 /**
  * `git log` never verifies a signature (log.showSignature would run gpg.program), and prints per
  * commit its SHA, author, committer date and whole message, each ended by a NUL, newest first: a
@@ -93,9 +82,6 @@ const CANCELLED = 'the run was cancelled while git read the history'
 // prettier-ignore
 const RULE_WORDS: Record<string, string> = { 'previous-push': 'the previous push',
   'previous-build': "the CI's previous successful build" }
-/** What git printed (cut at the bound), and on a non-zero exit what it said on stderr. */
-type Answer = { out: string; cut: boolean; said?: string }
-export type Git = (args: string[], maxBytes?: number) => Promise<Answer>
 type Previous = { sha: string; source: PreviousDeploySource }
 type LogItem = { sha: string; message: string; authors: string[]; committedAt: string }
 
@@ -110,16 +96,6 @@ const FULL_HISTORY: Record<string, string> = {
 /** How the CI (env-ci's id) clones the whole history. */
 export const fullHistoryAdvice = (provider = ''): string =>
   FULL_HISTORY[provider] ?? 'clone the whole history (no --depth)'
-
-/**
- * The variables the door hands git: its own, without any GIT_* (a CI's GIT_DIR, GIT_EXTERNAL_DIFF
- * or GIT_CONFIG_PARAMETERS would point git elsewhere or name a program), and without the locale.
- */
-export function gitEnvironment(env: Env): Env {
-  return Object.fromEntries(
-    Object.entries(env).filter(([name]) => !/^(?:GIT_|LC_|LANG)/.test(name.toUpperCase()))
-  )
-}
 
 export async function lookUpInCheckout(
   options: GitLookupOptions
@@ -391,62 +367,4 @@ export function cleanPath(path: string | undefined): string | undefined {
 export function dotted(path: string): boolean {
   const decoded = attempt(() => decodeURIComponent(path)) ?? path
   return decoded.split(/[/:]/).some(segment => segment === '.' || segment === '..')
-}
-
-/**
- * git in `cwd` with `env` (gitEnvironment's), in English, cut at `maxBytes`, in its own process
- * group, killed when git ends or overflows and when `signal` aborts: nothing it started outlives
- * it. Rejects with a LookupError when git cannot start or refuses the checkout, or the signal's.
- */
-export function gitIn(cwd: string, env: Env, signal: AbortSignal): Git {
-  // prettier-ignore
-  const options = { cwd, env: { ...env, ...NO_FETCH, LC_ALL: 'C' }, detached: true,
-    windowsHide: true, stdio: 'pipe' } as const
-  return (args, maxBytes = MAX_ANSWER_BYTES) =>
-    new Promise((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason)
-      const child = spawn('git', [...SAFE_OPTIONS, ...args], options)
-      // Without process groups (Windows), git alone.
-      const stop = () =>
-        attempt(() => process.kill(-child.pid!, 'SIGKILL')) ?? child.kill('SIGKILL')
-      let cut = false
-      const [out, said] = [child.stdout, child.stderr].map(from => {
-        const chunks: Buffer[] = []
-        let room = maxBytes
-        from.on('data', (chunk: Buffer) => {
-          chunks.push(chunk.subarray(0, Math.max(room, 0)))
-          cut ||= (room -= chunk.length) < 0
-          if (cut) stop()
-        })
-        return () => Buffer.concat(chunks).toString('utf8')
-      })
-      signal.addEventListener('abort', stop, { once: true })
-      child.on('error', ({ code }: { code?: string }) => {
-        const missing = `git could not start in ${cwd} (${code}: no git program, or no such folder)`
-        reject(new LookupError(missing))
-      })
-      child.on('close', code => {
-        stop()
-        signal.removeEventListener('abort', stop)
-        if (code === 0 || cut) return resolve({ out: out(), cut })
-        if (signal.aborted) return reject(signal.reason)
-        const refusal = refusalIn(said(), cwd)
-        return refusal ? reject(refusal) : resolve({ out: out(), cut, said: said() })
-      })
-    })
-}
-
-/** git's refusal to read the checkout at all, in words, with git's own fix when it gives one. */
-function refusalIn(said: string, cwd: string): LookupError | undefined {
-  if (said.includes('dubious ownership')) {
-    const lines = said.split('\n').map(line => line.trim())
-    const fix = lines.find(line => line.startsWith('git config --global --add safe.directory '))
-    const trust = fix ? `; if you trust it, run: ${fix}` : ''
-    return new LookupError(
-      `git refuses the checkout in ${cwd}, which another user owns ("dubious ownership")${trust}`
-    )
-  }
-  return said.includes('not a git repository')
-    ? new LookupError(`${cwd} is not in a git checkout`)
-    : undefined
 }
