@@ -26,7 +26,6 @@ export class Redactor {
   private readonly forms: string[] = []
 
   add(secret: string): void {
-    if (!secret) return
     for (const form of secretForms(secret)) {
       if (form && !this.forms.includes(form)) this.forms.push(form)
     }
@@ -76,32 +75,27 @@ export class Redactor {
   redactBytes(bytes: Buffer): Buffer {
     const holdsSecret =
       this.forms.some(form => bytes.includes(form)) ||
-      (bytes.includes('://') && urlPasswordsIn(bytes.toString('utf8'), URL_USER_INFO).length > 0)
+      (bytes.includes('://') && hasUrlPassword(bytes.toString('utf8')))
     return holdsSecret ? Buffer.from(this.redact(bytes.toString('utf8')), 'utf8') : bytes
   }
 }
 
-/** Where each URL password is: [start, end) of its user information, found in one pass. */
-function urlPasswordsIn(text: string, userInfo: RegExp): [number, number][] {
-  const found: [number, number][] = []
+/** "https://user:password@host" as "https://***@host", in one pass over the "://"s. */
+function withoutUrlPasswords(text: string, userInfo: RegExp): string {
+  let result = ''
+  let copied = 0
   for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
     userInfo.lastIndex = at + 3
     const match = userInfo.exec(text)
-    if (match) found.push([at + 3, at + 3 + match[0].length - (match[0].endsWith('@') ? 1 : 0)])
-  }
-  return found
-}
-
-/** "https://user:password@host" as "https://***@host". */
-function withoutUrlPasswords(text: string, userInfo: RegExp): string {
-  if (!text.includes('://')) return text
-  let result = ''
-  let copied = 0
-  for (const [start, end] of urlPasswordsIn(text, userInfo)) {
-    result += `${text.slice(copied, start)}${REDACTED}`
-    copied = end
+    if (!match) continue
+    result += `${text.slice(copied, at + 3)}${REDACTED}`
+    copied = at + 3 + match[0].length - (match[0].endsWith('@') ? 1 : 0)
   }
   return copied === 0 ? text : result + text.slice(copied)
+}
+
+function hasUrlPassword(text: string): boolean {
+  return withoutUrlPasswords(text, URL_USER_INFO) !== text
 }
 
 function isHighSurrogate(code: number): boolean {
@@ -111,7 +105,7 @@ function isHighSurrogate(code: number): boolean {
 function secretForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8')
   const percent = encodeURIComponent(secret)
-  const everyBytePercent = [...bytes].map(byte => `%${hex2(byte)}`).join('')
+  const everyBytePercent = bytes.toString('hex').replace(/../g, '%$&')
   const everyCharUnicode = Array.from(
     { length: secret.length },
     (_, i) => `\\u${secret.charCodeAt(i).toString(16).padStart(4, '0')}`
@@ -119,9 +113,9 @@ function secretForms(secret: string): string[] {
   return [
     secret,
     percent,
-    lowerPercentHex(percent),
+    percent.replace(/%[0-9A-F]{2}/g, escape => escape.toLowerCase()),
+    everyBytePercent.toUpperCase(),
     everyBytePercent,
-    everyBytePercent.toLowerCase(),
     JSON.stringify(secret).slice(1, -1),
     everyCharUnicode,
     everyCharUnicode.toUpperCase().replace(/\\U/g, '\\u'),
@@ -141,12 +135,4 @@ function base64Forms(bytes: Buffer): string[] {
     forms.push(stable, stable.replace(/\+/g, '-').replace(/\//g, '_'))
   }
   return forms
-}
-
-function hex2(byte: number): string {
-  return byte.toString(16).toUpperCase().padStart(2, '0')
-}
-
-function lowerPercentHex(text: string): string {
-  return text.replace(/%[0-9A-F]{2}/g, escape => escape.toLowerCase())
 }

@@ -47,10 +47,8 @@ function withoutCommands(text: string): string {
 
 /** Whether the text holds a character that `escapeControls` (and so `inert`) would escape. */
 export function hasUnsafeCharacter(text: string): boolean {
-  UNSAFE_CHARACTERS.lastIndex = 0
-  const found = UNSAFE_CHARACTERS.test(text)
-  UNSAFE_CHARACTERS.lastIndex = 0
-  return found
+  // `search` ignores (and keeps) the global pattern's lastIndex, which `test` would move.
+  return text.search(UNSAFE_CHARACTERS) !== -1
 }
 
 const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
