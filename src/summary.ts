@@ -103,10 +103,7 @@ export class Summary {
     this.notDoneTitle ??= { what, why: failureReason(error) }
   }
 
-  /**
-   * The summary's heading: the opening, what was done, then what was not done and why; an input
-   * error instead names the action, and a run that said nothing of its own is "Change tracking".
-   */
+  /** The opening, what was done, then what was not done and why; DEFAULT_TITLE if none was said. */
   private heading(): string {
     const notDone = this.notDoneTitle
     const said = [
@@ -124,32 +121,27 @@ export class Summary {
    * dry run) are left out. With an outcome, a dry run's title says it: "Heartbeat (not sent)".
    */
   table(title: string, rows: readonly SummaryRow[], outcome?: Outcome): void {
-    const table = this.fieldTable(title, rows, outcome)
-    if (table) this.sections.push(table)
+    this.addFieldTable(this.sections, title, rows, outcome)
   }
 
   /**
-   * The lead: a table right under the title, before the failure or warning line and every other
-   * section, whenever it is called (several keep their order): what the on-call engineer reads
-   * first, such as how the deploy ended. Rows as in `table`.
+   * A table right under the title, before the failure line and every other section, whenever it
+   * is called (several keep their order): what the on-call engineer reads first (how it ended).
    */
   lead(title: string, rows: readonly SummaryRow[]): void {
-    const table = this.fieldTable(title, rows)
-    if (table) this.leads.push(table)
+    this.addFieldTable(this.leads, title, rows)
   }
 
-  private fieldTable(
+  private addFieldTable(
+    to: string[],
     title: string,
     rows: readonly SummaryRow[],
     outcome?: Outcome
-  ): string | undefined {
-    const shown = rows.filter(([, value]) => {
-      const text = this.shown(value)
-      return text !== undefined && text !== ''
-    })
-    if (shown.length === 0) return undefined
+  ): void {
+    const shown = rows.filter(([, value]) => (shownOf(value, this.dryRun) ?? '') !== '')
+    if (shown.length === 0) return
     const said = outcome && this.dryRun ? `${title} (${DRY_RUN_OUTCOMES[outcome]})` : title
-    return this.tableMarkdown(said, ['Field', 'Value'], shown)
+    to.push(this.tableMarkdown(said, ['Field', 'Value'], shown))
   }
 
   /**
@@ -189,50 +181,38 @@ export class Summary {
   }
 
   /**
-   * The run's failure (or, when it does not fail the run, its warning), first after the lead,
-   * then what follows from it in the door's words, and the title it leaves.
+   * The run's failure (or its warning, when it does not fail the run), first after the lead, then
+   * what follows in the door's words. Unless a command said what the error kept from being done,
+   * the title names the action (an input error, or nothing done yet) or says what then happened.
    */
   failed(error: unknown, fails: boolean, message: string, after: string): void {
-    this.titleFailure(error, fails)
+    if (failureKind(error) === 'input' || (this.title === undefined && !this.notDoneTitle)) {
+      this.retitle(`${ACTION_NAME}: ${failureReason(error)}`)
+    } else if (!this.notDoneTitle) {
+      this.title = `${this.title}${fails ? ', then failed' : ' (with a warning)'}`
+    }
     const text = this.text(after ? `${endSentence(message)} ${after}` : message)
     this.sections.unshift(`**${fails ? 'Failed' : 'Warning'}:** ${text}`)
   }
 
-  /**
-   * The title after an error that no command said it kept from being done: an input error, or
-   * one before anything was done, names the action ("change-tracking-action: an input is
-   * invalid"); after something was done the title says that it then failed or warned.
-   */
-  private titleFailure(error: unknown, fails: boolean): void {
-    if (failureKind(error) === 'input' || (this.title === undefined && !this.notDoneTitle)) {
-      this.opening = undefined
-      this.notDoneTitle = undefined
-      this.title = `${ACTION_NAME}: ${failureReason(error)}`
-    } else if (!this.notDoneTitle) {
-      this.title = `${this.title}${fails ? ', then failed' : ' (with a warning)'}`
-    }
-  }
-
   /** The run was cancelled: that is the title, and the message comes first. */
   cancelled(message: string): void {
+    this.retitle('Cancelled')
+    this.sections.unshift(`**Cancelled:** ${this.text(message)}`)
+  }
+
+  /** A title that replaces whatever the commands said. */
+  private retitle(title: string): void {
     this.opening = undefined
     this.notDoneTitle = undefined
-    this.title = 'Cancelled'
-    this.sections.unshift(`**Cancelled:** ${this.text(message)}`)
+    this.title = title
   }
 
   /** The whole summary, once (it is then empty); undefined when there is nothing to show. */
   take(): string | undefined {
-    if (this.sections.length + this.leads.length === 0) return undefined
-    const blocks = [...this.leads, ...this.sections]
-    this.sections.length = 0
-    this.leads.length = 0
+    const blocks = [...this.leads.splice(0), ...this.sections.splice(0)]
+    if (blocks.length === 0) return undefined
     return `## ${this.text(this.heading())}\n\n${blocks.join('\n\n')}\n`
-  }
-
-  /** What is shown of a cell: an answer only in a real run. */
-  private shown<T>(value: T | Answer<T>): T | undefined {
-    return shownOf(value, this.dryRun)
   }
 
   /** A paragraph or heading: as a cell, cut at MAX_SUMMARY_TEXT_CHARS. */
@@ -269,7 +249,7 @@ export function shownOf<T>(value: T | Answer<T>, dryRun: boolean): T | undefined
   return dryRun ? undefined : value.answer
 }
 
-export function isAnswer(value: unknown): value is Answer<unknown> {
+function isAnswer(value: unknown): value is Answer<unknown> {
   return typeof value === 'object' && value !== null && 'answer' in value
 }
 
