@@ -1,17 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
-import {
-  exceedsJsonDepth,
-  isJsonObject,
-  jsonDepthExceededAt,
-  MAX_JSON_DEPTH,
-  parseJsonSafely
-} from '../src/json.ts'
+import { isJsonObject, jsonDepthExceededAt, MAX_JSON_DEPTH, parseJsonSafely } from '../src/json.ts'
 
 describe('JSON nesting', () => {
   it('finds where text first nests deeper than the bound, ignoring brackets in strings', () => {
     expect(jsonDepthExceededAt('[[["[[[["]]]', 3)).toBe(-1)
     expect(jsonDepthExceededAt('{"a":[[{}]]}', 3)).toBe(7)
-    expect(exceedsJsonDepth(Buffer.from('{"a\\"[":[[[1]]]}'), 3)).toBe(true)
+    expect(jsonDepthExceededAt(Buffer.from('{"a\\"[":[[[1]]]}'), 3)).toBe(10)
   })
 })
 

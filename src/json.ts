@@ -7,11 +7,6 @@
  */
 export const MAX_JSON_DEPTH = 512
 
-/** Whether JSON text (a string or UTF-8 bytes) nests objects and arrays deeper than `max`. */
-export function exceedsJsonDepth(text: string | Uint8Array, max = MAX_JSON_DEPTH): boolean {
-  return jsonDepthExceededAt(text, max) !== -1
-}
-
 /**
  * Where JSON text first nests deeper than `max` (an index into the string or bytes), or -1.
  * A linear scan that skips strings; it does not validate, so run it before the parser.
@@ -41,7 +36,7 @@ export function jsonDepthExceededAt(text: string | Uint8Array, max = MAX_JSON_DE
 
 /** JSON text as a value; undefined when it is not JSON or nests deeper than MAX_JSON_DEPTH. */
 export function parseJsonSafely(text: string | Buffer): unknown {
-  if (text.length === 0 || exceedsJsonDepth(text)) return undefined
+  if (text.length === 0 || jsonDepthExceededAt(text) !== -1) return undefined
   try {
     return JSON.parse(typeof text === 'string' ? text : text.toString('utf8')) as unknown
   } catch {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { isJsonObject, parseJsonSafely } from '../json.ts'
 import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../service/client.ts'
 import { EventsError, LineTooLong, fileVersionOf, readDocument, readLines } from './source.ts'
-import type { EventSource } from './source.ts'
+import type { EventSource, NumberedLine } from './source.ts'
 import { eventProblem, lineBytes, needsGeneratedId, type ValidatedEvents } from './validate.ts'
 
 /** One request body for POST /v2/stream. */
@@ -22,7 +22,7 @@ export interface EventBatch {
 }
 
 /** An event read again, at a line (NDJSON) or a 1-based index (a document's, with its `value`). */
-type EventLine = { at: number; line: Buffer; value?: unknown }
+type EventLine = NumberedLine & { value?: unknown }
 
 const NEWLINE = 0x0a
 const OPENING_BRACE = 0x7b
@@ -40,8 +40,8 @@ export async function* eventBatches(validated: ValidatedEvents): AsyncGenerator<
   const builder = new BatchBuilder()
   let position = 0
   try {
-    const events =
-      validated.format === 'ndjson' ? ndjsonLines(source) : documentLines(source, total)
+    const events: AsyncIterable<Iterable<EventLine>> =
+      validated.format === 'ndjson' ? readLines(source) : documentLines(source, total)
     for await (const group of events) {
       for (const { at, line, value } of group) {
         if (position >= total) {
@@ -132,18 +132,6 @@ export class BatchBuilder {
     this.bytes = 0
     return batch
   }
-}
-
-/** The non-blank lines of NDJSON, named by their line numbers. */
-async function* ndjsonLines(source: EventSource): AsyncGenerator<Iterable<EventLine>> {
-  let lineNumber = 0
-  function* linesOf(group: Iterable<Buffer>): Generator<EventLine> {
-    for (const line of group) {
-      lineNumber++
-      if (line.length > 0) yield { at: lineNumber, line }
-    }
-  }
-  for await (const group of readLines(source)) yield linesOf(group)
 }
 
 /** The events of a JSON document, parsed again and serialized. */

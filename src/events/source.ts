@@ -66,45 +66,45 @@ export class LineTooLong extends Error {
   }
 }
 
+/** A non-blank line, with its 1-based number in the source. */
+export type NumberedLine = { at: number; line: Buffer }
+
 /**
- * The source's lines as bytes, split on "\n" and stripped of surrounding JSON whitespace (so of
- * the "\r" of CRLF) and, on the first line, of a byte order mark. Blank lines are yielded (empty),
- * so that a reader can count lines. They come in groups, one per chunk of a file, each split
- * lazily: a group must be iterated to its end before the next is pulled.
+ * The source's non-blank lines as bytes, split on "\n" and stripped of surrounding JSON whitespace
+ * (so of the "\r" of CRLF) and, on the first line, of a byte order mark. They come in groups, one
+ * per chunk of a file, each split lazily: a group must be iterated to its end before the next is
+ * pulled.
  */
-export async function* readLines(source: EventSource): AsyncGenerator<Iterable<Buffer>> {
+export async function* readLines(source: EventSource): AsyncGenerator<Iterable<NumberedLine>> {
   // The start of a line that continues in later chunks, in pieces: joined once, when it ends.
-  let pending: Buffer[] = []
+  const pending: Buffer[] = []
   let pendingBytes = 0
-  let linesYielded = 0
+  let lineNumber = 0
   // Checked before a piece is kept: a line past the limit is refused, never held.
   const checkLength = (piece: Buffer): void => {
     if (pendingBytes + piece.length <= MAX_LINE_BYTES) return
     const head = Buffer.concat([...pending, piece]).find(byte => !LINE_PADDING.has(byte))
-    throw new LineTooLong(linesYielded + 1, head)
+    throw new LineTooLong(lineNumber + 1, head)
   }
-  const trim = (line: Buffer): Buffer => {
-    const bom = linesYielded++ === 0 && line.subarray(0, 3).equals(UTF8_BOM)
+  // A blank line is counted, not yielded.
+  function* trimmed(line: Buffer): Generator<NumberedLine> {
+    const bom = lineNumber++ === 0 && line.subarray(0, 3).equals(UTF8_BOM)
     let start = bom ? UTF8_BOM.length : 0
     let end = line.length
     while (start < end && LINE_PADDING.has(line[start])) start++
     while (end > start && LINE_PADDING.has(line[end - 1])) end--
-    return start === 0 && end === line.length ? line : line.subarray(start, end)
+    if (start < end) yield { at: lineNumber, line: line.subarray(start, end) }
   }
-  function* linesOf(chunk: Buffer): Generator<Buffer> {
+  function* linesOf(chunk: Buffer): Generator<NumberedLine> {
     let start = 0
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
       const piece = chunk.subarray(start, end)
       checkLength(piece)
       start = end + 1
-      if (pending.length === 0) {
-        yield trim(piece)
-      } else {
-        const line = Buffer.concat([...pending, piece])
-        pending = []
-        pendingBytes = 0
-        yield trim(line)
-      }
+      const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece])
+      pending.length = 0
+      pendingBytes = 0
+      yield* trimmed(line)
     }
     if (start < chunk.length) {
       const piece = chunk.subarray(start)
@@ -116,13 +116,10 @@ export async function* readLines(source: EventSource): AsyncGenerator<Iterable<B
   }
   for await (const chunk of chunksOf(source)) yield linesOf(chunk)
   // The last line, when the source does not end with a newline.
-  if (pending.length > 0) yield [trim(Buffer.concat(pending))]
+  if (pending.length > 0) yield trimmed(Buffer.concat(pending))
 }
 
-/**
- * The events of a JSON document (an event object, or an array of them), read whole: at most
- * MAX_DOCUMENT_BYTES of UTF-8, without its byte order mark.
- */
+/** The events of a JSON document (an event object, or an array of them), read whole. */
 export async function readDocument(source: EventSource): Promise<unknown[]> {
   const parts: Buffer[] = []
   let length = 0
@@ -180,11 +177,7 @@ export function describeJsonType(value: unknown): string {
  * A JSON.parse reviver that keeps numbers JavaScript would change (large integers, 1.0, 1e400)
  * as their source text, so that re-serializing the event does not alter its data.
  */
-function keepNumbersAsWritten(
-  _key: string,
-  value: unknown,
-  context?: { source?: string }
-): unknown {
+function keepNumbersAsWritten(_key: string, value: unknown, context?: { source?: string }) {
   const source = context?.source
   if (typeof value !== 'number' || source === undefined || String(value) === source) return value
   return rawJson.rawJSON?.(source) ?? value

@@ -10,7 +10,7 @@
 import { Buffer, isUtf8 } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import { errorMessage } from '../errors.ts'
-import { MAX_JSON_DEPTH, exceedsJsonDepth, isJsonObject } from '../json.ts'
+import { MAX_JSON_DEPTH, isJsonObject, jsonDepthExceededAt } from '../json.ts'
 import { MAX_REQUEST_BYTES } from '../service/client.ts'
 import { plural } from '../text.ts'
 import {
@@ -71,8 +71,7 @@ export async function validateEvents(source: EventSource): Promise<ValidatedEven
     const idIsGenerated = typeof id !== 'string'
     const bytes = lineBytes(length, idIsGenerated)
     if (bytes > MAX_REQUEST_BYTES) {
-      const withId = idIsGenerated ? ' with its generated id' : ''
-      return `it is ${bytes} bytes as an NDJSON line${withId}, over the service's limit of ${MAX_REQUEST_BYTES} bytes per request`
+      return `it is ${bytes} bytes as an NDJSON line${idIsGenerated ? ' with its generated id' : ''}, over the service's limit of ${MAX_REQUEST_BYTES} bytes per request`
     }
     if (idIsGenerated) {
       needsId[total >> 5] = (needsId[total >> 5] ?? 0) | (1 << (total & 31))
@@ -88,18 +87,15 @@ export async function validateEvents(source: EventSource): Promise<ValidatedEven
   }
 
   let format: ValidatedEvents['format'] | undefined
-  let lineNumber = 0
   try {
     reading: for await (const group of readLines(source)) {
-      for (const line of group) {
-        lineNumber++
-        if (line.length === 0) continue
+      for (const { at, line } of group) {
         let value: unknown
         let problem: string | undefined
         if (!isUtf8(line)) {
           problem = 'it is not valid UTF-8'
-        } else if (exceedsJsonDepth(line)) {
-          record(lineNumber, `it nests JSON deeper than ${MAX_JSON_DEPTH} levels`)
+        } else if (jsonDepthExceededAt(line) !== -1) {
+          record(at, `it nests JSON deeper than ${MAX_JSON_DEPTH} levels`)
           continue
         } else {
           try {
@@ -113,7 +109,7 @@ export async function validateEvents(source: EventSource): Promise<ValidatedEven
         // reports its problems the same way.
         format ??= problem !== undefined || Array.isArray(value) ? 'document' : 'ndjson'
         if (format === 'document') break reading
-        record(lineNumber, problem ?? check(lineNumber, value, line.length))
+        record(at, problem ?? check(at, value, line.length))
       }
     }
   } catch (error) {
@@ -138,10 +134,9 @@ export async function validateEvents(source: EventSource): Promise<ValidatedEven
   if (invalid === 1) throw new EventsError('invalid', `, ${listed[0]}. Nothing was sent.`)
   if (invalid > 1) {
     const more = invalid > listed.length ? `; and ${invalid - listed.length} more` : ''
-    const items = `${listed.join('; ')}${more}`
     throw new EventsError(
       'invalid',
-      ` has ${plural(invalid, 'invalid event')}; nothing was sent. ${items}.`
+      ` has ${plural(invalid, 'invalid event')}; nothing was sent. ${listed.join('; ')}${more}.`
     )
   }
   if (total === 0) throw new EventsError('invalid', ` has no events. ${ACCEPTED_FORMS}`)
