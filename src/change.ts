@@ -116,10 +116,7 @@ export const changeOptions = (settings: Settings): ChangeOptions => ({
 })
 
 /** The version and environment a change is about: what the lookup looks up. */
-export function changeSubject(
-  fields: ChangeFields,
-  run: RunDefaults
-): { version?: string; environment?: string } {
+export function changeSubject(fields: ChangeFields, run: RunDefaults) {
   return {
     version: present(fields.version) ?? present(run.version),
     environment: present(fields.environment) ?? present(run.environment)
@@ -152,13 +149,13 @@ export function buildChangeRequest(
       service: service ?? (named && event ? { name: named } : undefined),
       deploy
     })
-  const serviceName = present(fields.service) ?? present(service?.name) ?? present(run.service)
+  const serviceName = named ?? present(service?.name) ?? present(run.service)
   const subject = { service: serviceName, version, environment, artifact: fields.artifact }
   // In the interface's order, so the body reads the way the service documents it.
   return withoutUndefined({
     description,
     environment,
-    service: subject.service,
+    service: serviceName,
     version,
     user: present(fields.user) ?? present(run.user),
     comment: present(fields.comment),

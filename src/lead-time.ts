@@ -24,9 +24,7 @@ export function leadTime(
   commits: ReadonlyArray<{ committedAt?: string }>,
   recordedAt: number
 ): LeadTime | undefined {
-  const dated = commits
-    .map(commit => (commit.committedAt === undefined ? NaN : Date.parse(commit.committedAt)))
-    .filter(time => Number.isFinite(time))
+  const dated = commits.map(commit => Date.parse(commit.committedAt ?? '')).filter(Number.isFinite)
   const waits = dated
     .filter(time => time >= EARLIEST_COMMIT_DATE && time <= recordedAt + MAX_COMMIT_CLOCK_SKEW_MS)
     // A commit a few minutes "after" the change (a skewed clock) waited no time at all.

@@ -59,13 +59,7 @@ export async function recordChange(context: CommandContext): Promise<void> {
     ['Outcome', eventOutcome ? `${eventOutcome.outcome} (${eventOutcome.status})` : undefined],
     ...triageRows(triage, run.links)
   ])
-  const basis: ChangeBasis = {
-    run,
-    shipped,
-    deploy,
-    recordedAt: context.clock(),
-    triage
-  }
+  const basis: ChangeBasis = { run, shipped, deploy, recordedAt: context.clock(), triage }
   // Once, whatever the number of services: every change keeps the outcome the action knows.
   const overruled = overruledOutcome(settings.change, basis)
   if (overruled !== undefined) report.warning(overruled)

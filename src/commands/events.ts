@@ -15,10 +15,7 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
   const source: EventSource =
     settings.events !== undefined
       ? { kind: 'inline', text: settings.events }
-      : {
-          kind: 'file',
-          path: isAbsolute(path) ? path : resolve(run.workspace, path)
-        }
+      : { kind: 'file', path: isAbsolute(path) ? path : resolve(run.workspace, path) }
   const validated = await validateEvents(source).catch((error: unknown) => {
     throw inputErrorOf(source, error)
   })
@@ -60,12 +57,11 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
       const { saying } = failure
       throw new InputError(failure.input, named => describePartialFailure(result, saying(named)))
     }
-    const message = describePartialFailure(result, errorMessage(failure))
-    throw new ServiceError(message, {
-      kind: failure instanceof ServiceError ? failure.kind : 'protocol',
-      call: failure instanceof ServiceError ? failure.call : ENDPOINT_CALLS.sendEvents,
-      status: failure instanceof ServiceError ? failure.status : undefined
-    })
+    const details =
+      failure instanceof ServiceError
+        ? failure
+        : { kind: 'protocol' as const, call: ENDPOINT_CALLS.sendEvents }
+    throw new ServiceError(describePartialFailure(result, errorMessage(failure)), details)
   }
   report.info(answer(`Sent ${plural(accepted, 'event')} in ${plural(requests, 'request')}.`))
 }
@@ -107,7 +103,6 @@ export function combineResults(responses: readonly unknown[]): unknown[] {
 /** An EventsError as an InputError naming events or events-file; anything else as it is. */
 function inputErrorOf(source: EventSource, error: unknown): unknown {
   if (!(error instanceof EventsError)) return error
-  const input = source.kind === 'file' ? Inputs.EventsFile : Inputs.Events
-  const path = source.kind === 'file' ? ` ("${source.path}")` : ''
-  return new InputError(input, `${path}${error.detail}`)
+  if (source.kind === 'inline') return new InputError(Inputs.Events, error.detail)
+  return new InputError(Inputs.EventsFile, ` ("${source.path}")${error.detail}`)
 }
