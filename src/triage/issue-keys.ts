@@ -97,12 +97,11 @@ export function scannedTexts(
 export function scannedMessages(messages: readonly string[]): string[] {
   let left = MAX_SCANNED_CHARS
   const read = messages.toReversed().map(message => {
-    const [text = ''] = scannedTexts([message], Infinity)
-    const newline = text.indexOf('\n')
-    if (newline === -1) return text
-    const [body = ''] = scannedTexts([text.slice(newline)], left)
+    const [text] = scannedTexts([message], Infinity)
+    const [subject] = text.split('\n', 1)
+    const [body = ''] = scannedTexts([text.slice(subject.length)], left)
     left -= body.length
-    return text.slice(0, newline) + body
+    return subject + body
   })
   return read.reverse()
 }

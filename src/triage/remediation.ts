@@ -27,7 +27,7 @@ export interface RemediationInput {
   remediates?: string
   /** The previous deploy's SHA, when this deploy is a rollback. */
   rollbackOf?: string
-  /** Full commit messages, every line. */
+  /** Full commit messages, every line, oldest first. */
   messages: readonly string[]
   pullRequests: readonly { number: number; title?: string }[]
   /** The pushed branch or the pull request's head branch, without refs/heads/. */
@@ -69,9 +69,8 @@ const REVERTED = new RegExp(
  * reverts commit" body name, and closes none of it.
  */
 export function unrevertedText(text: string): string {
-  const newline = text.indexOf('\n')
-  const subject = newline === -1 ? text : text.slice(0, newline)
-  const body = newline === -1 || /this reverts commit/i.test(text) ? '' : text.slice(newline)
+  const [subject] = text.split('\n', 1)
+  const body = /this reverts commit/i.test(text) ? '' : text.slice(subject.length)
   const quoted = REVERT_SUBJECT.exec(subject)?.[1]
   return (quoted === undefined ? subject : subject.replace(`"${quoted}"`, '')) + body
 }
@@ -109,6 +108,5 @@ export function remediationOf(input: RemediationInput): Remediation | undefined 
   }
   if (reverted) return { type: 'revert', reverts: [...reverts].slice(0, MAX_REVERTS) }
   const hotfix = subjects.some(subject => HOTFIX_SUBJECT.test(subject))
-  if (HOTFIX_BRANCH.test(input.branch ?? '') || hotfix) return { type: 'hotfix' }
-  return undefined
+  return HOTFIX_BRANCH.test(input.branch ?? '') || hotfix ? { type: 'hotfix' } : undefined
 }

@@ -5,7 +5,8 @@
 import type { ServiceSpec } from '../affected-services.ts'
 import { closedIssuesIn, issueKeysIn, scannedMessages, scannedTexts } from './issue-keys.ts'
 import type { IssueKeyMode } from './issue-keys.ts'
-import { remediationOf, unrevertedText, type Remediation } from './remediation.ts'
+import { remediationOf, unrevertedText } from './remediation.ts'
+import type { Remediation, RemediationInput } from './remediation.ts'
 import type { Risk } from './risk.ts'
 
 /** Issue keys listed; `issueCount` gives the exact number beyond. */
@@ -24,12 +25,7 @@ export interface TriageSettings {
   autoLabels: boolean
 }
 
-export interface TriageInput {
-  /** Full commit messages, every line, oldest first. */
-  messages: readonly string[]
-  pullRequests: readonly { number: number; title?: string }[]
-  /** The pushed branch or the pull request's head branch, without refs/heads/. */
-  branch?: string
+export interface TriageInput extends RemediationInput {
   issueKeys: IssueKeyMode
   /** The run's repository, owner/repo. */
   repository: string
@@ -37,10 +33,6 @@ export interface TriageInput {
   serverUrl?: string
   /** The repository is on GitLab: `#N` is an issue, closed by GitLab's own pattern. */
   gitlab?: boolean
-  /** The previous deploy's SHA, when this deploy is a rollback. */
-  rollbackOf?: string
-  /** The `remediates` input. */
-  remediates?: string
   /** Every shipped commit's message was read: else the issues found are a part. */
   everyCommitRead: boolean
 }
@@ -64,7 +56,7 @@ export function triage(input: TriageInput, risk: Risk): Triage {
   const titles = input.pullRequests.map(pull => pull.title)
   const sources = [input.branch, ...titles, ...input.messages]
   const texts = [...scannedTexts([input.branch, ...titles]), ...scannedMessages(input.messages)]
-  const everyTextRead = length(texts) === length(sources)
+  const everyTextRead = texts.join('').length === sources.join('').length
   const keys = issueKeysIn(texts, input.issueKeys)
   const { repository, serverUrl, gitlab } = input
   const closes = closedIssuesIn(texts.map(unrevertedText), repository, serverUrl, gitlab)
@@ -79,8 +71,4 @@ export function triage(input: TriageInput, risk: Risk): Triage {
     ...risk,
     ...(remediation && { remediation })
   }
-}
-
-function length(texts: readonly (string | undefined)[]): number {
-  return texts.reduce((sum, text) => sum + (text?.length ?? 0), 0)
 }
