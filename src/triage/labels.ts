@@ -39,13 +39,8 @@ function label(key: string, value: string): string | undefined {
  */
 export function contradictsOutcome(text: string, outcome: DeployOutcome | undefined): boolean {
   const [key, value] = text.split(':', 2)
-  return (
-    outcome !== undefined &&
-    outcome !== 'unknown' &&
-    value !== undefined &&
-    key.trim().toLowerCase() === 'outcome' &&
-    value.trim().toLowerCase() !== outcome
-  )
+  if (outcome === undefined || outcome === 'unknown' || value === undefined) return false
+  return key.trim().toLowerCase() === 'outcome' && value.trim().toLowerCase() !== outcome
 }
 
 /**
@@ -71,12 +66,8 @@ export function labelsWith(
     ...(facts.risk ?? []).map(name => label('risk', name)),
     ...(facts.issues ?? []).slice(0, MAX_ISSUE_LABELS).map(key => label('issue', key))
   ]
-  let added = 0
-  for (const candidate of candidates) {
-    if (added === MAX_ADDED_LABELS) break
-    if (candidate === undefined || labels.has(candidate)) continue
-    labels.add(candidate)
-    added++
-  }
-  return [...labels]
+  const added = candidates.filter(
+    (candidate): candidate is string => candidate !== undefined && !labels.has(candidate)
+  )
+  return [...labels, ...[...new Set(added)].slice(0, MAX_ADDED_LABELS)]
 }

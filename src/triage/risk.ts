@@ -66,10 +66,8 @@ export function riskOf(changed: ChangedFiles, selection: ServiceSelection): Risk
   const riskComplete =
     changed.files !== undefined && changed.complete && selection.allRecordedBecause === undefined
   const pathsRead = changed.files?.length ?? 0
-  if (matched.length === 0) return { riskComplete, pathsRead }
-  return {
-    risk: Object.fromEntries(matched.map(d => [d.name, d.matchedPaths.slice(0, MAX_RISK_PATHS)])),
-    riskComplete,
-    pathsRead
-  }
+  const risk = Object.fromEntries(
+    matched.map(d => [d.name, d.matchedPaths.slice(0, MAX_RISK_PATHS)])
+  )
+  return { ...(matched.length > 0 && { risk }), riskComplete, pathsRead }
 }
