@@ -2,13 +2,13 @@
  * `change` with the services input: one change per service the deploy touched, a few in flight
  * at once. Every change that was recorded is output, even when another one failed.
  */
-import type { ServiceSpec } from '../affected-services.ts'
 import {
   matcherOf,
   SERVICE_SELECTION_BUDGET_MS,
   selectServices,
   type ServiceDecision,
-  type ServiceSelection
+  type ServiceSelection,
+  type ServiceSpec
 } from '../affected-services.ts'
 import { buildChangeRequest, changeOptions, type ChangeBasis } from '../change.ts'
 import { errorMessage, failureKind, ServiceError, type FailureKind } from '../errors.ts'
@@ -34,21 +34,19 @@ export async function recordServices(
     report.notice(selection.allRecordedBecause)
     report.summary.note(selection.allRecordedBecause)
   }
-  for (const decision of selection.decisions) report.info(describeDecision(decision))
+  for (const { name, reason, matchedPaths } of selection.decisions) {
+    report.info(`${name}: ${reason}${matchedPaths.length ? ` (${matchedPaths.join(', ')})` : ''}`)
+  }
   const recorded = selection.decisions.filter(decision => decision.recorded)
   // Each service's own triage: a documentation service never carries another's migration. Its
   // patterns are matched again, within the selection's bound; past it, the deploy's triage.
   const { shipped } = basis
   const owned = runWithin(SERVICE_SELECTION_BUDGET_MS, () =>
-    recorded
-      .map(({ name }) => specs.find(spec => spec.name === name && spec.patterns.length))
-      .map(
-        spec =>
-          spec &&
-          shipped &&
-          !selection.allRecordedBecause &&
-          serviceShipped(shipped, matcherOf(spec))
-      )
+    recorded.map(({ name }) => {
+      const spec = specs.find(each => each.name === name && each.patterns.length)
+      const mine = spec && shipped && !selection.allRecordedBecause
+      return mine && serviceShipped(shipped, matcherOf(spec))
+    })
   )
   const changes: ChangeRequest[] = []
   for (const [index, decision] of recorded.entries()) {
@@ -105,11 +103,6 @@ function serviceChange(
     })
   }
   return buildChangeRequest(settings.change, { ...basis, service }, changeOptions(settings))
-}
-
-function describeDecision(decision: ServiceDecision): string {
-  const paths = decision.matchedPaths.length ? ` (${decision.matchedPaths.join(', ')})` : ''
-  return `${decision.name}: ${decision.reason}${paths}`
 }
 
 function summarize(

@@ -3,7 +3,7 @@
  * and what the deploy remediates, from what the lookup already read (no GitHub API call).
  */
 import type { RunDefaults } from '../change.ts'
-import { touches } from '../affected-services.ts'
+import { selectServices, touches } from '../affected-services.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
 import { BUILT_IN_RISK, riskNames, riskOf, type Risk } from '../triage/risk.ts'
@@ -21,13 +21,10 @@ export async function findTriage(
   shipped: Shipped | undefined
 ): Promise<Triage> {
   const changed = changedFiles(settings.includeCommits, shipped)
-  let risk: Risk = { riskComplete: false, ...(shipped && { pathsRead: 0 }) }
-  if (changed.files !== undefined) {
-    // Loaded only when there are files to match: glob matching is not every run's cost.
-    const { selectServices } = await import('../affected-services.ts')
-    const categories = settings.triage.riskPaths ?? BUILT_IN_RISK
-    risk = riskOf(changed, selectServices(categories, changed))
-  }
+  const risk: Risk =
+    changed.files === undefined
+      ? { riskComplete: false, ...(shipped && { pathsRead: 0 }) }
+      : riskOf(changed, selectServices(settings.triage.riskPaths ?? BUILT_IN_RISK, changed))
   const links = issueLinks(run.links, shipped)
   const found = triage(
     {
@@ -104,14 +101,12 @@ export function triageRows(triage: Triage, links: RunDefaults['links']): Summary
   return [
     ['Remediation', remediation && remediationText(remediation)],
     ...risk,
-    ...(triage.riskComplete || triage.pathsRead === undefined
-      ? []
-      : ([
-          [
-            'Risk: incomplete',
-            `risk read from ${plural(triage.pathsRead, 'changed path')}; more changed`
-          ]
-        ] as const)),
+    [
+      'Risk: incomplete',
+      triage.riskComplete || triage.pathsRead === undefined
+        ? undefined
+        : `risk read from ${plural(triage.pathsRead, 'changed path')}; more changed`
+    ],
     ['Issues', triage.issues && shortList(triage.issues, triage.issueCount)],
     [
       'Closes',
