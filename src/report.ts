@@ -98,17 +98,9 @@ export class Report {
     this.summary = new Summary(redactor, dryRun)
   }
 
-  /**
-   * Cut to MAX_MESSAGE_CHARS, secrets out, then one inert line: the form every printed message
-   * (log line, annotation) and the `error` output take on their way out.
-   */
-  safe(text: string): string {
-    return this.safeEndingWith(text, '')
-  }
-
-  /** As `safe`, with our own ending kept whole: a cut falls in the text before it. */
-  private safeEndingWith(text: string, ending: string): string {
-    return safeLine(this.redactor, text, ending)
+  /** Every printed message (log line, annotation) and the `error` output: see `safeLine`. */
+  private safe(text: string): string {
+    return safeLine(this.redactor, text)
   }
 
   /** An output value: secrets out, one inert line, never cut (JSON outputs can be long). */
@@ -128,15 +120,11 @@ export class Report {
   /** An output written line by line; see ReportSink.setOutputLines. */
   outputLines(name: OutputName, lines: Iterable<string>): void {
     if (this.dryRun && !DRY_RUN_OUTPUTS.has(name)) return
-    const safe = (text: string): string => this.outputValue(text)
-    this.writingOutput(name, () =>
-      this.runner.setOutputLines(
-        name,
-        (function* () {
-          for (const line of lines) yield safe(line)
-        })()
-      )
-    )
+    this.writingOutput(name, () => this.runner.setOutputLines(name, this.outputValues(lines)))
+  }
+
+  private *outputValues(lines: Iterable<string>): Generator<string> {
+    for (const line of lines) yield this.outputValue(line)
   }
 
   private writingOutput(name: OutputName, write: () => void): void {
@@ -150,7 +138,7 @@ export class Report {
   }
 
   info(line: Line): void {
-    const text = this.shown(line)
+    const text = shownOf(line, this.dryRun)
     if (text !== undefined) this.runner.info(this.safe(text))
   }
 
@@ -160,13 +148,8 @@ export class Report {
   }
 
   notice(line: Line): void {
-    const text = this.shown(line)
+    const text = shownOf(line, this.dryRun)
     if (text !== undefined) this.runner.notice(this.safe(text))
-  }
-
-  /** What is shown of a line or a cell: an answer only in a real run. */
-  private shown<T>(value: T | Answer<T>): T | undefined {
-    return shownOf(value, this.dryRun)
   }
 
   warning(message: string): void {
@@ -181,7 +164,7 @@ export class Report {
     if (request.body === undefined) return
     const body =
       typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString()
-    const shown = body.length > DRY_RUN_BODY_CHARS ? body.slice(0, DRY_RUN_BODY_CHARS) : body
+    const shown = body.slice(0, DRY_RUN_BODY_CHARS)
     for (const line of shown.trimEnd().split('\n')) this.info(`  ${line}`)
     if (shown !== body) this.info(`  … (${Buffer.byteLength(body)} bytes in all)`)
   }
@@ -229,8 +212,9 @@ export class Report {
         : verdict.failsAfter ? 'failsAfter' : 'unrecorded']
       : verdict.failsNow ? '' : notFailing[policy === 'false' ? 'false' : 'outage']
     this.summary.failed(error, verdict.failsNow, message, after)
+    // Our own ending is kept whole: a cut falls in the message before it.
     const line = after
-      ? this.safeEndingWith(endSentence(this.messageOf(error)), ` ${after}`)
+      ? safeLine(this.redactor, endSentence(this.messageOf(error)), ` ${after}`)
       : message
     if (verdict.failsNow) this.runner.setFailed(line)
     else if (verdict.failsAfter) this.runner.error(line)
@@ -255,10 +239,9 @@ export class Report {
         ? `${calls} was in flight, so it may already have been recorded.`
         : `${calls} was in flight.`
     const message = `The run was cancelled (${signal}) before it finished. ${maybe}`
-    this.writingOutput(Outputs.Error, () =>
-      this.runner.setOutput(Outputs.Error, this.safe(message))
-    )
-    this.runner.warning(this.safe(message))
+    const line = this.safe(message)
+    this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, line))
+    this.runner.warning(line)
     this.summary.cancelled(message)
     if (jobSummary) await this.writeSummary()
   }
