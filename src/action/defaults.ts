@@ -1,7 +1,6 @@
 /**
- * The run's context -> the change's defaults as plain data (RunDefaults): which service, which
- * commit, who, where, a readable description, the run's metadata and links. Pure: it reads only the context it is given, and never throws on a payload of an
- * unexpected shape (the payload file is the runner's, but events evolve).
+ * The run's context -> the change's defaults as plain data (RunDefaults). Pure: it reads only the
+ * context it is given, and never throws on a payload of an unexpected shape (events evolve).
  */
 import { withoutUndefined, type RunDefaults } from '../change.ts'
 import { outcomeOf, type EventOutcome } from '../deploy.ts'
@@ -22,6 +21,8 @@ export function contextDefaults(run: RunContext, cwd: string): RunDefaults {
     : run.eventName === 'workflow_run'
       ? { type: 'branch', name: stringAt(run.payload, 'workflow_run', 'head_branch') }
       : pushedRef(run)
+  // Where issue keys and hotfixes are named: the pushed branch, or the pull request's head.
+  const shipsBranch = run.eventName === 'push' || PULL_REQUEST_EVENTS.has(run.eventName)
   return withoutUndefined({
     service: run.repository,
     version,
@@ -31,8 +32,24 @@ export function contextDefaults(run: RunContext, cwd: string): RunDefaults {
     outcome,
     deletedRef:
       (run.eventName === 'push' && valueAt(run.payload, ['deleted']) === true) || undefined,
-    branch: shippedBranch(run),
-    metadata: { key: 'github', fields: githubMetadata(run, version) },
+    branch: shipsBranch && ref?.type === 'branch' ? ref.name : undefined,
+    metadata: {
+      key: 'github',
+      fields: withoutUndefined({
+        repository: run.repository,
+        sha: version,
+        ref: run.ref,
+        event_name: run.eventName || undefined,
+        workflow: run.workflow,
+        job: run.job,
+        run_id: run.runId,
+        run_number: run.runNumber,
+        run_attempt: run.runAttempt,
+        run_url: url,
+        actor: run.actor,
+        pull_request: pullRequestNumber(run.eventName, run.payload)
+      })
+    },
     links: run.repository ? { serverUrl: run.serverUrl, repository: run.repository } : undefined,
     // "Run 42", or "Run 42 attempt 2" after a re-run.
     runLink: url ? { text: `Run ${run.runNumber ?? run.runId}${attempt}`, url } : undefined,
@@ -86,15 +103,6 @@ function eventOutcome(event: string, payload: unknown): EventOutcome | undefined
   return status === undefined ? undefined : { outcome: outcomeOf(status), status }
 }
 
-/** The pushed branch, or the pull request's head branch: where issue keys and hotfixes are named. */
-function shippedBranch(run: RunContext): string | undefined {
-  if (PULL_REQUEST_EVENTS.has(run.eventName))
-    return stringAt(run.payload, 'pull_request', 'head', 'ref')
-  if (run.eventName !== 'push') return undefined
-  const ref = pushedRef(run)
-  return ref?.type === 'branch' ? ref.name : undefined
-}
-
 /** The environment a deployment event names; undefined for any other event. */
 export function deploymentEnvironment(event: string, payload: unknown): string | undefined {
   if (!DEPLOYMENT_EVENTS.has(event)) return undefined
@@ -102,23 +110,6 @@ export function deploymentEnvironment(event: string, payload: unknown): string |
     stringAt(payload, 'deployment', 'environment') ??
     stringAt(payload, 'deployment_status', 'environment')
   )
-}
-
-function githubMetadata(run: RunContext, sha: string | undefined): Record<string, unknown> {
-  return withoutUndefined({
-    repository: run.repository,
-    sha,
-    ref: run.ref,
-    event_name: run.eventName || undefined,
-    workflow: run.workflow,
-    job: run.job,
-    run_id: run.runId,
-    run_number: run.runNumber,
-    run_attempt: run.runAttempt,
-    run_url: runUrl(run),
-    actor: run.actor,
-    pull_request: pullRequestNumber(run.eventName, run.payload)
-  })
 }
 
 /** The run's page, on the server the run is on (GITHUB_SERVER_URL, so GHES works too). */
@@ -171,16 +162,14 @@ function describeEvent(
     case 'deployment':
     case 'deployment_status': {
       const environment = deploymentEnvironment(event, payload)
-      const ended = ending(outcome)
-      return sentence('Deploy', commit, of, environment && `to ${environment}`, ended)
+      return sentence('Deploy', commit, of, environment && `to ${environment}`, ending(outcome))
     }
     case 'workflow_run': {
       const name =
         stringAt(payload, 'workflow_run', 'name') ?? stringAt(payload, 'workflow', 'name')
       const branch = stringAt(payload, 'workflow_run', 'head_branch')
       const head = name ? `Workflow "${name}" run` : 'Workflow run'
-      const ended = ending(outcome)
-      return sentence(head, at, branch && `on ${branch}`, of, ended) ?? (name && head)
+      return sentence(head, at, branch && `on ${branch}`, of, ending(outcome)) ?? (name && head)
     }
     case 'schedule':
       return sentence('Scheduled run', workflow && `of ${workflow}`, at, of)
@@ -237,9 +226,7 @@ function valueAt(root: unknown, path: Array<string | number>): unknown {
 /** A non-blank string at the path, as one trimmed line. */
 function stringAt(root: unknown, ...path: Array<string | number>): string | undefined {
   const value = valueAt(root, path)
-  if (typeof value !== 'string') return undefined
-  const line = oneLine(value)
-  return line ? line : undefined
+  return typeof value === 'string' ? oneLine(value) || undefined : undefined
 }
 
 /** A positive integer at the path (pull request numbers). */
