@@ -2,8 +2,10 @@
  * The job's environment (`environment:` in the workflow), which the runner names in no variable:
  * only the `environment` claim of the job's OIDC token carries it. Nothing of the token is
  * verified, since it only names the environment; the token itself is masked and goes no further.
- * Imports only text.ts, so that the post step can check a saved environment before loading more.
+ * Imports only text.ts and json.ts, so that the post step can check a saved environment before
+ * loading more.
  */
+import { parseJsonSafely } from '../json.ts'
 import type { Redactor } from '../redact.ts'
 import { hasUnsafeCharacter } from '../text.ts'
 import type { IdTokenEndpoint, Runner } from './runner.ts'
@@ -13,17 +15,14 @@ export const JOB_ENVIRONMENT_BUDGET_MS = 2000
 /** GitHub's own limit on an environment's name. */
 const MAX_ENVIRONMENT_CHARS = 255
 
-/** The job's environment, or why there is none (mid-sentence). */
-export type JobEnvironment = { environment: string } | { problem: string }
-
-/** Asks the endpoint for a token with this audience, within its budget (tests give less). */
+/** The job's environment from a token for this audience, or why there is none (mid-sentence). */
 export async function readJobEnvironment(
   runner: Pick<Runner, 'getIDToken' | 'setSecret'>,
   redactor: Redactor,
   endpoint: IdTokenEndpoint,
   audience: string,
-  budgetMs = JOB_ENVIRONMENT_BUDGET_MS
-): Promise<JobEnvironment> {
+  budgetMs = JOB_ENVIRONMENT_BUDGET_MS // tests give less
+): Promise<{ environment: string } | { problem: string }> {
   const budget = AbortSignal.timeout(budgetMs)
   const overBudget = new Promise<never>((_, reject) =>
     budget.addEventListener('abort', () => reject(new Error('no token came in time')))
@@ -46,14 +45,8 @@ export async function readJobEnvironment(
 export function environmentClaim(token: string): string | undefined {
   const parts = token.split('.')
   if (parts.length !== 3) return undefined
-  let claims: unknown
-  try {
-    claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'))
-  } catch {
-    return undefined
-  }
-  if (typeof claims !== 'object' || claims === null) return undefined
-  return environmentName((claims as { environment?: unknown }).environment)
+  const claims = parseJsonSafely(Buffer.from(parts[1], 'base64url'))
+  return environmentName((claims as { environment?: unknown } | null | undefined)?.environment)
 }
 
 /**

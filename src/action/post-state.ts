@@ -1,8 +1,10 @@
 /**
  * What the main step leaves the post step, read back as STATE_<name>: never an input or a secret,
  * only the start time and the job's environment when the main step read it. Imports only the
- * check of an environment's name, so that the post step decides before it loads anything.
+ * check of an environment's name and a JSON parse, so that the post step decides before it loads
+ * anything.
  */
+import { parseJsonSafely } from '../json.ts'
 import type { Env } from '../settings.ts'
 import { environmentName } from './job-environment.ts'
 
@@ -27,12 +29,8 @@ export function isPostStep(env: Env): boolean {
 export function readJobEndState(env: Env): JobEndState | undefined {
   const saved = env[`STATE_${JOB_END_STATE}`]
   if (!saved) return undefined
-  let state: { startedAt?: unknown; environment?: unknown } = {}
-  try {
-    state = (JSON.parse(saved) as typeof state | null) ?? {}
-  } catch {
-    // Unreadable: said below.
-  }
+  // Unreadable JSON is {}: its missing start is said below.
+  const state = (parseJsonSafely(saved) ?? {}) as { startedAt?: unknown; environment?: unknown }
   const { startedAt } = state
   const start =
     typeof startedAt === 'number' && Number.isSafeInteger(startedAt)

@@ -10,6 +10,7 @@ import { EOL } from 'node:os'
 import type { Duplex } from 'node:stream'
 import * as core from '@actions/core'
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
+import { parseJsonSafely } from '../json.ts'
 import type { ReportSink } from '../report.ts'
 
 /** Everything the action says to the runner goes through one of these; tests replace it. */
@@ -37,38 +38,6 @@ export interface IdTokenEndpoint {
 /** A token is a few KiB: a larger answer is no token, and is not read further. */
 export const MAX_ID_TOKEN_ANSWER_BYTES = 64 * 1024
 
-export const githubRunner: Runner = {
-  getInput: name => core.getInput(name),
-  setSecret: secret => core.setSecret(secret),
-  setOutput: (name, value) => core.setOutput(name, value),
-  setOutputLines: (name, lines) => {
-    const file = process.env['GITHUB_OUTPUT']
-    // Without the runner's output file (an older or a local runner) core gets the value whole.
-    if (!file) return core.setOutput(name, [...lines].join('\n'))
-    // The runner's multi-line form (name<<DELIMITER … DELIMITER), as core writes it, line by line.
-    const delimiter = `ghadelimiter_${randomUUID()}`
-    appendFileSync(file, `${name}<<${delimiter}${EOL}`)
-    for (const line of lines) {
-      if (line.includes(delimiter)) throw new Error(`The ${name} output contains its delimiter.`)
-      appendFileSync(file, `${line}${EOL}`)
-    }
-    appendFileSync(file, `${delimiter}${EOL}`)
-  },
-  info: message => core.info(message),
-  debug: message => core.debug(message),
-  notice: message => core.notice(message),
-  warning: message => core.warning(message),
-  error: message => core.error(message),
-  setFailed: message => core.setFailed(message),
-  saveState: (name, value) => core.saveState(name, value),
-  appendSummary: async markdown => {
-    // Without a summary file core.summary.write() throws; a run without one has no summary.
-    if (!process.env['GITHUB_STEP_SUMMARY']) return
-    await core.summary.addRaw(markdown, true).write()
-  },
-  getIDToken: requestIdToken
-}
-
 /**
  * Asks for the token as core does (GET the URL with `&audience=`, the request token as a bearer,
  * `{"value": "<jwt>"}` back), through the proxy core would choose (@actions/http-client's rules),
@@ -76,11 +45,7 @@ export const githubRunner: Runner = {
  * request token reaches no other origin; the answer is read up to MAX_ID_TOKEN_ANSWER_BYTES; and
  * every socket ends with the request, a proxy tunnel's pending one included.
  */
-async function requestIdToken(
-  endpoint: IdTokenEndpoint,
-  audience: string,
-  signal: AbortSignal
-): Promise<string> {
+const requestIdToken: Runner['getIDToken'] = async (endpoint, audience, signal) => {
   const url = new URL(`${endpoint.url}&audience=${encodeURIComponent(audience)}`)
   const client = url.protocol === 'https:' ? https : http
   const proxy = getProxyUrl(url)?.href
@@ -120,24 +85,47 @@ async function requestIdToken(
         if (received > MAX_ID_TOKEN_ANSWER_BYTES) return settle(undefined, TOO_LARGE)
         chunks.push(chunk)
       })
-      response.on('end', () =>
-        settle(tokenValue(Buffer.concat(chunks).toString('utf8')), NO_TOKEN_VALUE)
-      )
+      response.on('end', () => {
+        const { value } = (parseJsonSafely(Buffer.concat(chunks)) ?? {}) as { value?: unknown }
+        settle(typeof value === 'string' ? value : undefined, NO_TOKEN_VALUE)
+      })
     })
     request.on('error', failed)
     signal.addEventListener('abort', stop)
   })
 }
 
+export const githubRunner: Runner = {
+  getInput: name => core.getInput(name),
+  setSecret: secret => core.setSecret(secret),
+  setOutput: (name, value) => core.setOutput(name, value),
+  setOutputLines: (name, lines) => {
+    const file = process.env['GITHUB_OUTPUT']
+    // Without the runner's output file (an older or a local runner) core gets the value whole.
+    if (!file) return core.setOutput(name, [...lines].join('\n'))
+    // The runner's multi-line form (name<<DELIMITER … DELIMITER), as core writes it, line by line.
+    const delimiter = `ghadelimiter_${randomUUID()}`
+    appendFileSync(file, `${name}<<${delimiter}${EOL}`)
+    for (const line of lines) {
+      if (line.includes(delimiter)) throw new Error(`The ${name} output contains its delimiter.`)
+      appendFileSync(file, `${line}${EOL}`)
+    }
+    appendFileSync(file, `${delimiter}${EOL}`)
+  },
+  info: message => core.info(message),
+  debug: message => core.debug(message),
+  notice: message => core.notice(message),
+  warning: message => core.warning(message),
+  error: message => core.error(message),
+  setFailed: message => core.setFailed(message),
+  saveState: (name, value) => core.saveState(name, value),
+  appendSummary: async markdown => {
+    // Without a summary file core.summary.write() throws; a run without one has no summary.
+    if (!process.env['GITHUB_STEP_SUMMARY']) return
+    await core.summary.addRaw(markdown, true).write()
+  },
+  getIDToken: requestIdToken
+}
+
 const NO_TOKEN_VALUE = `the token endpoint's answer has no token (a "value" that is a non-empty string)`
 const TOO_LARGE = `the token endpoint's answer is over ${MAX_ID_TOKEN_ANSWER_BYTES / 1024} KiB`
-
-/** The `value` of the token endpoint's JSON answer, when it is a non-empty string. */
-function tokenValue(body: string): string | undefined {
-  try {
-    const { value } = JSON.parse(body) as { value?: unknown }
-    return typeof value === 'string' && value !== '' ? value : undefined
-  } catch {
-    return undefined
-  }
-}
