@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
-import { runContextOf, type Env } from '../../src/action/run-context.ts'
+import { runContextOf } from '../../src/action/run-context.ts'
+import type { Env } from '../../src/settings.ts'
 import { contextDefaults as defaultsOfRun } from '../../src/action/defaults.ts'
 import { describeChange } from '../../src/describe.ts'
 
