@@ -14,13 +14,13 @@ import {
   jobEndStateText,
   type JobEndState
 } from './action/post-state.ts'
-import { readRunContext, type Env, type RunContext } from './action/run-context.ts'
+import { readRunContext, type RunContext } from './action/run-context.ts'
 import { githubRunner, type Runner } from './action/runner.ts'
-import type { ShippedLookup, Subject } from './commands/command.ts'
+import type { ShippedLookup } from './commands/command.ts'
 import { InputError } from './errors.ts'
 import { ACTION_NAME } from './package.ts'
 import type { DoorWords } from './report.ts'
-import { Inputs, type Command, type Settings } from './settings.ts'
+import { Inputs, type Command, type Env, type Settings } from './settings.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
   finishRun,
@@ -74,12 +74,12 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
   const startedAt = Date.now()
   const open = await openRun(doorOf(runner))
   const jobEnd = open.reporting.recordAt === 'job-end'
-  const moment = jobEnd ? 'before-deploy' : undefined
   const { settings } = open
   let environment: string | undefined
   let error = open.error
   if (settings) {
-    const context = runContext(open, env)
+    const { context, warning } = readRunContext(env)
+    if (warning) open.report.warning(warning)
     environment = await jobEnvironmentFor(settings, context, env, runner, open)
     const saveState = (name: string, value: string) => runner.saveState(name, value)
     const defaults = contextDefaults({ ...context, jobEnvironment: environment }, process.cwd())
@@ -99,7 +99,7 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
     )
   }
   const command = settings?.command ?? (runner.getInput(Inputs.Command) as Command)
-  const verdict = await finishRun(open, error, moment ?? momentOf(command))
+  const verdict = await finishRun(open, error, jobEnd ? 'before-deploy' : momentOf(command))
   // Unless it fails now, the post step records after the deploy, or meets the mistake again.
   if (jobEnd && verdict && !verdict.failsNow && (verdict.recordsAfter || verdict.failsAfter)) {
     runner.saveState(JOB_END_STATE, jobEndStateText(startedAt, environment))
@@ -118,7 +118,8 @@ export async function runPost(
   // At the job's end an invalid input leaves the deploy unrecorded: say so, with the cause.
   let error = notRecorded(open.error)
   if (settings) {
-    const context = runContext(open, env)
+    const { context, warning } = readRunContext(env)
+    if (warning) report.warning(warning)
     const start = checkedStart(jobEnd, finishedAt)
     if (start.problem) {
       report.warning(`The deploy is recorded without its start or duration: ${start.problem}.`)
@@ -139,82 +140,55 @@ export async function runPost(
 
 function notRecorded(error: unknown): unknown {
   if (!(error instanceof InputError)) return error
-  const { saying, missing } = error
-  const saidNow = new InputError(
-    error.input,
-    named => `The deploy was not recorded: ${saying(named)}`
-  )
-  return Object.assign(saidNow, { missing })
-}
-
-/** The run's context, read once; a problem with the event is one warning. */
-function runContext({ report }: OpenRun, env: Env): RunContext {
-  const read = readRunContext(env)
-  if (read.warning) report.warning(read.warning)
-  return read.context
-}
-
-/** What shipped: from the runner's checkout (`include-commits: git`), or GitHub's API. */
-function lookUpFor(settings: Settings, context: RunContext, env: Env): ShippedLookup {
-  return (subject, signal) =>
-    settings.commitsFrom === 'git'
-      ? lookUpInWorkspace(settings, context, env, subject, signal)
-      : lookUpOnGitHub(settings, context, subject, signal)
-}
-
-/** What shipped, through the run's GitHub API; the lookup is loaded only for a lookup. */
-async function lookUpOnGitHub(
-  settings: Settings,
-  run: RunContext,
-  subject: Subject,
-  signal?: AbortSignal
-): ReturnType<ShippedLookup> {
-  if (!run.repository) return {}
-  const { lookUpShipped } = await import('./shipped/lookup.ts')
-  return lookUpShipped({
-    token: settings.githubToken,
-    apiUrl: run.apiUrl,
-    serverUrl: run.serverUrl,
-    repository: run.repository,
-    eventName: run.eventName,
-    payload: run.payload,
-    runId: run.runId,
-    version: subject.version,
-    previousVersion: settings.previousVersion,
-    environment: subject.environment,
-    advice: { tokenInput: Inputs.GithubToken },
-    signal
-  })
+  const saying = (named: string) => `The deploy was not recorded: ${error.saying(named)}`
+  return Object.assign(new InputError(error.input, saying), { missing: error.missing })
 }
 
 /**
- * What shipped, from the runner's checkout (`include-commits: git`): the previous-version input,
- * the tag the run is for, a push's `before`. The lookup is loaded only for a lookup.
+ * What shipped: from the runner's checkout (`include-commits: git`), with the previous-version
+ * input, the tag the run is for and a push's `before`; or through the run's GitHub API. Either
+ * lookup is loaded only for a lookup.
  */
-async function lookUpInWorkspace(
-  settings: Settings,
-  run: RunContext,
-  env: Env,
-  { version }: Subject,
-  signal?: AbortSignal
-): ReturnType<ShippedLookup> {
-  const { fullHistoryAdvice, lookUpInCheckout } = await import('./shipped/git-lookup.ts')
-  const { gitEnvironment } = await import('./shipped/git.ts')
-  const before = run.eventName === 'push' && (run.payload as { before?: unknown } | null)?.before
-  return lookUpInCheckout({
-    cwd: run.workspace ?? process.cwd(),
-    env: gitEnvironment(env),
-    version,
-    previousVersion: settings.previousVersion,
-    tag: run.refType === 'tag' ? run.refName : undefined,
-    previousPush: typeof before === 'string' ? before.trim() : undefined,
-    server: { kind: 'github', url: run.serverUrl },
-    advice: {
-      previousVersion: `the ${Inputs.PreviousVersion} input`,
-      fullHistory: fullHistoryAdvice('github')
-    },
-    signal
-  })
+function lookUpFor(settings: Settings, run: RunContext, env: Env): ShippedLookup {
+  const { previousVersion } = settings
+  return async ({ version, environment }, signal) => {
+    if (settings.commitsFrom === 'git') {
+      const { fullHistoryAdvice, lookUpInCheckout } = await import('./shipped/git-lookup.ts')
+      const { gitEnvironment } = await import('./shipped/git.ts')
+      const before =
+        run.eventName === 'push' && (run.payload as { before?: unknown } | null)?.before
+      return lookUpInCheckout({
+        cwd: run.workspace ?? process.cwd(),
+        env: gitEnvironment(env),
+        version,
+        previousVersion,
+        tag: run.refType === 'tag' ? run.refName : undefined,
+        previousPush: typeof before === 'string' ? before.trim() : undefined,
+        server: { kind: 'github', url: run.serverUrl },
+        advice: {
+          previousVersion: `the ${Inputs.PreviousVersion} input`,
+          fullHistory: fullHistoryAdvice('github')
+        },
+        signal
+      })
+    }
+    if (!run.repository) return {}
+    const { lookUpShipped } = await import('./shipped/lookup.ts')
+    return lookUpShipped({
+      token: settings.githubToken,
+      apiUrl: run.apiUrl,
+      serverUrl: run.serverUrl,
+      repository: run.repository,
+      eventName: run.eventName,
+      payload: run.payload,
+      runId: run.runId,
+      version,
+      previousVersion,
+      environment,
+      advice: { tokenInput: Inputs.GithubToken },
+      signal
+    })
+  }
 }
 
 /**
