@@ -16,11 +16,7 @@ import type { CommandContext } from './command.ts'
 /** The summary lists at most this many commits; the metadata carries its own capped list. */
 const MAX_SUMMARY_COMMITS = 50
 
-/**
- * Looks up what the change ships, as the door can, unless include-commits is false (then no call
- * is made), for the version and environment the change is about. Any failure is one warning; the
- * change is recorded without that part.
- */
+/** What the change ships (unless include-commits is false); any failure is one warning. */
 export async function findShipped(
   { settings, report, signal, lookUp }: CommandContext,
   { version, environment }: { version?: string; environment?: string }
@@ -34,17 +30,12 @@ export async function findShipped(
 
 /** What is known of the files changed since the previous deploy, and why not more. */
 export function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): ChangedFiles {
-  if (!includeCommits) return { complete: false, reason: 'include-commits is false' }
-  if (shipped?.previousSha === undefined) {
-    return { complete: false, reason: 'no previous deploy was found' }
-  }
+  const unknown = (reason: string): ChangedFiles => ({ complete: false, reason })
+  if (!includeCommits) return unknown('include-commits is false')
+  if (shipped?.previousSha === undefined) return unknown('no previous deploy was found')
   // A rollback's compare lists no files (only the newer side's): what it reverts is unknown.
-  if (shipped.rollback) {
-    return { complete: false, reason: 'a rollback: the files it reverts are not listed' }
-  }
-  if (shipped.changedFiles === undefined) {
-    return { complete: false, reason: 'the lookup did not read them' }
-  }
+  if (shipped.rollback) return unknown('a rollback: the files it reverts are not listed')
+  if (shipped.changedFiles === undefined) return unknown('the lookup did not read them')
   return {
     files: shipped.changedFiles,
     complete: shipped.changedFilesComplete,
@@ -85,10 +76,7 @@ export function logShipped(report: Report, shipped: Shipped | undefined): void {
   report.info(`What the change ships: ${found.join(', ')}.`)
 }
 
-/**
- * The commits with their pull requests, as a table an on-call engineer reads at a glance. Each
- * short SHA links to its commit page, built from the run's server URL and repository.
- */
+/** The commits with their pull requests, as a table; each short SHA links to its commit page. */
 export function summarizeShipped(
   report: Report,
   shipped: Shipped | undefined,

@@ -1,8 +1,7 @@
 /**
- * The range since the previous deploy, from GET /repos/{owner}/{repo}/compare/{base}...{head}: the
- * commits (oldest first, COMPARE_PAGE_SIZE a page), their exact count, the status (`behind` is a
- * rollback) and the files, on page 1. Later pages are asked for by number (never by a Link URL),
- * newest first while calls are left; one that fails costs only its commits and those before it.
+ * The range since the previous deploy, from GET /repos/{owner}/{repo}/compare/{base}...{head}.
+ * Pages after the first are asked for by number (never by a Link URL), newest first while calls
+ * are left; one that fails costs only its commits and those before it.
  */
 import { collapseWhitespace } from '../text.ts'
 import type { GitHub } from './github-client.ts'

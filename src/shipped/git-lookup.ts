@@ -1,10 +1,8 @@
 /**
  * What a change ships, read from the checkout's history with git: the same Shipped value as the
- * GitHub lookup, with no token and no network. The previous deploy (findPrevious), then the range
- * since: its exact count, its commits and its changed paths, renames included. git runs without a
- * shell, never fetches, never runs a hook, fsmonitor or program the repository's configuration
- * names, within the lookup's time budget and a bound on what each call prints. A gap is one
- * warning, and what was found is kept.
+ * GitHub lookup, with no token and no network. git runs without a shell, never fetches, never runs
+ * a hook, fsmonitor or program the repository's configuration names, within the lookup's time
+ * budget and a bound on what each call prints. A gap is one warning, and what was found is kept.
  */
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -65,6 +63,7 @@ const LOG = ['log', '--no-show-signature', '--encoding=UTF-8', '-z', '--format=%
 const TOUCHED = ['log', '--no-show-signature', '-z', '--format=%x01%H', '--name-only', '--no-renames',
   '--diff-merges=first-parent', `--max-count=${MAX_COMMITS_READ}`]
 const DIFF = ['diff-tree', '-r', '-z', '--name-status', '--no-commit-id']
+const DESCRIBE = ['describe', '--tags', '--abbrev=0']
 /** Each host's pages, from its repository's: the compare of FROM and TO, a pull request's (+ N). */
 // prettier-ignore
 const FORMS: Record<Forge['kind'], readonly [string, string]> = {
@@ -218,17 +217,10 @@ async function findPrevious(
     const name = isTag ? version : (tag ?? '')
     const at = name.search(/\.[0-9]/)
     const release = at === -1 || name.indexOf('-', at) === -1 ? ['--exclude=*.[0-9]*-*'] : []
-    const describe = [
-      'describe',
-      '--tags',
-      '--abbrev=0',
-      ...release,
-      '--end-of-options',
-      `${tagged}^`
-    ]
-    const earlier = (await git(describe)).out.trim()
+    const described = await git([...DESCRIBE, ...release, '--end-of-options', `${tagged}^`])
+    const earlier = described.out.trim()
     if (earlier) return resolved('previous-tag', `refs/tags/${earlier}`)
-    if (shallow) return { gap: shallowGap(options, `the tags before ${isTag ? version : tag}`) }
+    if (shallow) return { gap: shallowGap(options, `the tags before ${name}`) }
   }
   // All zeros: a new branch, with no commit before it.
   if (isFullSha(push) && !/^0+$/.test(push)) return resolved('previous-push', push)
@@ -287,13 +279,11 @@ function changedPaths(answer: Answer | undefined): Found['files'] {
   const paths: ChangedPath[] = []
   let at = 0
   while (at + 1 < fields.length) {
-    const renamed = fields[at].startsWith('R')
-    const next = at + (renamed ? 3 : 2)
-    if (next >= fields.length) break
-    paths.push(
-      renamed ? { path: fields[at + 2], previousPath: fields[at + 1] } : { path: fields[at + 1] }
-    )
-    at = next
+    const [status, path, renamedTo] = fields.slice(at, at + 3)
+    const renamed = status.startsWith('R')
+    at += renamed ? 3 : 2
+    if (at >= fields.length) break
+    paths.push(renamed ? { path: renamedTo, previousPath: path } : { path })
   }
   return { paths, complete: !answer.cut && at === fields.length - 1 }
 }
@@ -326,9 +316,9 @@ export function repositoryPage(
 ): { url: string; provider?: Forge['kind'] } | undefined {
   const repository = remoteRepository(remote)
   if (!repository) return undefined
-  const own = attempt(() => new URL(server?.url ?? ''))
+  const own = URL.parse(server?.url ?? '')
   const ours = own?.hostname.toLowerCase() === repository.host
-  const given = attempt(() => new URL(remote ?? ''))
+  const given = URL.parse(remote ?? '')
   const known = KNOWN_HOSTS.get(repository.host)
   const https = given?.protocol === 'https:' ? given.origin : undefined
   const origin = known ? `https://${repository.host}` : ours ? own!.origin : https
@@ -341,18 +331,14 @@ const compareUrl = ({ web, kind }: Forge, from: string, to: string): string | un
   web && web + FORMS[kind][0].replace('FROM', from).replace('TO', to)
 
 /** A remote's host (lowercase, without a port) and its repository's path, never its credentials. */
-export function remoteRepository(
-  remote: string | undefined
-): { host: string; path: string } | undefined {
+export function remoteRepository(remote?: string): { host: string; path: string } | undefined {
   const url = remote?.trim() ?? ''
   if (dotted(url)) return undefined
   // scp-like: a colon before any slash, after more than a drive letter (C:\repo is a folder).
   const colon = url.indexOf(':')
   const slash = url.indexOf('/')
   const scp = !url.includes('://') && colon > 1 && (slash === -1 || colon < slash)
-  const parsed = attempt(
-    () => new URL(scp ? `ssh://${url.slice(0, colon)}/${url.slice(colon + 1)}` : url)
-  )
+  const parsed = URL.parse(scp ? `ssh://${url.slice(0, colon)}/${url.slice(colon + 1)}` : url)
   const path = parsed?.hostname && attempt(() => cleanPath(decodeURIComponent(parsed.pathname)))
   return parsed && path ? { host: parsed.hostname.toLowerCase(), path } : undefined
 }

@@ -50,7 +50,9 @@ export async function openGitHub(
   const cancelled = options.signal
   const signal = cancelled ? AbortSignal.any([controller.signal, cancelled]) : controller.signal
   const timer = setTimeout(() => controller.abort(), budgetMs)
-  const wording = { proxy: proxyName(getProxyUrl(url)), advice: options.advice }
+  // The proxy the toolkit will use for the API, as messages name it.
+  const proxy = getProxyUrl(url)
+  const wording = { proxy: proxy?.hostname ? hostPort(proxy) : undefined, advice: options.advice }
   let calls = 0
 
   octokit.hook.wrap('request', async (request, endpoint) => {
@@ -103,9 +105,4 @@ export async function openGitHub(
       controller.abort()
     }
   }
-}
-
-/** The proxy the toolkit will use for the API, as messages name it. */
-function proxyName(proxy: URL | undefined): string | undefined {
-  return proxy?.hostname ? hostPort(proxy) : undefined
 }

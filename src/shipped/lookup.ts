@@ -1,26 +1,20 @@
 /**
- * What a change ships: the previous deploy, then the range since (compare), then its commits, pull
- * requests and files, composed here and nowhere else. Never in the way: at most MAX_API_CALLS
- * calls within a time budget, stopped at once when the run is cancelled, and failed calls are one
- * warning, with whatever was found kept.
- * Without a token, or when the API left the commits unknown, a push's payload says what it can.
+ * What a change ships: the previous deploy, then the range since (compare), its commits, pull
+ * requests and files. At most MAX_API_CALLS calls within a time budget, stopped at once when the
+ * run is cancelled; failed calls are one warning, and what was found is kept. Without a token, or
+ * when the API left the commits unknown, a push's payload says what it can.
  */
 import { compareSince, isFullSha, type Range } from './compare.ts'
 import { openGitHub } from './github-client.ts'
 import { findPreviousDeploy } from './previous-deploy.ts'
 import { pullRequestsIn, readMissingTitles } from './pull-requests.ts'
 import { shippedFromPushPayload } from './push-payload.ts'
-import {
-  emptyShipped,
-  type LookupOptions,
-  type LookupQuery,
-  type PreviousDeploy,
-  type Shipped
-} from './types.ts'
+import { emptyShipped, type LookupOptions, type LookupQuery } from './types.ts'
+import type { PreviousDeploy, Shipped } from './types.ts'
 import { failureIn, LookupError, lookupWarning, noTokenWarning } from './warning.ts'
 
 export { MAX_API_CALLS } from './github-client.ts'
-export { LOOKUP_BUDGET_MS, type LookupAdvice, type LookupOptions } from './types.ts'
+export type { LookupOptions } from './types.ts'
 
 /** What the stages found: each part is a value one of them returned. */
 interface Found {

@@ -31,6 +31,8 @@ export function shippedMetadata(
     closes: triage?.closes ?? [],
     risk: Object.entries(triage?.risk ?? {})
   }
+  const issueCount = triage?.issueCount ?? lists.issues.length
+  const closeCount = triage?.closeCount ?? lists.closes.length
   let compareUrl = shipped?.compareUrl
   for (;;) {
     const fields = {
@@ -41,17 +43,12 @@ export function shippedMetadata(
       ...(triage && { risk_complete: triage.riskComplete }),
       ...(lists.issues.length > 0 && { issues: lists.issues }),
       ...(triage?.issuesComplete === false && { issues_complete: false }),
-      ...(lists.issues.length < (triage?.issueCount ?? triage?.issues?.length ?? 0) && {
-        issue_count: triage?.issueCount ?? triage?.issues?.length
-      }),
+      ...(lists.issues.length < issueCount && { issue_count: issueCount }),
       ...(lists.closes.length > 0 && { closes: lists.closes }),
-      ...(lists.closes.length < (triage?.closeCount ?? triage?.closes?.length ?? 0) && {
-        close_count: triage?.closeCount ?? triage?.closes?.length
-      })
+      ...(lists.closes.length < closeCount && { close_count: closeCount })
     }
-    if (Buffer.byteLength(JSON.stringify(fields)) <= MAX_SHIPPED_METADATA_BYTES) return fields
-    // The largest list gives way first, by half; a compare link built from a huge
-    // previous-version, last.
+    if (bytesOf(fields) <= MAX_SHIPPED_METADATA_BYTES) return fields
+    // The largest list gives way first, by half; a compare link (a huge previous-version's) last.
     if (!shrinkLargest(lists)) {
       if (!compareUrl) return fields
       compareUrl = undefined

@@ -34,11 +34,8 @@ export function pullRequestInMessage(message: string, host?: Forge['kind']): Tit
   // GitLab's merge commit: the request on its last line, its title on the body's first.
   const last = body.findLast(isText)?.trim() ?? ''
   const request = GITLAB_MERGE.exec(last)
-  if (request)
-    return titled(
-      Number(request[1]),
-      body.find(text => isText(text) && text.trim() !== last)
-    )
+  const title = body.find(text => isText(text) && text.trim() !== last)
+  if (request) return titled(Number(request[1]), title)
   const squash = (host === 'gitlab' ? GITLAB_SUFFIX : SQUASH_SUFFIX).exec(first)
   return squash ? titled(Number(squash[1]), first.slice(0, squash.index)) : undefined
 }

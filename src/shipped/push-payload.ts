@@ -30,14 +30,9 @@ export function shippedFromPushPayload(
   if (eventName !== 'push' || !isFullSha(before) || /^0+$/.test(before)) return undefined
   if (!isFullSha(after) || after.toLowerCase() !== version.toLowerCase()) return undefined
   const items: PushCommit[] = Array.isArray(push?.commits) ? push.commits : []
-  const files = new Set<string>()
-  let everyCommitListsFiles = true
-  for (const lists of items.map(item => [item?.added, item?.modified, item?.removed])) {
-    for (const names of lists) {
-      if (!Array.isArray(names)) everyCommitListsFiles = false
-      else for (const name of names) if (typeof name === 'string' && name) files.add(name)
-    }
-  }
+  const lists = items.flatMap(item => [item?.added, item?.modified, item?.removed])
+  const everyCommitListsFiles = lists.every(Array.isArray)
+  const names = lists.flat().filter((name): name is string => typeof name === 'string' && !!name)
   const complete = items.length < MAX_PUSH_PAYLOAD_COMMITS
   const commits = items.map(item => ({
     sha: item?.id,
@@ -50,7 +45,7 @@ export function shippedFromPushPayload(
     ...(complete && { commitCount: items.length }),
     ...readCommits(commits),
     rollback: false,
-    ...(everyCommitListsFiles && { changedFiles: [...files].map(path => ({ path })) }),
+    ...(everyCommitListsFiles && { changedFiles: [...new Set(names)].map(path => ({ path })) }),
     changedFilesComplete: complete && everyCommitListsFiles,
     pullRequestsComplete: complete
   }

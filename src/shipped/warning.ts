@@ -42,9 +42,7 @@ export function callFailure(
     const causes: Error[] = []
     for (let at = error; at instanceof Error && causes.length < 10; at = at.cause) causes.push(at)
     // undici's words, deep in the causes, when a proxy answers CONNECT with anything but 200.
-    const tunnel = causes
-      .map(at => /Proxy response \((\d{3})\)/.exec(at.message)?.[1])
-      .find(Boolean)
+    const tunnel = /Proxy response \((\d{3})\)/.exec(causes.map(at => at.message).join('\n'))?.[1]
     const through = proxy ? ` through the proxy ${proxy}` : ''
     return new LookupError(
       proxy && tunnel
