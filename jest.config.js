@@ -1,6 +1,6 @@
 // Jest runs the TypeScript sources as ESM (see the test script's --experimental-vm-modules).
 export default {
-  preset: 'ts-jest/presets/default-esm',
+  extensionsToTreatAsEsm: ['.ts'],
   testEnvironment: 'node',
   roots: ['<rootDir>/__tests__'],
   testMatch: ['**/*.test.ts'],
@@ -9,7 +9,7 @@ export default {
     '^(\\.{1,2}/.*)\\.js$': '$1'
   },
   transform: {
-    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }]
+    '^.+\\.ts$': '<rootDir>/__tests__/support/strip-types.mjs'
   },
   collectCoverageFrom: ['src/**/*.ts', '!src/index.ts'],
   coverageReporters: ['text-summary'],

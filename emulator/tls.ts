@@ -4,7 +4,7 @@
  * test proxy knows how to reach).
  */
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as tls from 'node:tls'
@@ -20,10 +20,19 @@ export interface TestCertificate {
   certPath: string
 }
 
+/** Set by the test suite's global setup: a folder holding one certificate for every test file. */
+export const TEST_CERTIFICATE_VARIABLE = 'CTA_TEST_CERTIFICATE_DIR'
+
 let pending: Promise<TestCertificate> | undefined
 
-/** The suite's certificate; made once per process. */
+/** The suite's certificate: the global setup's when there is one, else made once per process. */
 export function testCertificate(): Promise<TestCertificate> {
+  const shared = process.env[TEST_CERTIFICATE_VARIABLE]
+  if (shared) {
+    const certPath = join(shared, 'cert.pem')
+    const read = (name: string) => readFileSync(join(shared, name), 'utf8')
+    return Promise.resolve({ key: read('key.pem'), cert: read('cert.pem'), certPath })
+  }
   pending ??= (async () => {
     // A unique subject: when one process trusts several of these (jest reuses workers across test
     // files), certificate verification must not pick another file's certificate as the issuer.
@@ -45,11 +54,16 @@ export function testCertificate(): Promise<TestCertificate> {
     })
     const dir = mkdtempSync(join(tmpdir(), 'cta-cert-'))
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
-    const certPath = join(dir, 'cert.pem')
-    writeFileSync(certPath, pems.cert)
-    return { key: pems.private, cert: pems.cert, certPath }
+    return writeCertificate(dir, pems.private, pems.cert)
   })()
   return pending
+}
+
+/** Writes a certificate into `dir`, as the shared one is read. */
+export function writeCertificate(dir: string, key: string, cert: string): TestCertificate {
+  writeFileSync(join(dir, 'key.pem'), key)
+  writeFileSync(join(dir, 'cert.pem'), cert)
+  return { key, cert, certPath: join(dir, 'cert.pem') }
 }
 
 /** Makes this process trust the test certificate, as NODE_EXTRA_CA_CERTS does for a child. */

@@ -4,13 +4,18 @@
  * dist/, which may be stale. Only when the run includes an end-to-end test: a run of unit tests
  * alone does not pay for the build.
  *
- * Jest loads this file without its module mapper, so it imports nothing of the project's own.
+ * It also makes the suite's one test certificate, which every test file and child reads instead
+ * of making its own (a 2048-bit key takes up to a second of a core).
+ *
+ * Jest loads this file without its module mapper: what it imports of the project's own, it
+ * imports with the file's own name.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { TEST_CERTIFICATE_VARIABLE, testCertificate, writeCertificate } from '../../emulator/tls.ts'
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /** The Node the runner would use (node24), from the "node" devDependency. */
@@ -90,6 +95,10 @@ function runsEndToEnd(config: PatternConfig): boolean {
 }
 
 export default async function bundleSetup(globalConfig: PatternConfig): Promise<void> {
+  const made = await testCertificate()
+  const certificates = mkdtempSync(join(tmpdir(), 'cta-cert-'))
+  writeCertificate(certificates, made.key, made.cert)
+  process.env[TEST_CERTIFICATE_VARIABLE] = certificates
   // A folder given from outside (a bundle of an older commit, to see a test fail on it) is used
   // as it is, and left in place by the teardown.
   if ((process.env[BUNDLE_DIR_VARIABLE] ?? '') !== '') return
