@@ -16,8 +16,8 @@ export type Saying = (subject: string) => string
 
 /**
  * A bad input. The message names the input and the accepted forms; `problem` follows the input's
- * name (' must be …', ', line 3, …'). The action names an input 'Input "labels"'; another door
- * names it in its own words with `namedAs`.
+ * name (' must be …', ', line 3, …'). The message says 'Input "labels"'; a door words it its own
+ * way with `saying`.
  */
 export class InputError extends Error {
   readonly kind = 'input' as const
@@ -26,17 +26,12 @@ export class InputError extends Error {
   readonly saying: Saying
   /** A required setting that was not given (the API key): the door words it. */
   missing?: boolean
-  constructor(input: string, problem: string | Saying, subject = `Input "${input}"`) {
+  constructor(input: string, problem: string | Saying) {
     const saying: Saying = typeof problem === 'string' ? named => `${named}${problem}` : problem
-    super(saying(subject))
+    super(saying(`Input "${input}"`))
     this.name = 'InputError'
     this.input = input
     this.saying = saying
-  }
-
-  /** The same error, naming the input as `subject` ("--labels"). */
-  namedAs(subject: string): InputError {
-    return new InputError(this.input, this.saying, subject)
   }
 }
 
@@ -47,10 +42,7 @@ export class ServiceError extends Error {
   readonly call: string
   /** The HTTP status, when the service answered. */
   readonly status?: number
-  constructor(
-    message: string,
-    details: { call: string; kind: ServiceError['kind']; status?: number }
-  ) {
+  constructor(message: string, details: Pick<ServiceError, 'call' | 'kind' | 'status'>) {
     super(message)
     this.name = 'ServiceError'
     this.kind = details.kind
@@ -61,8 +53,7 @@ export class ServiceError extends Error {
 
 /** The kind of any thrown value; anything unexpected counts as a protocol failure. */
 export function failureKind(error: unknown): FailureKind {
-  if (error instanceof InputError || error instanceof ServiceError) return error.kind
-  return 'protocol'
+  return error instanceof InputError || error instanceof ServiceError ? error.kind : 'protocol'
 }
 
 /** A one-line human message for any thrown value, never a stack trace. */
