@@ -4,11 +4,10 @@
  * thread pool) cannot be stopped: a resolver that never answers held the process for minutes
  * after its work had ended, since even process.exit waits for those threads.
  */
-import { Resolver } from 'node:dns/promises'
+import { promises as dns, type LookupAddress } from 'node:dns'
 import { readFileSync } from 'node:fs'
 import { isIP, type LookupFunction } from 'node:net'
-
-type Address = { address: string; family: number }
+import { attempt } from '../errors.ts'
 
 /** A lookup for one transport, and what stops every query it has under way. */
 export function stoppableLookup(hostsFile = '/etc/hosts'): {
@@ -17,16 +16,15 @@ export function stoppableLookup(hostsFile = '/etc/hosts'): {
 } {
   // Windows keeps its hosts file elsewhere, and its getaddrinfo runs no such risk of ours.
   if (process.platform === 'win32') return { stop: () => {} }
-  const resolver = new Resolver()
+  const resolver = new dns.Resolver()
   const lookup: LookupFunction = (hostname, options, callback) => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family
-    const wanted = (found: Address[]) => found.filter(({ family: f }) => !family || f === family)
-    const answer = (found: Address[]) => {
+    const answer = (found: LookupAddress[]) => {
       if (options.all) return callback(null, found)
       callback(null, found[0].address, found[0].family)
     }
     const name = hostname.toLowerCase()
-    const known = wanted(fromHostsFile(name, hostsFile))
+    const known = fromHostsFile(name, hostsFile).filter(each => !family || each.family === family)
     if (known.length > 0) return answer(known)
     const queries = ([4, 6] as const).filter(f => !family || f === family)
     void Promise.allSettled(
@@ -46,18 +44,14 @@ export function stoppableLookup(hostsFile = '/etc/hosts'): {
       callback(error, '', 0)
     })
   }
-  return { lookup: lookup as LookupFunction, stop: () => resolver.cancel() }
+  return { lookup, stop: () => resolver.cancel() }
 }
 
 /** The hosts file's addresses for a name; `localhost` and its subdomains are loopback anyway. */
-function fromHostsFile(name: string, hostsFile: string): Address[] {
-  let text = ''
-  try {
-    text = readFileSync(hostsFile, 'utf8')
-  } catch {
-    // No hosts file: DNS alone.
-  }
-  const found: Address[] = []
+function fromHostsFile(name: string, hostsFile: string): LookupAddress[] {
+  // No hosts file: DNS alone.
+  const text = attempt(() => readFileSync(hostsFile, 'utf8')) ?? ''
+  const found: LookupAddress[] = []
   for (const line of text.split('\n')) {
     const [address = '', ...names] = line.replace(/#.*/, '').trim().split(/\s+/)
     const family = isIP(address)
