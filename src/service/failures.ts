@@ -7,13 +7,7 @@ import { STATUS_CODES } from 'node:http'
 import { errorMessage, ServiceError } from '../errors.ts'
 import { isJsonObject, parseJsonSafely } from '../json.ts'
 import type { Redactor } from '../redact.ts'
-import {
-  collapseWhitespace,
-  formatSeconds,
-  plural,
-  truncateText,
-  withoutFinalStop
-} from '../text.ts'
+import { collapseWhitespace, formatSeconds, truncateText, withoutFinalStop } from '../text.ts'
 import { callName, hostPort, type ServiceRequest, type ServiceResponse } from './request.ts'
 
 /** How one attempt ended (any HTTP answer is a 'status'), or why a request was not sent. */
@@ -131,7 +125,7 @@ export function failureError(
   const via = proxy ? ` through the proxy ${proxy}` : ''
   const checkAddress = capitalized(advice.checkAddress)
   const budget = formatSeconds(scene.budgetMs)
-  const after = attempts > 1 ? ` after ${plural(attempts, 'attempt')}` : ''
+  const after = attempts > 1 ? ` after ${attempts} attempts` : ''
   const stopped = budgetStopped
     ? ` Retries stopped there: another would overrun this run's outage budget of ${budget}.`
     : ''
@@ -148,11 +142,9 @@ export function failureError(
         `${call} was not sent: the service was unavailable for this run's whole outage budget of ${budget} already. Try again later.`
       )
     case 'timeout': {
-      const within = failure.budgetCut
-        ? `${formatSeconds(failure.deadlineMs)} (what was left of this run's outage budget)`
-        : formatSeconds(failure.deadlineMs)
+      const cut = failure.budgetCut ? " (what was left of this run's outage budget)" : ''
       return outage(
-        `${call} got no complete answer within ${within}${after}.${stopped} The service is unavailable or too slow: try again later, or ${advice.raiseTimeout}.`
+        `${call} got no complete answer within ${formatSeconds(failure.deadlineMs)}${cut}${after}.${stopped} The service is unavailable or too slow: try again later, or ${advice.raiseTimeout}.`
       )
     }
     case 'unexpected':
@@ -264,13 +256,8 @@ function rejectionAdvice(status: number, advice: FailureAdvice): string {
  */
 export function serviceMessage(body: string, redactor: Redactor): string {
   const found = messageField(parseJsonSafely(body))
-  const text =
-    found &&
-    truncateText(
-      collapseWhitespace(redactor.excerpt(found, MAX_MESSAGE_READ_CHARS)),
-      MAX_EXCERPT_CHARS
-    )
-  return text || bodyExcerpt(body, redactor)
+  const said = found && collapseWhitespace(redactor.excerpt(found, MAX_MESSAGE_READ_CHARS))
+  return said ? truncateText(said, MAX_EXCERPT_CHARS) : bodyExcerpt(body, redactor)
 }
 
 function messageField(parsed: unknown): string | undefined {
