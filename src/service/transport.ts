@@ -5,7 +5,6 @@
  * full body), and every socket of a failed attempt ends with it.
  */
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
-import type { ClientRequestArgs } from 'node:http'
 import * as http from 'node:http'
 import * as https from 'node:https'
 import * as tls from 'node:tls'
@@ -51,7 +50,6 @@ export interface TransportOptions {
   advice: FailureAdvice
   /** One line per retry: "POST /v2/change: HTTP 503 Service Unavailable; retry 2 of 3 in 1.3 s". */
   log?: (message: string) => void
-  /** RETRY_POLICY unless told. */
   retry?: Partial<RetryPolicy>
   /** MAX_RESPONSE_BYTES unless told: tests use less. */
   maxResponseBytes?: number
@@ -66,7 +64,6 @@ export class Transport {
   private readonly options: TransportOptions
   private readonly policy: RetryPolicy
   private outageMs = 0
-  /** What a failure's words need besides the request. */
   private readonly where: Omit<FailureScene, 'request'>
   /** One agent for every request: one route, and kept-alive sockets for streaming. */
   private readonly agent: TrackingAgent
@@ -243,7 +240,7 @@ class TrackingAgent extends https.Agent {
   }
 
   override createConnection(
-    options: ClientRequestArgs,
+    options: http.ClientRequestArgs,
     callback: (err: Error | null, stream?: Duplex) => void
   ): Duplex | null | undefined {
     const attempt = (options as { [ATTEMPT_SOCKETS]?: Set<Duplex> })[ATTEMPT_SOCKETS]
