@@ -89,13 +89,7 @@ export abstract class ServiceEndpoints implements ChangeService {
   ): Promise<T>
 
   async createChange(change: ChangeRequest): Promise<string> {
-    const body = JSON.stringify(change)
-    const request: ServiceRequest = {
-      method: 'POST',
-      path: 'v2/change',
-      body,
-      contentType: 'application/json'
-    }
+    const request = post('v2/change', JSON.stringify(change), 'application/json')
     return this.exchange('createChange', request, readId, DRY_RUN_ID)
   }
 
@@ -106,12 +100,7 @@ export abstract class ServiceEndpoints implements ChangeService {
 
   /** An NDJSON body of `count` events: their ids, in order, one per event. */
   async sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[]> {
-    const request: ServiceRequest = {
-      method: 'POST',
-      path: 'v2/stream',
-      body: ndjson,
-      contentType: 'application/x-ndjson'
-    }
+    const request = post('v2/stream', ndjson, 'application/x-ndjson')
     const placeholder = new Array<string>(count).fill(DRY_RUN_ID)
     return this.exchange('sendEvents', request, json => readIds(json, count), placeholder)
   }
@@ -132,6 +121,10 @@ export abstract class ServiceEndpoints implements ChangeService {
   async hello(): Promise<'OK'> {
     return this.exchange('hello', { method: 'GET', path: 'v2/hello' }, readOk, 'OK')
   }
+}
+
+function post(path: string, body: string | Uint8Array, contentType: string): ServiceRequest {
+  return { method: 'POST', path, body, contentType }
 }
 
 /**
