@@ -26,9 +26,8 @@ export const RETRY_POLICY = {
 export type RetryPolicy = typeof RETRY_POLICY
 
 /**
- * How long to wait after failed attempt number `attempt` (1-based): a valid Retry-After
- * (delay-seconds, or an HTTP-date relative to `now`), between 0 and retryAfterMaxMs; else
- * random() * min(backoffMaxMs, backoffBaseMs * 2^(attempt-1)).
+ * How long to wait after failed attempt number `attempt` (1-based): a valid Retry-After (an
+ * HTTP-date is relative to `now`) up to retryAfterMaxMs, else a jittered backoff.
  */
 export function retryDelayMs(
   attempt: number,
