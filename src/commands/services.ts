@@ -48,13 +48,12 @@ export async function recordServices(
       return mine && serviceShipped(shipped, matcherOf(spec))
     })
   )
-  const changes: ChangeRequest[] = []
-  for (const [index, decision] of recorded.entries()) {
+  const changes = recorded.map((decision, index) => {
     const own = owned.finished && owned.value[index]
-    const triage = own ? await findTriage(context, own) : basis.triage
+    const triage = own ? findTriage(context, own) : basis.triage
     if (triage && own) logTriage(report, triage, decision.name)
-    changes.push(serviceChange(context, decision, { ...basis, triage }, selection))
-  }
+    return serviceChange(context, decision, { ...basis, triage }, selection)
+  })
   const skipped = selection.decisions.filter(decision => !decision.recorded).map(d => d.name)
 
   const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, change =>
@@ -87,19 +86,15 @@ export async function recordServices(
 
 function serviceChange(
   { settings }: CommandContext,
-  decision: ServiceDecision,
+  { name, matchedPaths, matchedCount }: ServiceDecision,
   basis: ChangeBasis,
   selection: ServiceSelection
 ): ChangeRequest {
-  const known = selection.allRecordedBecause === undefined
   const service = {
-    name: decision.name,
-    ...(known && {
-      matchingFiles: decision.matchedCount,
-      metadata: {
-        changed_paths: decision.matchedPaths,
-        changed_paths_count: decision.matchedCount
-      }
+    name,
+    ...(selection.allRecordedBecause === undefined && {
+      matchingFiles: matchedCount,
+      metadata: { changed_paths: matchedPaths, changed_paths_count: matchedCount }
     })
   }
   return buildChangeRequest(settings.change, { ...basis, service }, changeOptions(settings))
@@ -113,13 +108,9 @@ function summarize(
   report.summary.list(
     'Services',
     ['Service', 'Change id', 'Why'],
-    selection.decisions.map(decision => {
-      const id = ids.get(decision.name)
-      return [
-        decision.name,
-        id !== undefined ? answer(id) : decision.recorded ? 'not recorded' : 'skipped',
-        decision.reason
-      ]
+    selection.decisions.map(({ name, recorded, reason }) => {
+      const id = ids.get(name)
+      return [name, id !== undefined ? answer(id) : recorded ? 'not recorded' : 'skipped', reason]
     }),
     'recorded'
   )

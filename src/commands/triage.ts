@@ -16,10 +16,10 @@ import type { Link, SummaryRow } from '../summary.ts'
 import type { CommandContext } from './command.ts'
 import { changedFiles } from './shipped.ts'
 
-export async function findTriage(
+export function findTriage(
   { settings, run }: CommandContext,
   shipped: Shipped | undefined
-): Promise<Triage> {
+): Triage {
   const changed = changedFiles(settings.includeCommits, shipped)
   const risk: Risk =
     changed.files === undefined
