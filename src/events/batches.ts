@@ -155,7 +155,7 @@ async function* documentLines(source: EventSource, total: number): AsyncGenerato
 
 function changedError(what: string): EventsError {
   return new EventsError(
-    'changed',
-    ` changed while its events were being sent: ${what}. Make sure nothing writes to it while its events are sent.`
+    ` changed while its events were being sent: ${what}. Make sure nothing writes to it while its events are sent.`,
+    'changed'
   )
 }

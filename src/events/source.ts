@@ -13,15 +13,15 @@ import { MAX_REQUEST_BYTES } from '../service/client.ts'
 export type EventSource = { kind: 'inline'; text: string } | { kind: 'file'; path: string }
 
 /**
- * What the event pipeline says about a bad input: "invalid" (nothing was sent), "unreadable", or
- * "changed" (between validating and sending). The command layer names the input before `detail`.
+ * A bad input: "invalid" (the default: nothing was sent), "unreadable", or "changed" (between
+ * validating and sending). The command layer names the input before `detail`.
  */
 export class EventsError extends Error {
   readonly kind: 'invalid' | 'unreadable' | 'changed'
   /** The rest of the sentence after the input's name: ", line 3: …" or " has no events. …". */
   readonly detail: string
 
-  constructor(kind: EventsError['kind'], detail: string) {
+  constructor(detail: string, kind: EventsError['kind'] = 'invalid') {
     super(`The events${detail}`)
     this.kind = kind
     this.detail = detail
@@ -127,7 +127,6 @@ export async function readDocument(source: EventSource): Promise<unknown[]> {
     length += chunk.length
     if (length > MAX_DOCUMENT_BYTES) {
       throw new EventsError(
-        'invalid',
         ` is a JSON document of more than ${MAX_DOCUMENT_BYTES} bytes, which is read whole. Write large inputs as NDJSON (one event object per line), which is read a line at a time. Nothing was sent.`
       )
     }
@@ -141,7 +140,6 @@ export async function readDocument(source: EventSource): Promise<unknown[]> {
   if (deepAt !== -1) {
     const line = text.slice(0, deepAt).split('\n').length
     throw new EventsError(
-      'invalid',
       `, line ${line}: it nests JSON deeper than ${MAX_JSON_DEPTH} levels, the most accepted. Nothing was sent.`
     )
   }
@@ -149,20 +147,17 @@ export async function readDocument(source: EventSource): Promise<unknown[]> {
   try {
     document = JSON.parse(text, keepNumbersAsWritten)
   } catch (error) {
-    throw new EventsError(
-      'invalid',
-      ` is not valid JSON: ${errorMessage(error)}. ${ACCEPTED_FORMS}`
-    )
+    throw new EventsError(` is not valid JSON: ${errorMessage(error)}. ${ACCEPTED_FORMS}`)
   }
   if (Array.isArray(document)) return document
   if (isJsonObject(document)) return [document]
-  throw new EventsError('invalid', ` is ${describeJsonType(document)}. ${ACCEPTED_FORMS}`)
+  throw new EventsError(` is ${describeJsonType(document)}. ${ACCEPTED_FORMS}`)
 }
 
 /** Size and modification time: enough to notice that the file changed between the passes. */
 export async function fileVersionOf(path: string): Promise<string> {
   const stats = await reading(stat(path))
-  if (!stats.isFile()) throw new EventsError('unreadable', ' is not a file.')
+  if (!stats.isFile()) throw new EventsError(' is not a file.', 'unreadable')
   return `${stats.size}:${stats.mtimeMs}`
 }
 
@@ -187,9 +182,8 @@ function keepNumbersAsWritten(_key: string, value: unknown, context?: { source?:
 async function* chunksOf(source: EventSource): AsyncGenerator<Buffer> {
   if (source.kind === 'inline') {
     // Inline text comes as a string: a lone surrogate is its form of invalid UTF-8.
-    if (LONE_SURROGATE.test(source.text)) {
-      throw notUtf8(source.text.split('\n').findIndex(line => LONE_SURROGATE.test(line)) + 1)
-    }
+    const bad = source.text.search(LONE_SURROGATE)
+    if (bad !== -1) throw notUtf8(source.text.slice(0, bad).split('\n').length)
     yield Buffer.from(source.text, 'utf8')
     return
   }
@@ -208,7 +202,6 @@ async function* chunksOf(source: EventSource): AsyncGenerator<Buffer> {
 
 function notUtf8(lineNumber: number): EventsError {
   return new EventsError(
-    'invalid',
     `, line ${lineNumber}: it is not valid UTF-8. Save the file as UTF-8. Nothing was sent.`
   )
 }
@@ -234,6 +227,6 @@ async function reading<T>(call: Promise<T>): Promise<T> {
     return await call
   } catch (error) {
     const reason = READ_ERRORS[String((error as { code?: unknown }).code)] ?? errorMessage(error)
-    throw new EventsError('unreadable', ` cannot be read: ${reason}.`)
+    throw new EventsError(` cannot be read: ${reason}.`, 'unreadable')
   }
 }

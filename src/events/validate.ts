@@ -131,15 +131,14 @@ export async function validateEvents(source: EventSource): Promise<ValidatedEven
     }
   }
 
-  if (invalid === 1) throw new EventsError('invalid', `, ${listed[0]}. Nothing was sent.`)
+  if (invalid === 1) throw new EventsError(`, ${listed[0]}. Nothing was sent.`)
   if (invalid > 1) {
     const more = invalid > listed.length ? `; and ${invalid - listed.length} more` : ''
     throw new EventsError(
-      'invalid',
       ` has ${plural(invalid, 'invalid event')}; nothing was sent. ${listed.join('; ')}${more}.`
     )
   }
-  if (total === 0) throw new EventsError('invalid', ` has no events. ${ACCEPTED_FORMS}`)
+  if (total === 0) throw new EventsError(` has no events. ${ACCEPTED_FORMS}`)
   return { source, total, format: format ?? 'document', needsId, fileVersion }
 }
 
