@@ -11,11 +11,20 @@
  * imports with the file's own name.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TEST_CERTIFICATE_VARIABLE, testCertificate, writeCertificate } from '../../emulator/tls.ts'
+import { DIGEST_FILE, sourcesDigest } from '../../scripts/sources-digest.ts'
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /** The Node the runner would use (node24), from the "node" devDependency. */
@@ -103,6 +112,13 @@ export default async function bundleSetup(globalConfig: PatternConfig): Promise<
   // as it is, and left in place by the teardown.
   if ((process.env[BUNDLE_DIR_VARIABLE] ?? '') !== '') return
   if (!runsEndToEnd(globalConfig)) return
+  // dist/ built from the sources as they are: the tests run it as it ships, and build nothing.
+  const dist = join(PROJECT_ROOT, 'dist')
+  const built = join(dist, DIGEST_FILE)
+  if (existsSync(built) && readFileSync(built, 'utf8') === sourcesDigest(PROJECT_ROOT)) {
+    process.env[BUNDLE_DIR_VARIABLE] = dist
+    return
+  }
   const dir = mkdtempSync(join(tmpdir(), 'cta-bundle-'))
   // Test workers, started after this, and the teardown read the folder from the environment.
   process.env[BUNDLE_DIR_VARIABLE] = dir

@@ -1,7 +1,7 @@
 /**
- * The bundle the end-to-end tests run: built from the current sources by the global setup
- * (bundle-setup.ts) before any test starts, or here, once per worker, when the setup judged the
- * run to have no end-to-end test.
+ * The bundle the end-to-end tests run: dist/ when it was built from the current sources, else
+ * one built by the global setup (bundle-setup.ts) before any test starts, or here, once per
+ * worker, when the setup judged the run to have no end-to-end test.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,9 +14,10 @@ export async function actionEntry(): Promise<string> {
   return join(checked(dir ? dir : await builtHere('src/index.ts')), 'index.js')
 }
 
-/** The command line's bundle, dist/cli.js as the tests build it: beside the action's. */
+/** The command line's bundle: dist/cli.js, or the one the tests build beside the action's. */
 export async function cliEntry(): Promise<string> {
   const dir = process.env[BUNDLE_DIR_VARIABLE]
+  if (dir && existsSync(join(dir, 'cli.js'))) return join(dir, 'cli.js')
   return join(checked(dir ? join(dir, 'cli') : await builtHere('src/cli.ts')), 'index.js')
 }
 
