@@ -122,20 +122,14 @@ function runUrl(run: RunContext): string | undefined {
 function pullRequestNumber(event: string, payload: unknown): number | undefined {
   // Any event whose payload carries a pull request (pull_request*, pull_request_review*) names it.
   const number = numberAt(payload, 'pull_request', 'number')
-  if (number !== undefined) return number
-  if (event === 'workflow_run')
-    return numberAt(payload, 'workflow_run', 'pull_requests', 0, 'number')
-  return undefined
+  if (number !== undefined || event !== 'workflow_run') return number
+  return numberAt(payload, 'workflow_run', 'pull_requests', 0, 'number')
 }
 
 // ---- The event's own words -------------------------------------------------------------------
 
 /** A sentence naming what happened; undefined when nothing about it is known. */
-function describeEvent(
-  run: RunContext,
-  sha: string | undefined,
-  outcome: EventOutcome | undefined
-): string | undefined {
+function describeEvent(run: RunContext, sha?: string, outcome?: EventOutcome): string | undefined {
   const { eventName: event, payload, repository, workflow } = run
   const commit = sha && shortSha(sha)
   const at = commit && `at ${commit}`

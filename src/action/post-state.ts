@@ -37,8 +37,7 @@ export function readJobEndState(env: Env): JobEndState | undefined {
       ? { startedAt }
       : { problem: 'the start the main step saved cannot be read' }
   // Checked as outside text, though the main step wrote it: an unusable name is left out.
-  const environment = environmentName(state.environment)
-  return environment === undefined ? start : { ...start, environment }
+  return { ...start, environment: environmentName(state.environment) }
 }
 
 /** The saved start, unless it cannot be this job's: after `now`, or more than 6 days before. */
