@@ -4,7 +4,7 @@
  * `true` fails on every error where it happens; `false` never fails. A read's answer is what was
  * asked for, so a read fails on any error.
  */
-import { failureKind, type FailureKind } from './errors.ts'
+import { failureKind } from './errors.ts'
 import type { CallInFlight } from './service/client.ts'
 import type { FailOnError } from './settings.ts'
 
@@ -20,15 +20,9 @@ export interface Verdict {
   failsAfter: boolean
 }
 
-/** A cancel is no one's mistake: like an outage, it fails only under `true`. */
-const isOutage = (kind: FailureKind | 'cancelled'): boolean =>
-  kind === 'outage' || kind === 'cancelled'
-
-const V = (failsNow: boolean, recordsAfter = false, failsAfter = false): Verdict => ({
-  failsNow,
-  recordsAfter,
-  failsAfter
-})
+function V(failsNow: boolean, recordsAfter = false, failsAfter = false): Verdict {
+  return { failsNow, recordsAfter, failsAfter }
+}
 
 // prettier-ignore
 const TABLE: Record<Moment, Record<'mistake' | 'outage', Record<FailOnError, Verdict>>> = {
@@ -48,12 +42,9 @@ const TABLE: Record<Moment, Record<'mistake' | 'outage', Record<FailOnError, Ver
 
 /** What an error means at this moment under this mode. */
 export function verdictOn(error: unknown, moment: Moment, mode: FailOnError): Verdict {
-  return TABLE[moment][isOutage(kindOf(error)) ? 'outage' : 'mistake'][mode]
-}
-
-/** The error's kind, a cancel included. */
-export function kindOf(error: unknown): FailureKind | 'cancelled' {
-  return error instanceof CancelledError ? 'cancelled' : failureKind(error)
+  // A cancel is no one's mistake: like an outage, it fails only under `true`.
+  const outage = error instanceof CancelledError || failureKind(error) === 'outage'
+  return TABLE[moment][outage ? 'outage' : 'mistake'][mode]
 }
 
 /** The run was stopped by a signal before it finished, with the calls then in flight. */
