@@ -1,8 +1,6 @@
 /**
- * The core's plain steps, which each door calls in order: `openRun` (secrets masked, the settings
- * read once, the report), `runCommand` (one command against the service or its dry run, within
- * its budget, honouring a cancel), `finishRun` (the failure policy's verdict, the report written).
- * The door hands its words in as data; nothing here calls back into a door.
+ * The core's steps, which each door calls in order: `openRun`, `runCommand`, `finishRun`. The door
+ * hands its words in as data; nothing here calls back into a door.
  */
 import { recordChange, sendHeartbeat } from './commands/change.ts'
 import type { CommandContext, CommandHandler, ShippedLookup } from './commands/command.ts'
@@ -59,14 +57,11 @@ export const KEY_CHECK_BUDGET_MS = 10_000
  */
 export const AFTER_DEPLOY_BUDGET_MS = 150_000
 
-/** What one step may spend on the service: each attempt, and all of an outage. */
-export type ServiceBudget = { timeoutMs: number; outageBudgetMs: number }
-
 /**
- * The outage budget, which a larger timeout-seconds raises so that its first attempt is not cut
- * short, within a cap: KEY_CHECK_BUDGET_MS before a deploy, AFTER_DEPLOY_BUDGET_MS after one.
+ * What one step may spend on the service: each attempt, and all of an outage, which a larger
+ * timeout-seconds raises so that its first attempt is not cut short, up to `cap`.
  */
-export function serviceBudget(timeoutSeconds: number, cap = Infinity): ServiceBudget {
+export function serviceBudget(timeoutSeconds: number, cap: number) {
   const timeoutMs = timeoutSeconds * 1000
   const outageBudgetMs = Math.min(Math.max(OUTAGE_BUDGET_MS, timeoutMs), cap)
   return { timeoutMs: Math.min(timeoutMs, outageBudgetMs), outageBudgetMs }
@@ -179,8 +174,7 @@ export async function runCommand(
   }
   for (const signal of SIGNALS) process.on(signal, onSignal)
   try {
-    const act = plan.act ?? COMMAND_HANDLERS[settings.command]
-    await act({
+    await (plan.act ?? COMMAND_HANDLERS[settings.command])({
       settings,
       run: plan.run,
       client: client ?? new DryRunClient(settings.baseUrl, (r, url) => report.printRequest(r, url)),
