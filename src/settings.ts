@@ -85,10 +85,6 @@ export type RecordAt = (typeof RECORD_AT_MODES)[number]
 export const FAIL_ON_ERROR_MODES = ['auto', 'true', 'false'] as const
 export type FailOnError = (typeof FAIL_ON_ERROR_MODES)[number]
 
-/** The ranges of the numeric inputs, bounds included. */
-export const TIMEOUT_SECONDS_RANGE = [1, 300] as const
-export const MAX_ATTEMPTS_RANGE = [1, 10] as const
-
 /** How a run reports: read before the other inputs, so that their errors are reported under it. */
 export interface ReportingSettings {
   failOnError: FailOnError

@@ -3,6 +3,7 @@ import { outcomeOf, type EventOutcome } from '../deploy.ts'
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
 import { inert, UNSEEN_CHARACTERS } from '../text.ts'
+import { MAX_ISSUE_KEY_PREFIXES, parseIssueKeyMode } from '../triage/issue-keys.ts'
 import { FAIL_ON_ERROR_MODES, Inputs, type FailOnError, type Settings } from '../settings.ts'
 
 /** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
@@ -126,13 +127,15 @@ export function parseJson(name: string, raw: string): unknown {
       `nests JSON deeper than ${MAX_JSON_DEPTH} levels (at ${lineAndColumn(raw, tooDeep)}); flatten it.`
     )
   }
+  return jsonOf(name, raw, raw, 'must be valid JSON, such as {"ticket": "OPS-42"}')
+}
+
+/** The JSON value of `text`, or a refusal: what is accepted, then what is wrong and where. */
+function jsonOf(name: string, text: string, raw: string, accepted: string): unknown {
   try {
-    return JSON.parse(raw)
+    return JSON.parse(text)
   } catch (error) {
-    throw refusal(
-      name,
-      `must be valid JSON, such as {"ticket": "OPS-42"}: ${describeJsonError(raw, error)}; got ${quote(raw)}.`
-    )
+    throw refusal(name, `${accepted}: ${describeJsonError(text, error)}; got ${quote(raw)}.`)
   }
 }
 
@@ -164,12 +167,7 @@ export function parseEventIds(raw: string): string[] | undefined {
   if (value.startsWith('[')) {
     const accepted =
       'starts with "[", so it must be a JSON array of non-empty strings, such as ["id-1", "id-2"]'
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(value)
-    } catch (error) {
-      throw refusal(name, `${accepted}: ${describeJsonError(value, error)}; got ${quote(raw)}.`)
-    }
+    const parsed = jsonOf(name, value, raw, accepted)
     if (!Array.isArray(parsed)) throw refusal(name, `${accepted}; got ${quote(raw)}.`)
     const bad = parsed.findIndex(item => typeof item !== 'string' || item.trim() === '')
     if (bad !== -1) {
@@ -251,6 +249,15 @@ export function parseRef(name: string, raw: string): string | undefined {
   }
   rejectCharacters(name, ref)
   return ref
+}
+
+export function parseIssueKeys(raw: string) {
+  const mode = parseIssueKeyMode(raw)
+  if (mode !== undefined) return mode
+  throw refusal(
+    Inputs.IssueKeys,
+    `must be auto, none, or project prefixes separated by commas or spaces (at most ${MAX_ISSUE_KEY_PREFIXES}, each a letter and 1 to 9 letters or digits, as ENG, OPS); got ${quote(raw)}.`
+  )
 }
 
 /** The job-status input: the outcome, and the runner's own word for it. */

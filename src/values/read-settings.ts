@@ -1,19 +1,9 @@
-/**
- * A door's strings in (its inputs, its flags), one validated, typed Settings out, before anything
- * is sent.
- */
+/** A door's strings (its inputs, its flags) in, one typed Settings out, before anything is sent. */
 import { InputError } from '../errors.ts'
-import {
-  MAX_ISSUE_KEY_PREFIXES,
-  parseIssueKeyMode,
-  type IssueKeyMode
-} from '../triage/issue-keys.ts'
 import {
   COMMANDS,
   Inputs,
-  MAX_ATTEMPTS_RANGE,
   RECORD_AT_MODES,
-  TIMEOUT_SECONDS_RANGE,
   type GetInput,
   type InputName,
   type ReportingSettings,
@@ -31,11 +21,11 @@ import {
   parseFailOnError,
   parseId,
   parseIncludeCommits,
+  parseIssueKeys,
   parseJobStatus,
   parseJson,
   parseLabels,
   parseOneOf,
-  quote,
   parseRef,
   parseShortId,
   parseText,
@@ -98,7 +88,7 @@ export function readSettings(
     parseText(name, getInput(name), multiline)
   const flag = (name: InputName): boolean => parseBoolean(name, getInput(name))
   const id = (name: InputName): string | undefined => parseId(name, getInput(name))
-  const whole = (name: InputName, [min, max]: readonly [number, number]): number =>
+  const whole = (name: InputName, min: number, max: number): number =>
     parseWholeNumber(name, getInput(name), min, max)
   const events = getInput(Inputs.Events)
   const settings: Settings = {
@@ -123,8 +113,8 @@ export function readSettings(
     heartbeatId: id(Inputs.HeartbeatId),
     ...reporting,
     dryRun: flag(Inputs.DryRun),
-    timeoutSeconds: whole(Inputs.TimeoutSeconds, TIMEOUT_SECONDS_RANGE),
-    maxAttempts: whole(Inputs.MaxAttempts, MAX_ATTEMPTS_RANGE),
+    timeoutSeconds: whole(Inputs.TimeoutSeconds, 1, 300),
+    maxAttempts: whole(Inputs.MaxAttempts, 1, 10),
     events: events.trim() === '' ? undefined : events,
     eventsFile: parseText(Inputs.EventsFile, getInput(Inputs.EventsFile).trim(), false),
     eventIds: parseEventIds(getInput(Inputs.EventIds)),
@@ -143,15 +133,6 @@ export function readSettings(
   }
   checkCommandRequirements(settings)
   return settings
-}
-
-function parseIssueKeys(raw: string): IssueKeyMode {
-  const mode = parseIssueKeyMode(raw)
-  if (mode !== undefined) return mode
-  throw new InputError(
-    Inputs.IssueKeys,
-    ` must be auto, none, or project prefixes separated by commas or spaces (at most ${MAX_ISSUE_KEY_PREFIXES}, each a letter and 1 to 9 letters or digits, as ENG, OPS); got ${quote(raw)}.`
-  )
 }
 
 /** The inputs each command cannot do without, checked once every input is valid. */
