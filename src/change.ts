@@ -178,7 +178,7 @@ export function buildChangeRequest(
         ...defaultMetadata(basis, options.runMetadata),
         ...standardMetadata(subject, basis, options.otel === true)
       },
-      knownOutcome(basis)
+      endedWith(basis)
     ),
     created_at: fields.createdAt ?? (deploy?.startedAt && Math.floor(deploy.startedAt / 1000))
   })
@@ -189,20 +189,14 @@ function endedWith({ deploy, run }: ChangeBasis): DeployOutcome {
   return deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'
 }
 
-/** How the deploy ended, when the action knows it (not `unknown`). */
-function knownOutcome(basis: ChangeBasis): DeployOutcome | undefined {
-  const outcome = endedWith(basis)
-  return outcome === 'unknown' ? undefined : outcome
-}
-
 /**
  * One warning when the user's labels or custom-metadata's `deploy.outcome` say another outcome
  * than the one the action knows, naming what was dropped or replaced and the outcome kept;
  * undefined when they agree or the action does not know it.
  */
 export function overruledOutcome(fields: ChangeFields, basis: ChangeBasis): string | undefined {
-  const outcome = knownOutcome(basis)
-  if (outcome === undefined) return undefined
+  const outcome = endedWith(basis)
+  if (outcome === 'unknown') return undefined
   const claims = (fields.labels ?? [])
     .filter(text => contradictsOutcome(text, outcome))
     .map(text => `the label ${JSON.stringify(text)} was dropped`)
@@ -252,13 +246,13 @@ function defaultMetadata(basis: ChangeBasis, includeRunMetadata: boolean): Recor
 function customMetadata(
   userValue: unknown,
   base: Record<string, unknown>,
-  outcome: DeployOutcome | undefined
+  outcome: DeployOutcome
 ): string | undefined {
   if (userValue !== undefined && !isJsonObject(userValue)) return JSON.stringify(userValue)
-  // Spread, not Object.assign: a user key named "__proto__" stays a plain key.
   if (userValue === undefined && Object.keys(base).length === 0) return undefined
+  // Spread, not Object.assign: a user key named "__proto__" stays a plain key.
   const merged = { ...base, ...(userValue ?? {}) }
-  if (outcome !== undefined && isJsonObject(merged.deploy)) {
+  if (outcome !== 'unknown' && isJsonObject(merged.deploy)) {
     merged.deploy = { ...(base.deploy as object), ...merged.deploy, outcome }
   }
   return JSON.stringify(merged)
