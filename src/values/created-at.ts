@@ -19,7 +19,7 @@ const END_OF_UNIX_SECONDS = Date.UTC(LAST_UNIX_YEAR + 1, 0, 1) / 1000
 const UNIX_TIME = /^-?[0-9]+(?:\.[0-9]+)?$/
 // A date, or a date-time with a time zone: a time without one would depend on the runner's zone.
 const ISO_8601 =
-  /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:[.,][0-9]+)?)?(Z|z|[+-][0-9]{2}(?::?[0-9]{2})?))?$/
+  /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:[.,][0-9]+)?)?(?:[Zz]|([+-])([0-9]{2})(?::?([0-9]{2}))?))?$/
 const CREATED_AT_FORMS =
   'Unix seconds (1763719200), Unix milliseconds (1763719200000), an ISO 8601 date (2025-11-21) or an ISO 8601 date-time with a time zone (2025-11-21T10:00:00Z, 2025-11-21T12:00:00+02:00)'
 
@@ -30,7 +30,8 @@ export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
   const refuse = (why: string, after = ''): never => {
     throw refusal(Inputs.CreatedAt, `${why}; got ${quote(raw)}.${after}`)
   }
-  let seconds: number | undefined
+  const match = ISO_8601.exec(value)
+  let seconds = match ? isoToSeconds(match) : undefined
   if (UNIX_TIME.test(value)) {
     const number = Number(value)
     seconds = [number, number / 1000].find(
@@ -42,9 +43,6 @@ export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
         ` Give the time the change happened, as ${CREATED_AT_FORMS}.`
       )
     }
-  } else {
-    const match = ISO_8601.exec(value)
-    if (match) seconds = isoToSeconds(match)
   }
   if (Number.isNaN(seconds)) {
     refuse(
@@ -73,18 +71,14 @@ export function parseCreatedAt(raw: string, nowMs: number): number | undefined {
 
 /** Unix seconds of a matched ISO 8601 date or date-time, or NaN when a field is out of range. */
 function isoToSeconds(match: RegExpExecArray): number {
-  const [, year, month, day, hour = '0', minute = '0', second = '0', zone = 'Z'] = match
-  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number)
+  // A field not given (the time, the offset) is 0; match[7] is the offset's sign.
+  const [y, mo, d, h, mi, s, , oh, om] = match.slice(1).map(field => Number(field ?? 0))
   // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not.
   const date = new Date(0)
   date.setUTCFullYear(y, mo - 1, d)
   // A day the month lacks (02-30) rolls over into the next month.
   const real = date.getUTCMonth() === mo - 1 && date.getUTCDate() === d
-  if (!real || h > 23 || mi > 59 || s > 59) return NaN
+  if (!real || h > 23 || mi > 59 || s > 59 || oh > 23 || om > 59) return NaN
   date.setUTCHours(h, mi, s, 0)
-  if (zone === 'Z' || zone === 'z') return date.getTime() / 1000
-  const [, sign, offsetHours, offsetMinutes = '0'] = /^([+-])(\d\d):?(\d\d)?$/.exec(zone) ?? []
-  if (Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return NaN
-  const offset = (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes))
-  return date.getTime() / 1000 - offset * 60
+  return date.getTime() / 1000 - (match[7] === '-' ? -1 : 1) * (oh * 60 + om) * 60
 }
