@@ -8,7 +8,6 @@ import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import * as http from 'node:http'
 import * as https from 'node:https'
 import * as tls from 'node:tls'
-import type { LookupFunction } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { ServiceError } from '../errors.ts'
 import type { Redactor } from '../redact.ts'
@@ -85,7 +84,7 @@ export class Transport {
     const proxy = found?.hostname ? found : undefined
     // Decoded by the toolkit: the password as a server would echo it.
     if (proxy?.password) redactor.add(proxy.password)
-    this.agent = new TrackingAgent(proxy, this.names.lookup)
+    this.agent = new TrackingAgent(proxy)
     const budgetMs = this.policy.outageBudgetMs
     this.where = { baseUrl, proxy: proxy && hostPort(proxy), advice, redactor, budgetMs }
   }
@@ -231,12 +230,10 @@ const ATTEMPT_SOCKETS = Symbol('attempt sockets')
  */
 class TrackingAgent extends https.Agent {
   private readonly proxy: URL | undefined
-  private readonly lookup: LookupFunction | undefined
 
-  constructor(proxy: URL | undefined, lookup: LookupFunction | undefined) {
+  constructor(proxy: URL | undefined) {
     super({ keepAlive: true })
     this.proxy = proxy
-    this.lookup = lookup
   }
 
   override createConnection(
@@ -261,7 +258,8 @@ class TrackingAgent extends https.Agent {
       path: target,
       headers,
       agent: false,
-      lookup: this.lookup
+      // The request's own lookup, which reaches here with its other options.
+      lookup: options.lookup
     })
     connect.on('socket', track)
     connect.once('error', error => callback(error))
