@@ -22,11 +22,7 @@ export function shippedMetadata(
       message,
       ...(author && { author })
     })),
-    pull_requests: (shipped?.pullRequests ?? []).map(({ number, title, url }) => ({
-      number,
-      ...(title && { title }),
-      url
-    })),
+    pull_requests: shipped?.pullRequests ?? [],
     issues: triage?.issues ?? [],
     closes: triage?.closes ?? [],
     risk: Object.entries(triage?.risk ?? {})
