@@ -16,7 +16,7 @@ import { collapseWhitespace, plural, truncateText } from './text.ts'
 /** Long enough for the head, the count and a few pull requests; short enough to read at a glance. */
 export const MAX_DESCRIPTION_CHARS = 200
 /** Pull requests named in the description; the rest are "+N more". */
-export const MAX_DESCRIBED_PULL_REQUESTS = 3
+const MAX_DESCRIBED_PULL_REQUESTS = 3
 /** A pull request title in the description is cut to this. */
 const MAX_DESCRIBED_TITLE_CHARS = 60
 /** A version that is not a commit hash (a tag, a build number) is cut to this. */
@@ -102,19 +102,16 @@ function shippedDetail(shipped: Shipped, matchingFiles: number | undefined): str
  * were left unread the count is unknown: "+more" when more were found than fit, and no bare count.
  */
 function pullRequestList(shipped: Shipped, used: number): string {
-  if (shipped.rollback || shipped.pullRequestCount === 0 || shipped.pullRequests.length === 0) {
-    return ''
-  }
   // One commit described by its own line already names its pull request.
-  if (shipped.commitCount === 1) return ''
+  if (shipped.rollback || shipped.commitCount === 1 || shipped.pullRequests.length === 0) return ''
   const items: string[] = []
   for (const pull of shipped.pullRequests.slice(0, MAX_DESCRIBED_PULL_REQUESTS)) {
     const title = pull.title
       ? ` ${truncateText(oneLine(pull.title), MAX_DESCRIBED_TITLE_CHARS)}`
       : ''
-    const candidate = [...items, `#${pull.number}${title}`]
-    if (used + listText(candidate, shipped).length > MAX_DESCRIPTION_CHARS) break
-    items.push(`#${pull.number}${title}`)
+    const item = `#${pull.number}${title}`
+    if (used + listText([...items, item], shipped).length > MAX_DESCRIPTION_CHARS) break
+    items.push(item)
   }
   if (items.length === 0) {
     const onlyCount = ` (${plural(shipped.pullRequestCount, 'pull request')})`
