@@ -73,10 +73,10 @@ export class Redactor {
    * without decoding, so a 1 MB batch of events costs a few scans), else redacted as text.
    */
   redactBytes(bytes: Buffer): Buffer {
-    const holdsSecret =
-      this.forms.some(form => bytes.includes(form)) ||
-      (bytes.includes('://') && hasUrlPassword(bytes.toString('utf8')))
-    return holdsSecret ? Buffer.from(this.redact(bytes.toString('utf8')), 'utf8') : bytes
+    if (!bytes.includes('://') && !this.forms.some(form => bytes.includes(form))) return bytes
+    const text = bytes.toString('utf8')
+    const redacted = this.redact(text)
+    return redacted === text ? bytes : Buffer.from(redacted, 'utf8')
   }
 }
 
@@ -92,10 +92,6 @@ function withoutUrlPasswords(text: string, userInfo: RegExp): string {
     copied = at + 3 + match[0].length - (match[0].endsWith('@') ? 1 : 0)
   }
   return copied === 0 ? text : result + text.slice(copied)
-}
-
-function hasUrlPassword(text: string): boolean {
-  return withoutUrlPasswords(text, URL_USER_INFO) !== text
 }
 
 function isHighSurrogate(code: number): boolean {
