@@ -86,10 +86,7 @@ export class Summary {
     else this.title = `${subject} ${this.dryRun ? DRY_RUN_OUTCOMES[outcome] : outcome}${rest}`
   }
 
-  /**
-   * What the title opens with, before what was done: "Deploy failed after 9 s" makes the title
-   * "Deploy failed after 9 s: change recorded".
-   */
+  /** What the title opens with: "Deploy failed after 9 s" makes "…after 9 s: change recorded". */
   openTitleWith(opening: string): void {
     this.opening = opening
   }
@@ -144,10 +141,7 @@ export class Summary {
     to.push(this.tableMarkdown(said, ['Field', 'Value'], shown))
   }
 
-  /**
-   * A titled table with a header row, e.g. the commits a change ships. In a dry run an answer's
-   * cell says what was not done ("not sent").
-   */
+  /** A titled table with a header row; in a dry run an answer's cell says what was not done. */
   list(
     title: string,
     headers: readonly string[],
@@ -224,17 +218,12 @@ export class Summary {
   private cell(value: Cell): string {
     if (isAnswer(value)) return this.cell(value.answer)
     if (value === undefined) return ''
-    if (typeof value === 'object') {
-      if (Array.isArray(value)) return value.map(link => this.cell(link as Link)).join(', ')
-      const link = value as Link
-      const text = this.escaped(link.text)
-      const url =
-        link.url !== undefined && link.url.length <= MAX_LINK_URL_CHARS
-          ? safeUrl(this.redactor.redact(link.url))
-          : undefined
-      return url ? `[${text}](${url})` : text
-    }
-    return this.escaped(String(value))
+    if (typeof value !== 'object') return this.escaped(String(value))
+    if (Array.isArray(value)) return value.map(link => this.cell(link as Link)).join(', ')
+    const { text, url } = value as Link
+    const href =
+      url && url.length <= MAX_LINK_URL_CHARS ? safeUrl(this.redactor.redact(url)) : undefined
+    return href ? `[${this.escaped(text)}](${href})` : this.escaped(text)
   }
 
   /** Cut first (outside text may be a megabyte), then without secrets, then escaped (escapeCell). */
