@@ -61,9 +61,7 @@ export function serviceShipped(shipped: Shipped, matches: (path: string) => bool
   const { touched, forge } = shipped
   const mine = shipped.commits.map(({ sha }) => !touched || !!touched[sha]?.some(matches))
   const messages = shipped.messages.filter((_, index) => mine[index])
-  const numbers = new Set(
-    messages.map(message => pullRequestInMessage(message, forge?.kind)?.number)
-  )
+  const numbers = new Set(messages.map(text => pullRequestInMessage(text, forge?.kind)?.number))
   return {
     ...shipped,
     changedFiles: shipped.changedFiles?.filter(file => touches(matches, file)),
@@ -93,14 +91,12 @@ const MAX_SUMMARY_ISSUES = 5
  * issue keys, and the closed issues linked on the run's server.
  */
 export function triageRows(triage: Triage, links: RunDefaults['links']): SummaryRow[] {
-  const { remediation } = triage
-  const risk = Object.entries(triage.risk ?? {}).map(([name, paths]): SummaryRow => [
-    `Risk: ${name}`,
-    paths.join(', ') || 'matched'
-  ])
   return [
-    ['Remediation', remediation && remediationText(remediation)],
-    ...risk,
+    ['Remediation', triage.remediation && remediationText(triage.remediation)],
+    ...Object.entries(triage.risk ?? {}).map(([name, paths]): SummaryRow => [
+      `Risk: ${name}`,
+      paths.join(', ') || 'matched'
+    ]),
     [
       'Risk: incomplete',
       triage.riskComplete || triage.pathsRead === undefined

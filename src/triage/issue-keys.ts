@@ -56,10 +56,7 @@ const EXPLICIT = new RegExp(`${WHOLE}|(?:${LINE_START}|${REFERRING})(${KEY_LIST}
 /** A tracker's issue URL: Jira's /browse/ENG-1, Linear's and YouTrack's /issue/ENG-1. */
 const TRACKER_URL = new RegExp(`(?:/(?:browse|issues?)/|[?&]selectedIssue=)(${KEY})`, 'i')
 
-/**
- * The `issue-keys` input: auto (also when empty), none, or project prefixes separated by commas or
- * spaces, in any case; undefined when it is none of these.
- */
+/** The `issue-keys` input: auto (also when empty), none, or prefixes split by commas or spaces. */
 export function parseIssueKeyMode(raw: string): IssueKeyMode | undefined {
   const value = raw.trim().toUpperCase()
   if (value === '' || value === 'AUTO') return 'auto'
@@ -147,8 +144,7 @@ const NUMBER = '([1-9][0-9]{0,8})(?![A-Za-z0-9])'
 /**
  * The issues the texts close, as GitHub reads closing keywords: `Fixes #12`, `closes:
  * acme/api#7`, `Resolves {serverUrl}/acme/api/issues/7`. Each as `#N` in `repository` (owner/repo)
- * or `owner/repo#N` elsewhere, distinct (letter case aside), in order of first appearance. An
- * owner or repository named `.` or `..` is no reference (the owner's letters exclude dots).
+ * or `owner/repo#N` elsewhere, distinct (letter case aside), in order of first appearance.
  */
 export function closedIssuesIn(
   texts: readonly string[],

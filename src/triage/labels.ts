@@ -24,7 +24,6 @@ export interface LabelFacts {
   issues?: readonly string[]
 }
 
-/** Commas, and characters that break a line, reorder text or show nothing. */
 const NOT_IN_LABEL = new RegExp(`[,${UNSEEN_CHARACTERS}]+`, 'gu')
 
 /** `key:value`, each run of characters a label cannot hold made one "-"; none when empty. */
