@@ -170,12 +170,8 @@ function skipHeartbeat(report: Report, why: string): void {
  * `heartbeat`: one signal to the monitor named by heartbeat-id. At a job's end a heartbeat says
  * that the job succeeded, so none is sent for any other outcome.
  */
-export async function sendHeartbeat({
-  settings,
-  client,
-  report,
-  deploy
-}: CommandContext): Promise<void> {
+export async function sendHeartbeat(context: CommandContext): Promise<void> {
+  const { settings, client, report, deploy } = context
   const alone = settings.command === 'heartbeat'
   if (alone && deploy !== undefined) report.summary.lead('Deploy', openWithDeploy(report, deploy))
   if (deploy !== undefined && deploy.outcome !== 'success') {
