@@ -63,24 +63,14 @@ export interface CallInFlight {
   records: boolean
 }
 
-/** What the commands call: the service (ServiceClient), or a dry run (DryRunClient). */
-export interface ChangeService {
-  createChange(change: ChangeRequest): Promise<string>
-  getChange(changeId: string): Promise<ChangeRecord>
-  sendEvents(ndjson: string | Uint8Array, count: number): Promise<string[]>
-  getEventResults(eventIds: readonly string[]): Promise<unknown>
-  sendHeartbeat(heartbeatId: string): Promise<string>
-  hello(): Promise<'OK'>
-}
-
 /** An answer's body as read: the documented value, or what the documented answer is. */
 type Read<T> = { value: T } | { expected: string }
 
-/**
- * Each endpoint's request, built once. A subclass exchanges it for the answer, read by `read`,
- * or, in a dry run, for `placeholder`.
- */
-export abstract class ServiceEndpoints implements ChangeService {
+/** What the commands call: the service (ServiceClient), or a dry run (DryRunClient). */
+export type ChangeService = ServiceEndpoints
+
+/** Each endpoint's request, built once: a subclass sends it, or a dry run prints it. */
+export abstract class ServiceEndpoints {
   protected abstract exchange<T>(
     endpoint: Endpoint,
     request: ServiceRequest,
@@ -127,10 +117,7 @@ function post(path: string, body: string | Uint8Array, contentType: string): Ser
   return { method: 'POST', path, body, contentType }
 }
 
-/**
- * The caller's advice per endpoint and status, added at the end of a failure's message: e.g.
- * { getChange: { 404: 'No change has that id: check the change-id input.' } }.
- */
+/** The caller's advice per endpoint and HTTP status, added at the end of a failure's message. */
 export type CallHints = Partial<Record<Endpoint, Partial<Record<number, string>>>>
 
 export class ServiceClient extends ServiceEndpoints {
