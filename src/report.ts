@@ -1,9 +1,9 @@
 /**
  * Everything the action tells the user: outputs, log lines, annotations, the job summary (written
- * by summary.ts), the dry-run printout and the failure policy. The one way out for text: whatever came from outside
- * reaches the runner only through here: cut to what is shown, redacted, then made inert (nothing
- * can start a workflow command or move the terminal) and, in the summary, escaped for markdown so
- * that it is neither markup nor a link.
+ * by summary.ts), the dry-run printout and the failure policy. The one way out for text: whatever
+ * came from outside reaches the runner only through here: cut to what is shown, redacted, then
+ * made inert (nothing can start a workflow command or move the terminal) and, in the summary,
+ * escaped for markdown so that it is neither markup nor a link.
  */
 import { errorMessage, InputError } from './errors.ts'
 import { CancelledError, verdictOn, type Moment, type Verdict } from './policy.ts'
