@@ -1,7 +1,6 @@
 /**
- * What a run is asked to do, whichever door asked: the names of the settings (the action's inputs,
- * the command line's flags), the outputs, the commands and modes, and the typed `Settings` that
- * values/read-settings.ts makes of a door's strings.
+ * What a run is asked to do, whichever door asked: the settings' and outputs' names, the commands
+ * and modes, and the typed `Settings` that values/read-settings.ts makes of a door's strings.
  */
 import type { ServiceSpec } from './affected-services.ts'
 import type { ChangeFields } from './change.ts'
@@ -120,10 +119,7 @@ export interface Settings extends Omit<ReportingSettings, 'error'> {
   githubToken: string
   /** Whether to look up what the change ships (commits and pull requests). */
   includeCommits: boolean
-  /**
-   * Where the action looks it up: GitHub's API, or the checkout's history (`include-commits:
-   * git`). The command line always reads the checkout.
-   */
+  /** GitHub's API, or the checkout (`include-commits: git`; always on the command line). */
   commitsFrom: 'api' | 'git'
   /** The previous deploy's commit SHA, tag or branch, when the user knows it. */
   previousVersion?: string

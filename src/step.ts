@@ -36,7 +36,6 @@ export const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   'get-change': getChange,
   hello
 }
-const READS: ReadonlySet<Command> = new Set(['get-change', 'event-results', 'hello'])
 
 /** After SIGTERM or SIGHUP, or a SIGINT with no change to record, the process exits within this. */
 const CANCEL_EXIT_MS = 800
@@ -113,7 +112,7 @@ export async function openRun(door: Door): Promise<OpenRun> {
 /** What runCommand runs, and how. */
 export interface CommandPlan {
   run: RunDefaults
-  /** ServiceBudget's cap: KEY_CHECK_BUDGET_MS before a deploy, AFTER_DEPLOY_BUDGET_MS after. */
+  /** serviceBudget's cap: KEY_CHECK_BUDGET_MS before a deploy, AFTER_DEPLOY_BUDGET_MS after. */
   budgetCap: number
   /** The command's own work; the settings' command unless given. */
   act?: (context: CommandContext) => Promise<void>
@@ -195,7 +194,7 @@ export async function runCommand(
 
 /** The moment a command's error is judged at, after a deploy or alone. */
 export function momentOf(command: Command): Moment {
-  return READS.has(command) ? 'reading' : 'recording'
+  return ['get-change', 'event-results', 'hello'].includes(command) ? 'reading' : 'recording'
 }
 
 /**

@@ -50,17 +50,13 @@ const REFUSED_CHARACTERS = {
   ]
 } as const
 
-function rejectCharacters(
-  name: string,
-  value: string,
-  kind: keyof typeof REFUSED_CHARACTERS = 'line'
-): void {
+function rejectCharacters(name: string, text: string, kind: keyof typeof REFUSED_CHARACTERS): void {
   const [pattern, which] = REFUSED_CHARACTERS[kind]
-  const index = value.search(pattern)
+  const index = text.search(pattern)
   if (index === -1) return
   throw refusal(
     name,
-    `must not contain ${which}; found ${describeCharacter(value, index)} in ${quote(value)}.`
+    `must not contain ${which}; found ${describeCharacter(text, index)} in ${quote(text)}.`
   )
 }
 
@@ -189,7 +185,7 @@ export function parseEventIds(raw: string): string[] | undefined {
 export function parseId(name: string, raw: string): string | undefined {
   const id = raw.trim()
   if (id === '') return undefined
-  rejectCharacters(name, id)
+  rejectCharacters(name, id, 'line')
   if (id === '.' || id === '..') throw refusal(name, `must be an id, not ${quote(id)}.`)
   return id
 }
@@ -247,7 +243,7 @@ export function parseRef(name: string, raw: string): string | undefined {
       `must be a commit SHA, tag or branch name (no spaces, "..", ~ ^ : ? * [ or \\, at most ${MAX_REF_CHARS} characters); got ${quote(raw)}.`
     )
   }
-  rejectCharacters(name, ref)
+  rejectCharacters(name, ref, 'line')
   return ref
 }
 

@@ -9,9 +9,9 @@ import { INCOMPLETE_RISK } from '../triage/risk.ts'
 /** A monorepo's deploy step rarely names more; the bound keeps one run's changes and summary sane. */
 export const MAX_SERVICES = 100
 /** Longer names are almost surely a pasted mistake, and they crowd every summary line. */
-export const MAX_SERVICE_NAME_CHARS = 100
+const MAX_SERVICE_NAME_CHARS = 100
 /** One line holds one service; a longer one is a paste gone wrong, not a pattern list. */
-export const MAX_SERVICES_LINE_CHARS = 2000
+const MAX_SERVICES_LINE_CHARS = 2000
 /** Bounds the matchers compiled per service (each pattern is a regular expression). */
 export const MAX_PATTERNS_PER_SERVICE = 50
 
