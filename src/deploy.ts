@@ -28,19 +28,13 @@ const OUTCOMES: Record<string, DeployOutcome> = {
   cancelled: 'cancelled'
 }
 
-/**
- * The outcome of a job status (`success`, `failure`, `cancelled`), a deployment state (`error`
- * and `failure` failed) or a workflow run's conclusion (`timed_out`, `startup_failure` failed);
- * `unknown` for any other word (`pending`, `neutral`, `skipped`…).
- */
+/** The outcome a job status, a deployment state or a run's conclusion says; `unknown` for others. */
 export function outcomeOf(status: string): DeployOutcome {
   return Object.hasOwn(OUTCOMES, status) ? OUTCOMES[status] : 'unknown'
 }
 
-export interface DeployRecord {
-  outcome: DeployOutcome
-  /** The runner's own word for it (job.status). */
-  status: string
+/** How the job ended (`status` is job.status), and when. */
+export interface DeployRecord extends EventOutcome {
   /** Milliseconds since the epoch: when the step before the deploy ran; unknown when its state was unusable. */
   startedAt?: number
   /** Milliseconds since the epoch: when the job's steps had ended. */

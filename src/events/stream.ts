@@ -24,10 +24,9 @@ export interface StreamResult {
 }
 
 /**
- * Sends the batches of what validateEvents returned, at most CONCURRENT_BATCHES in flight, pulling
- * each from the source only when a slot is free. `sendBatch` resolves to the ids the service
- * accepted (the client checks that there is one per event). A batch that fails ends the stream:
- * no batch is started after it, and the ones in flight finish.
+ * Sends the validated batches, at most CONCURRENT_BATCHES in flight, each pulled from the source
+ * only when a slot is free. `sendBatch` resolves to the ids accepted (the client checks that there
+ * is one per event). A failed batch ends the stream: the ones in flight finish.
  */
 export async function streamEvents(
   validated: ValidatedEvents,

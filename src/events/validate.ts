@@ -45,10 +45,7 @@ const EVENT_FIELDS = new Set(['id', 'name', 'data'])
 /** `"id":"<uuid>",`: what a generated id adds to an event's line, after its opening brace. */
 const GENERATED_ID_BYTES = Buffer.byteLength(`"id":"${randomUUID()}",`)
 
-/**
- * Checks every event. Returns what pass 2 needs, or throws an EventsError that names the invalid
- * events' positions; then nothing may be sent.
- */
+/** Checks every event, or throws an EventsError naming the invalid ones: then nothing is sent. */
 export async function validateEvents(source: EventSource): Promise<ValidatedEvents> {
   const fileVersion = source.kind === 'file' ? await fileVersionOf(source.path) : undefined
   const needsId: number[] = []
