@@ -11,7 +11,7 @@ import {
   type ServiceSpec
 } from '../affected-services.ts'
 import { buildChangeRequest, changeOptions, type ChangeBasis } from '../change.ts'
-import { errorMessage, failureKind, ServiceError, type FailureKind } from '../errors.ts'
+import { errorMessage, failureKind, ServiceError } from '../errors.ts'
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
 import { answer } from '../summary.ts'
 import { ENDPOINT_CALLS, type ChangeRequest } from '../service/client.ts'
@@ -122,9 +122,7 @@ function notRecorded(
   recordedCount: number
 ): ServiceError {
   const kinds = failures.map(failure => failureKind(failure.error))
-  const kind: Exclude<FailureKind, 'input'> =
-    kinds.find((k): k is 'rejected' | 'protocol' => k === 'rejected' || k === 'protocol') ??
-    'outage'
+  const kind = kinds.find(each => each === 'rejected' || each === 'protocol') ?? 'outage'
   const why = failures.map(failure => `${failure.name}: ${errorMessage(failure.error)}`).join(' ')
   return new ServiceError(
     `${plural(failures.length, 'service')} not recorded (${plural(recordedCount, 'other')} recorded). ${why}`,
