@@ -65,8 +65,6 @@ export function labelsWith(
     ...(facts.risk ?? []).map(name => label('risk', name)),
     ...(facts.issues ?? []).slice(0, MAX_ISSUE_LABELS).map(key => label('issue', key))
   ]
-  const added = candidates.filter(
-    (candidate): candidate is string => candidate !== undefined && !labels.has(candidate)
-  )
-  return [...labels, ...[...new Set(added)].slice(0, MAX_ADDED_LABELS)]
+  const added = candidates.filter(candidate => candidate !== undefined)
+  return [...new Set([...labels, ...added])].slice(0, labels.size + MAX_ADDED_LABELS)
 }
