@@ -1,27 +1,16 @@
 #!/usr/bin/env node
 /**
- * The command line's entry (`change-tracking`). It first checks the Node it runs on against the
- * oldest that package.json's `engines` names: on an older one it exits 2 at once with one line,
- * having run and recorded nothing, instead of failing later in a way that reads as an outage. Only
- * then does it load the command line (an import() made after the check: a static import would be
- * hoisted and run before it), so nothing that an older Node may not run is run.
- *
- * What the action loads lazily (its own chunks) is placed in this one file too, but still run only
- * when a command needs it: these imports are never made, and make the bundler keep the modules
- * here instead of in files of their own. No top-level await: the standalone executables bundle
- * this entry as CommonJS.
+ * The command line's entry (`change-tracking`). On a Node older than package.json's `engines`
+ * names it exits 2 at once with one line, having run and recorded nothing, instead of failing later
+ * in a way that reads as an outage. Only then is the command line loaded, by an import() (a static
+ * import would be hoisted before the check). No top-level await: the standalone executables
+ * bundle this entry as CommonJS.
  */
 import pkg from '../package.json' with { type: 'json' }
 
-/** The status of a command line that cannot run (the failure policy's first row). */
-const CANNOT_RUN = 2
-
-/** `>=20.18.0` as [20, 18, 0]. */
-const oldest = pkg.engines.node
-  .replace(/^>=\s*/, '')
-  .split('.')
-  .map(Number)
-const found = process.version.replace(/^v/, '').split('.').map(Number)
+/** `>=20.18.0` as [20, 18, 0], `v20.9.0` as [20, 9, 0]. */
+const partsOf = (version: string): number[] => version.replace(/^\D*/, '').split('.').map(Number)
+const [oldest, found] = [pkg.engines.node, process.version].map(partsOf)
 const differs = oldest.findIndex((part, i) => (found[i] ?? 0) !== part)
 
 if (differs !== -1 && (found[differs] ?? 0) < oldest[differs]) {
@@ -30,12 +19,15 @@ if (differs !== -1 && (found[differs] ?? 0) < oldest[differs]) {
       `${found.join('.')}: nothing was run or recorded. Install a newer Node, or the ` +
       `standalone executable, which needs none.\n`
   )
-  process.exitCode = CANNOT_RUN
+  // The failure policy's status for a command line that cannot run.
+  process.exitCode = 2
 } else {
   void start()
 }
 
 async function start(): Promise<void> {
+  // Never true: these imports only make the bundler keep what the action loads lazily in this one
+  // file (still run only when a command needs it) instead of in files of their own.
   if (process.exitCode === -1) {
     await import(/* webpackMode: "eager" */ './commands/events.ts')
     await import(/* webpackMode: "eager" */ './commands/services.ts')
