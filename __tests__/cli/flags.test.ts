@@ -1,6 +1,7 @@
 /** The command line's flags: each setting from its flag, else its variable, else its default. */
 import { describe, expect, it } from '@jest/globals'
-import { buildProgram, sensitiveValues, UsageError, type Invocation } from '../../src/cli/flags.ts'
+import { CommanderError } from 'commander'
+import { buildProgram, sensitiveValues, type Invocation } from '../../src/cli/flags.ts'
 import { Redactor } from '../../src/redact.ts'
 
 const quiet = { writeOut: () => {}, writeErr: () => {} }
@@ -76,8 +77,8 @@ describe('flags', () => {
     [['run', '--environment', ' ', '--', 'true'], '--environment']
   ])('refuse %j: a flag given empty is a usage error naming it', (args, flag) => {
     const error = refusal(args)
-    expect(error).toBeInstanceOf(UsageError)
-    expect(error.message).toMatch(new RegExp(`^${flag} is empty`))
+    expect(error).toBeInstanceOf(CommanderError)
+    expect(error.message).toMatch(new RegExp(`^error: ${flag} is empty`))
   })
 
   it('show their default, and leave a setting the command does not take empty', () => {
@@ -139,7 +140,7 @@ describe('the API key', () => {
 
   it('never comes from a flag: refused, saying why, without quoting it', () => {
     const error = refusal(['change', '--api-key', 'sk_live_secret'])
-    expect(error).toBeInstanceOf(UsageError)
+    expect(error).toBeInstanceOf(CommanderError)
     expect(error.message).toContain('process listings and shell history')
     expect(error.message).not.toContain('sk_live_secret')
   })

@@ -7,8 +7,6 @@ import { Command as Program, Option } from 'commander'
 import { COMMANDS, Inputs, SETTING_DEFAULTS, type Command, type InputName } from '../settings.ts'
 import type { Env } from './ci-context.ts'
 
-export { MAX_KEY_FILE_BYTES, readKeyFile } from './key-file.ts'
-
 /** What a command line can ask for: the action's commands, and `run`, which wraps a deploy. */
 export type CliCommand = Command | 'run'
 
@@ -56,7 +54,7 @@ const BOOLEAN_FLAGS = new Set(['dry-run', 'include-commits', 'auto-labels', 'ote
 /** A command line read: what to do, and each setting as the shared parsers read it. */
 export interface Invocation {
   command: CliCommand
-  /** The deploy command and its arguments, for `run`. */
+  /** The deploy command and its arguments: `run`'s words (commander refuses another's). */
   deploy: string[]
   /** The file that holds the API key (see readKeyFile); the variable's key is then not used. */
   apiKeyFile?: string
@@ -88,7 +86,6 @@ export function buildProgram(
     .version(version)
     .exitOverride()
     .configureOutput(output)
-    .showSuggestionAfterError(true)
     // Only before a command: `change --version v1.2.3` is the change's version, not ours.
     .enablePositionalOptions()
   // A command line that names its command builds only that one (each costs start-up time);
@@ -97,9 +94,8 @@ export function buildProgram(
   const all = ['run', ...COMMANDS] as CliCommand[]
   for (const command of all.includes(named) ? [named] : all) {
     const sub = program.command(command).description(COMMAND_HELP[command])
-    for (const [name, [help, ...commands]] of Object.entries(FLAGS)) {
+    for (const [name, [help, ...commands]] of Object.entries(FLAGS))
       if (commands.length === 0 || commands.includes(command)) sub.addOption(flagOption(name, help))
-    }
     sub
       .addOption(flagOption('api-key-file', 'a file holding the API key'))
       .addOption(new Option('--api-key <key>').hideHelp())
@@ -114,9 +110,7 @@ export function buildProgram(
     // Every word from the deploy's own name on is the deploy's: `run helm … --version 1.2.3`.
     if (command === 'run')
       sub.argument('<deploy...>', 'the deploy command, after --').passThroughOptions()
-    sub.action((...args: unknown[]) =>
-      onCommand(invocationOf(command, sub, command === 'run' ? (args[0] as string[]) : [], env))
-    )
+    sub.action(() => onCommand(invocationOf(command, sub, env)))
   }
   return program
 }
@@ -140,19 +134,19 @@ function fromEnv(sub: Program, env: Env): void {
   }
 }
 
-function invocationOf(command: CliCommand, sub: Program, deploy: string[], env: Env): Invocation {
+function invocationOf(command: CliCommand, sub: Program, env: Env): Invocation {
   const values = sub.opts<Record<string, string | boolean | undefined>>()
-  if (values['apiKey'] !== undefined) {
-    throw new UsageError(
-      `The API key is never taken from a flag: process listings and shell history would show it. Set ${variableOf('api-key')}, or give --api-key-file PATH.`
+  // A usage error: commander says it and throws, and the command line exits 2.
+  if (values['apiKey'] !== undefined)
+    sub.error(
+      `error: The API key is never taken from a flag: process listings and shell history would show it. Set ${variableOf('api-key')}, or give --api-key-file PATH.`
     )
-  }
   // `--dry-run ""` is no dry run, and would send: a flag given is given a value.
   const empty = sub.options.find(option => {
     const key = option.attributeName()
     return sub.getOptionValueSource(key) === 'cli' && !String(values[key]).trim()
   })
-  if (empty) throw new UsageError(`${empty.long} is empty: give it a value, or leave it out.`)
+  if (empty) sub.error(`error: ${empty.long} is empty: give it a value, or leave it out.`)
   const text = (name: string): string | undefined =>
     typeof values[name] === 'string' ? values[name] : undefined
   const apiKeyFile = text('apiKeyFile')
@@ -163,7 +157,7 @@ function invocationOf(command: CliCommand, sub: Program, deploy: string[], env: 
   }
   return {
     command,
-    deploy,
+    deploy: sub.args,
     apiKeyFile,
     options: {
       json: values['json'] === true,
@@ -193,6 +187,3 @@ export function sensitiveValues(argv: readonly string[], env: Env): string[] {
   })
   return [env[variableOf('api-key')] ?? '', ...values].filter(Boolean)
 }
-
-/** A command line that is wrong on every run: exit 2, before anything is sent or run. */
-export class UsageError extends Error {}
