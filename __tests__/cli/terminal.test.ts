@@ -27,7 +27,7 @@ describe('outputsDotenv', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'cta-env-')), 'outputs.env')
     const terminal = new Terminal(() => {}, same)
     terminal.setOutput('error', hostile)
-    writeFiles(terminal, { outputs: file }, () => {})
+    writeFiles(terminal, { outputs: file })
     const read = execFileSync('sh', ['-c', `set -a; . "${file}"; printf %s "$ERROR"`], {
       encoding: 'utf8'
     })
@@ -70,10 +70,10 @@ describe('Terminal', () => {
   })
 
   it('says a file it cannot write, and goes on', () => {
-    const problems: string[] = []
-    writeFiles(new Terminal(() => {}, same), { summary: '/nonexistent/summary.md' }, problem =>
-      problems.push(problem)
-    )
-    expect(problems).toEqual(['--summary "/nonexistent/summary.md" could not be written (ENOENT).'])
+    const lines: string[] = []
+    writeFiles(new Terminal(line => lines.push(line), same), { summary: '/nonexistent/summary.md' })
+    expect(lines).toEqual([
+      'warning: --summary "/nonexistent/summary.md" could not be written (ENOENT).'
+    ])
   })
 })

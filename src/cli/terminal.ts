@@ -11,11 +11,11 @@ export class Terminal implements ReportSink {
   readonly outputs = new Map<string, string>()
   summary = ''
   private readonly write: (line: string, prefix?: string) => void
-  private readonly debugOn: boolean
+  readonly debug: (message: string) => void
 
   constructor(write: (line: string) => void, safe: (text: string) => string, debugOn = false) {
     this.write = (line, prefix = '') => write(`${prefix}${safe(line)}`)
-    this.debugOn = debugOn
+    this.debug = debugOn ? message => this.write(message, 'debug: ') : () => {}
   }
 
   setOutput(name: string, value: string): void {
@@ -25,7 +25,6 @@ export class Terminal implements ReportSink {
     this.outputs.set(name, [...lines].join('\n'))
   }
   info = (message: string): void => this.write(message)
-  debug = (message: string): void => void (this.debugOn && this.write(message, 'debug: '))
   notice = (message: string): void => this.write(message, 'notice: ')
   warning = (message: string): void => this.write(message, 'warning: ')
   error = (message: string): void => this.write(message, 'error: ')
@@ -48,22 +47,19 @@ export function outputsDotenv(outputs: ReadonlyMap<string, string>): string {
 
 function dotenvValue(value: string): string {
   return value.replace(/[^A-Za-z0-9_.,:/@+=-]/gu, character =>
-    [...Buffer.from(character, 'utf8')]
-      .map(byte => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
-      .join('')
+    Buffer.from(character).toString('hex').toUpperCase().replace(/../g, '%$&')
   )
 }
 
-/** Writes the files asked for; a file that cannot be written is said, not thrown. */
+/** Writes the files asked for; a file that cannot be written is a warning, not thrown. */
 export function writeFiles(
   terminal: Terminal,
-  files: { outputs?: string; summary?: string; cdevent?: string },
-  say: (problem: string) => void
+  files: { outputs?: string; summary?: string; cdevent?: string }
 ): void {
   const events = terminal.outputs.get('cdevent')
   // No event (a failed deploy, none recorded): an earlier run's file must not be sent for this one.
   if (events === undefined && files.cdevent !== undefined)
-    say('No CDEvent: no change was recorded.')
+    terminal.warning('No CDEvent: no change was recorded.')
   const writes = [
     ['--outputs', files.outputs, () => outputsDotenv(terminal.outputs)],
     ['--summary', files.summary, () => terminal.summary],
@@ -77,7 +73,7 @@ export function writeFiles(
       else writeFileSync(path, body)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'an error'
-      say(`${flag} ${JSON.stringify(path)} could not be written (${code}).`)
+      terminal.warning(`${flag} ${JSON.stringify(path)} could not be written (${code}).`)
     }
   }
 }
