@@ -11,10 +11,9 @@ import { constants } from 'node:os'
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
 /**
- * How the deploy ended, as a job ends (`cancelled` when one of FORWARDED_SIGNALS reached this
- * process while it ran, however it then exited), with the shell's exit status (128 plus the
- * number of the signal that ended it) and its times in milliseconds since the epoch; or why it
- * could not start (127 not found, 126 not runnable), in one line naming it.
+ * How the deploy ended, as a job ends, with the shell's exit status (128 plus the number of the
+ * signal that ended it) and its times in milliseconds since the epoch; or why it could not start
+ * (127 not found, 126 not runnable), in one line naming it.
  */
 export type DeployEnd =
   | {
@@ -38,36 +37,31 @@ export interface DeployOptions {
    * is not passed on a second time, which would cut short a deploy cleaning up after the first.
    */
   interactive?: boolean
-  /**
-   * Takes the deploy's standard output, piped instead of shared, chunk by chunk: the promise
-   * settles once it has ended, so what the caller writes next follows all of it.
-   */
+  /** Takes the deploy's standard output, piped instead of shared, chunk by chunk. */
   stdout?: (chunk: Buffer) => void
 }
 
 /**
- * Runs the deploy to its end. Until then a SIGINT, SIGTERM or SIGHUP that reaches this process
- * is passed to the child instead of ending this process, and makes the outcome `cancelled`: a
+ * Runs the deploy to its end, and after all of its output (what the caller writes next follows
+ * it). Until then a SIGINT, SIGTERM or SIGHUP that reaches this process is passed to the child
+ * instead of ending this process, and makes the outcome `cancelled`, however it then exits: a
  * signal the deploy sent itself, or got from elsewhere, is a failure like any other.
  */
 export function runDeploy(
   command: string,
   args: readonly string[],
-  options: DeployOptions = {}
+  { env, clock = Date.now, interactive = Boolean(process.stdin.isTTY), stdout }: DeployOptions = {}
 ): Promise<DeployEnd> {
-  const clock = options.clock ?? Date.now
   return new Promise(resolve => {
     const startedAt = clock()
     let child: ChildProcess
     try {
-      const stdio: StdioOptions = ['inherit', options.stdout ? 'pipe' : 'inherit', 'inherit']
-      child = spawn(command, args, { shell: false, stdio, env: options.env })
+      const stdio: StdioOptions = ['inherit', stdout ? 'pipe' : 'inherit', 'inherit']
+      child = spawn(command, args, { shell: false, stdio, env })
     } catch (error) {
       // Node throws some failures to start (ENOTDIR, E2BIG, ENAMETOOLONG) instead of emitting them.
-      resolve(notStarted(command, error))
-      return
+      return resolve(notStarted(command, error))
     }
-    const interactive = options.interactive ?? Boolean(process.stdin.isTTY)
     let cancelled = false
     const forward = (signal: NodeJS.Signals): void => {
       cancelled = true
@@ -76,7 +70,7 @@ export function runDeploy(
     let lastByte: number | undefined
     child.stdout?.on('data', (chunk: Buffer) => {
       lastByte = chunk.at(-1) ?? lastByte
-      options.stdout?.(chunk)
+      stdout?.(chunk)
     })
     for (const signal of FORWARDED_SIGNALS) process.on(signal, forward)
     const stopForwarding = (): void => {
@@ -100,7 +94,7 @@ export function runDeploy(
       resolve({
         ...{ started: true, outcome, exitCode, startedAt, finishedAt },
         ...(signal !== null && { signal }),
-        ...(options.stdout && { outputEndsLine: lastByte === undefined || lastByte === 0x0a })
+        ...(stdout && { outputEndsLine: lastByte === undefined || lastByte === 0x0a })
       })
     })
   })
@@ -110,17 +104,14 @@ export function runDeploy(
 function notStarted(command: string, error: unknown): DeployEnd {
   const code = (error as NodeJS.ErrnoException).code ?? String(error)
   const name = `The deploy command ${JSON.stringify(command)}`
-  if (code === 'ENOENT') {
-    // The kernel says ENOENT too for a script whose #! interpreter is missing.
-    const message =
-      command.includes('/') && existsSync(command)
-        ? `${name} cannot be run: the interpreter on its #! line was not found.`
-        : `${name} was not found: give its path, or add its folder to PATH.`
-    return { started: false, exitCode: 127, message }
-  }
+  // An ENOENT for a file that exists: the kernel's for a script whose #! interpreter is missing.
   const message =
     code === 'EACCES'
       ? `${name} is not executable: make it an executable file (chmod +x), or run it through its interpreter.`
-      : `${name} could not be started (${code}).`
-  return { started: false, exitCode: 126, message }
+      : code !== 'ENOENT'
+        ? `${name} could not be started (${code}).`
+        : command.includes('/') && existsSync(command)
+          ? `${name} cannot be run: the interpreter on its #! line was not found.`
+          : `${name} was not found: give its path, or add its folder to PATH.`
+  return { started: false, exitCode: code === 'ENOENT' ? 127 : 126, message }
 }
