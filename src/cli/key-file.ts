@@ -4,6 +4,7 @@
  */
 import { constants } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { formatSeconds } from '../text.ts'
 
 /** The most a key file may hold: a key is a few hundred bytes. */
@@ -16,10 +17,7 @@ export async function readKeyFile(
 ): Promise<{ key: string } | { problem: string }> {
   const deadline = Date.now() + timeoutMs
   // Loaded here, as only --api-key-file reads a file: node:fs/promises costs every start ~5 ms.
-  const [{ open }, { setTimeout: sleep }] = await Promise.all([
-    import('node:fs/promises'),
-    import('node:timers/promises')
-  ])
+  const { open } = await import('node:fs/promises')
   const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1)
   const problem = (what: string) => ({ problem: `--api-key-file ${what}.` })
   let file: FileHandle | undefined
