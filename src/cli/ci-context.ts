@@ -86,10 +86,9 @@ export async function detectCiContext(
   const read = readable(env)
   // A CI env-ci fails on (Netlify without REPOSITORY_URL) is a CI without a name.
   const ci = attempt(() => envCi({ env: read, cwd: NO_GIT_FOLDER })) ?? { isCi: true }
-  const id = ci.service
-  if (id) {
-    take('provider', 'env-ci', id)
-    for (const [field, names] of Object.entries(UNREAD[id] ?? {}) as [Field, string][])
+  if (ci.service) {
+    take('provider', 'env-ci', ci.service)
+    for (const [field, names] of Object.entries(UNREAD[ci.service] ?? {}) as [Field, string][])
       for (const name of names.split('|'))
         take(field, name, name.includes('$') ? link(name, read) : read[name])
     const from = `env-ci (${ci.name})`
@@ -192,8 +191,7 @@ export function ciDefaults(ci: CiContext, cwd: string): RunDefaults {
 export function ciMetadata(context: CiContext): Record<string, unknown> {
   const { provider, buildNumber, buildUrl, jobUrl, branch, tag, pullRequest } = context
   const fields = { provider, build_number: buildNumber, build_url: buildUrl, job_url: jobUrl }
-  const all = { ...fields, branch, tag, pull_request: pullRequest }
-  return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined))
+  return withoutUndefined({ ...fields, branch, tag, pull_request: pullRequest })
 }
 
 /** What shipped, from the checkout and what the CI says; `named`: how previous-version is named. */
@@ -209,13 +207,12 @@ export function checkoutLookup(env: Env, ci: CiContext, cwd: string, named: stri
       checkout.lookUpInCheckout({ ...options, version, previousVersion, signal })
 }
 
-/** A link from its template, spaces encoded and no part's final "/"; none if one is unset. */
-function link(template: string, env: Env): string | undefined {
+/** A link from its template and the variables read (trimmed); none if one is unset. */
+function link(template: string, read: Env): string | undefined {
   let whole = true
   const url = template.replace(/\$([A-Z_]+)/g, (_, name: string) => {
-    const part = env[name]?.trim() ?? ''
-    whole &&= part !== ''
-    return (part.endsWith('/') ? part.slice(0, -1) : part).replaceAll(' ', '%20')
+    whole &&= read[name] !== undefined
+    return (read[name] ?? '').replace(/\/$/, '').replaceAll(' ', '%20')
   })
   return whole ? url : undefined
 }
