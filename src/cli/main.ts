@@ -9,7 +9,7 @@ import type { ShippedLookup } from '../commands/command.ts'
 import { requireSubject } from '../commands/change.ts'
 import { InputError } from '../errors.ts'
 import { ACTION_VERSION } from '../package.ts'
-import { CancelledError, type Verdict } from '../policy.ts'
+import { CancelledError } from '../policy.ts'
 import { Redactor } from '../redact.ts'
 import { safeLine, type DoorWords } from '../report.ts'
 import { Inputs, type Command } from '../settings.ts'
@@ -25,7 +25,8 @@ import {
 } from '../step.ts'
 import { checkoutLookup, ciDefaults, detectCiContext, type Env } from './ci-context.ts'
 import { runDeploy } from './deploy-process.ts'
-import { buildProgram, readKeyFile, sensitiveValues, variableOf, type Invocation } from './flags.ts'
+import { buildProgram, sensitiveValues, variableOf, type Invocation } from './flags.ts'
+import { readKeyFile } from './key-file.ts'
 import { Terminal, writeFiles } from './terminal.ts'
 
 /** A command line that cannot run: wrong on every run, so never worth a retry. */
@@ -78,12 +79,8 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
   let invocation: Invocation | undefined
   try {
     const output = { writeOut: io.stdout, writeErr: (text: string) => say(text.trimEnd()) }
-    buildProgram(ACTION_VERSION, output, env, found => (invocation = found), argv).parse(
-      [...argv],
-      {
-        from: 'user'
-      }
-    )
+    const program = buildProgram(ACTION_VERSION, output, env, found => (invocation = found), argv)
+    program.parse(argv, { from: 'user' })
   } catch (error) {
     // Help and --version exit 0; every other refusal of the command line is a usage error.
     if (!(error as { code?: string }).code?.startsWith('commander.'))
@@ -96,9 +93,7 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
   // The key file and the CI's context are read at once, within the key check's ten seconds, and
   // leave the check itself at least its last second: the deploy starts within the ten.
   const [key, ci] = await Promise.all([
-    apiKeyFile === undefined
-      ? undefined
-      : readKeyFile(apiKeyFile, { timeoutMs: KEY_CHECK_BUDGET_MS - MIN_KEY_CHECK_MS }),
+    apiKeyFile && readKeyFile(apiKeyFile, { timeoutMs: KEY_CHECK_BUDGET_MS - MIN_KEY_CHECK_MS }),
     detectCiContext(env, io.cwd)
   ])
   if (key && 'key' in key) redactor.add(key.key)
@@ -106,11 +101,9 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
     name === Inputs.ApiKey && key && 'key' in key ? key.key : invocation!.getInput(name)
   for (const warning of ci.warnings ?? []) terminal.warning(warning)
   for (const name of ['version', 'service', 'user', 'environment'] as const) {
-    const given = getInput(name) !== ''
-    const from = given ? nameOf(name) : ci.sources[name]
-    terminal.debug(
-      `${name}: ${given ? getInput(name) : (ci[name] ?? '(none)')} (from ${from ?? 'nowhere'})`
-    )
+    const given = getInput(name)
+    const from = given ? nameOf(name) : (ci.sources[name] ?? 'nowhere')
+    terminal.debug(`${name}: ${given || (ci[name] ?? '(none)')} (from ${from})`)
   }
   const open = await openRun({ sink: terminal, getInput, words: wordsOf(nameOf), redactor })
   // A key file that cannot be used is a mistake to fix, like a rejected key.
@@ -123,7 +116,7 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
       ? await runWrapped(door, invocation, env, io, KEY_CHECK_BUDGET_MS - (Date.now() - startedAt))
       : await runAlone(door, command)
   const cdevent = options.cdevent && resolve(io.cwd, options.cdevent)
-  writeFiles(terminal, { ...options, cdevent }, problem => terminal.warning(problem))
+  writeFiles(terminal, { ...options, cdevent })
   // The outputs as one JSON object: the last line of standard output, whole.
   if (options.json) io.stdout(`${JSON.stringify(Object.fromEntries(terminal.outputs))}\n`)
   return status
@@ -133,11 +126,10 @@ type DoorRun = { open: OpenRun; run: ReturnType<typeof ciDefaults>; lookUp: Ship
 
 /** One command: 0, 2 for an input error, 1 for another failure the policy counts. */
 async function runAlone({ open, run, lookUp }: DoorRun, command: Command): Promise<number> {
-  const { settings } = open
   const error =
     open.error ??
     (await runCommand(
-      { ...open, settings: settings! },
+      { ...open, settings: open.settings! },
       { run, lookUp, budgetCap: Infinity, onSignal: 'exit' }
     ))
   const verdict = await finishRun(open, error, momentOf(command))
@@ -157,6 +149,7 @@ async function runWrapped(
   budgetLeft: number
 ): Promise<number> {
   const { settings, report } = open
+  const { json } = invocation.options
   let error = open.error
   if (settings && !error) {
     error = await runCommand(
@@ -177,19 +170,15 @@ async function runWrapped(
     report.warning(`The deploy was not started: ${error.signal} arrived during the key check.`)
     return SIGNAL_EXIT_CODES[error.signal]
   }
-  const before: Verdict | undefined =
-    error === undefined ? undefined : await finishRun(open, error, 'before-deploy')
+  const before = error === undefined ? undefined : await finishRun(open, error, 'before-deploy')
   if (before?.failsNow) return 1
   const [command, ...args] = invocation.deploy
-  const deploy = await runDeploy(command, args, {
-    env: env as NodeJS.ProcessEnv,
-    ...(invocation.options.json && { stdout: (chunk: Buffer) => io.stdout(chunk) })
-  })
+  const deploy = await runDeploy(command, args, { env, stdout: json ? io.stdout : undefined })
   if (!deploy.started) {
     report.failed(deploy.message)
     return deploy.exitCode
   }
-  if (invocation.options.json && !deploy.outputEndsLine) io.stdout('\n')
+  if (json && !deploy.outputEndsLine) io.stdout('\n')
   let fails = before?.failsAfter ?? false
   if (settings && (!before || before.recordsAfter)) {
     const recorded = await runCommand(
