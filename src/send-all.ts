@@ -15,9 +15,7 @@ export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown }
  */
 export async function inParallel(limit: number, step: () => Promise<boolean>): Promise<void> {
   const worker = async (): Promise<void> => {
-    while (await step()) {
-      // The step did the work.
-    }
+    while (await step()) continue
   }
   await Promise.all(Array.from({ length: limit }, worker))
 }

@@ -25,11 +25,9 @@ export interface CommandContext {
   lookUp?: ShippedLookup
 }
 
-/** The version and environment a change is about: what a lookup looks up. */
-export type Subject = { version: string; environment?: string }
-/** Looks up what a change ships; a failure is one warning, never thrown. */
+/** Looks up what a change's version (in its environment) ships; a failure is a warning, never thrown. */
 export type ShippedLookup = (
-  subject: Subject,
+  subject: { version: string; environment?: string },
   signal?: AbortSignal
 ) => Promise<{ shipped?: Shipped; warning?: string }>
 

@@ -70,10 +70,9 @@ export class LineTooLong extends Error {
 export type NumberedLine = { at: number; line: Buffer }
 
 /**
- * The source's non-blank lines as bytes, split on "\n" and stripped of surrounding JSON whitespace
- * (so of the "\r" of CRLF) and, on the first line, of a byte order mark. They come in groups, one
- * per chunk of a file, each split lazily: a group must be iterated to its end before the next is
- * pulled.
+ * The source's non-blank lines, numbered, as bytes without surrounding JSON whitespace (so without
+ * the "\r" of CRLF) or a byte order mark. One group per chunk of a file, split lazily: a group must
+ * be iterated to its end before the next is pulled.
  */
 export async function* readLines(source: EventSource): AsyncGenerator<Iterable<NumberedLine>> {
   // The start of a line that continues in later chunks, in pieces: joined once, when it ends.
