@@ -78,23 +78,21 @@ export function selectServices(
     decisions: specs.map(spec => unmatched(spec, reason)),
     allRecordedBecause: `Every service is recorded: ${why}`
   })
-  const files = changed.files
+  const { files, complete } = changed
   if (files === undefined) {
     return everyService(
       'recorded: the changed files are unknown',
       `the files changed since the previous deploy are unknown${because}.`
     )
   }
-  const matched = runWithin(budgetMs, () =>
-    specs.map(spec => decide(spec, files, changed.complete))
-  )
+  const matched = runWithin(budgetMs, () => specs.map(spec => decide(spec, files, complete)))
   if (!matched.finished) {
     return everyService(
       'recorded: matching the changed files took too long',
       `matching the services' patterns against the changed files took longer than ${formatSeconds(budgetMs)}. Simplify the patterns: several * in one folder or file name, as **/*a*a*b, make a match slow.`
     )
   }
-  if (changed.complete) return { decisions: matched.value }
+  if (complete) return { decisions: matched.value }
   const why = `the list of files changed since the previous deploy is incomplete${because}; ${plural(files.length, 'file')} known.`
   return { decisions: matched.value, allRecordedBecause: `Every service is recorded: ${why}` }
 }
@@ -107,14 +105,13 @@ function unmatched(spec: ServiceSpec, reason: string): ServiceDecision {
 
 /**
  * Whether a path is a service's, compiled once: it matches a pattern without "!" and none with.
- * A service without patterns has no path of its own.
+ * A service without patterns has no path of its own: picomatch of no pattern matches nothing.
  */
 export function matcherOf(spec: ServiceSpec): (path: string) => boolean {
   const included = spec.patterns.filter(p => !p.startsWith('!'))
   const excluded = spec.patterns.filter(p => p.startsWith('!')).map(p => p.slice(1))
-  if (included.length === 0) return () => false
   const includes = picomatch(included, GLOB_OPTIONS)
-  const excludes = excluded.length > 0 ? picomatch(excluded, GLOB_OPTIONS) : () => false
+  const excludes = picomatch(excluded, GLOB_OPTIONS)
   return path => includes(path) && !excludes(path)
 }
 
