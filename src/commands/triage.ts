@@ -106,7 +106,7 @@ export function triageRows(triage: Triage, links: RunDefaults['links']): Summary
     ['Issues', triage.issues && shortList(triage.issues, triage.issueCount)],
     [
       'Closes',
-      triage.closes && closedLinks(triage.closes, triage.closeCount, triage.issueLinks ?? links)
+      triage.closes && closedLinks(triage.closes, triage.issueLinks ?? links, triage.closeCount)
     ]
   ]
 }
@@ -129,11 +129,7 @@ function shortList(items: readonly string[], count = items.length): string {
 }
 
 /** `#N` and `owner/repo#N`, each linked to its issue on the run's server, when it has one. */
-function closedLinks(
-  closes: readonly string[],
-  count: number = closes.length,
-  run: Triage['issueLinks']
-): Link[] {
+function closedLinks(closes: string[], run: Triage['issueLinks'], count = closes.length): Link[] {
   const issues = run?.gitlab ? '-/issues' : 'issues'
   const links: Link[] = closes.slice(0, MAX_SUMMARY_ISSUES).map(ref => {
     const [name, number] = ref.startsWith('#') ? [run?.repository, ref.slice(1)] : ref.split('#')
