@@ -7,9 +7,9 @@ import {
   checkoutLookup,
   ciMetadata,
   detectCiContext,
-  type CiContext,
-  type Env
+  type CiContext
 } from '../../src/cli/ci-context.ts'
+import type { Env } from '../../src/settings.ts'
 import type { Git } from '../../src/shipped/git.ts'
 import { gitEnv, TestRepository } from '../support/git-repository.ts'
 

@@ -11,9 +11,7 @@ import { attempt } from '../errors.ts'
 import { gitEnvironment, gitIn, type Git } from '../shipped/git.ts'
 import * as checkout from '../shipped/git-lookup.ts'
 import type { ShippedLookup } from '../commands/command.ts'
-
 import type { Env } from '../settings.ts'
-export type { Env }
 
 /**
  * What the CI (or the checkout) says: `provider` is env-ci's id ('gitlab', 'jenkins', …, none

@@ -5,7 +5,7 @@
  */
 import { Command as Program, Option } from 'commander'
 import { COMMANDS, Inputs, SETTING_DEFAULTS, type Command, type InputName } from '../settings.ts'
-import type { Env } from './ci-context.ts'
+import type { Env } from '../settings.ts'
 
 /** What a command line can ask for: the action's commands, and `run`, which wraps a deploy. */
 export type CliCommand = Command | 'run'

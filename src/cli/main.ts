@@ -12,7 +12,7 @@ import { ACTION_VERSION } from '../package.ts'
 import { CancelledError } from '../policy.ts'
 import { Redactor } from '../redact.ts'
 import { safeLine, type DoorWords } from '../report.ts'
-import { Inputs, type Command } from '../settings.ts'
+import { Inputs, type Command, type Env } from '../settings.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
   finishRun,
@@ -23,7 +23,7 @@ import {
   SIGNAL_EXIT_CODES,
   type OpenRun
 } from '../step.ts'
-import { checkoutLookup, ciDefaults, detectCiContext, type Env } from './ci-context.ts'
+import { checkoutLookup, ciDefaults, detectCiContext } from './ci-context.ts'
 import { runDeploy } from './deploy-process.ts'
 import { buildProgram, sensitiveValues, variableOf, type Invocation } from './flags.ts'
 import { readKeyFile } from './key-file.ts'
