@@ -1,8 +1,4 @@
-/**
- * The wrapped deploy: a child process without a shell, with the wrapper's standard streams and
- * environment, the signals that stop a deploy passed on to it, and how it ended as a job's
- * outcome and the exit status the wrapper gives back.
- */
+/** The wrapped deploy: a child process without a shell, with the wrapper's streams and env. */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { constants } from 'node:os'
@@ -12,8 +8,7 @@ export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'
 
 /**
  * How the deploy ended, as a job ends, with the shell's exit status (128 plus the number of the
- * signal that ended it) and its times in milliseconds since the epoch; or why it could not start
- * (127 not found, 126 not runnable), in one line naming it.
+ * signal that ended it) and its times in milliseconds since the epoch; or why it could not start.
  */
 export type DeployEnd =
   | {
