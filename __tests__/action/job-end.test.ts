@@ -54,10 +54,30 @@ describe('the main step of a job-end run', () => {
     expect(runner.states['jobEnd']).toBeDefined()
   })
 
+  it('under auto, an outage at the key check is a warning that the post step will still record, and the state is saved', async () => {
+    emulator.inject('GET /v2/hello', { status: 503, body: 'down' }, Infinity)
+    const runner = await mainStep()
+    expect(runner.failures).toEqual([])
+    expect(runner.errors).toEqual([])
+    expect(runner.warnings).toEqual([
+      expect.stringMatching(/the post step will still try to record/)
+    ])
+    expect(runner.states['jobEnd']).toBeDefined()
+  })
+
   it('in a dry run, sends nothing and still saves its start for the post step', async () => {
     const runner = await mainStep({ 'dry-run': 'true' })
     expect(emulator.requests).toHaveLength(0)
     expect(runner.states['jobEnd']).toBeDefined()
     expect(runner.lines).toContain('Dry run: nothing was sent.')
+  })
+})
+
+describe('the main step of a run that records at once', () => {
+  it('saves only that a post step is one, which then has nothing to do', async () => {
+    const runner = await mainStep({ 'record-at': 'now', 'include-commits': 'false' })
+    expect(runner.failures).toEqual([])
+    expect(emulator.changes.size).toBe(1)
+    expect(runner.states).toEqual({ isPost: 'true' })
   })
 })

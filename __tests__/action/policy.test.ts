@@ -66,6 +66,46 @@ describe('record-at: job-end, an error at the key check before the deploy', () =
   )
 })
 
+describe('record-at: job-end, an invalid input', () => {
+  const inputs = (mode: string) => ({
+    'record-at': 'job-end',
+    'fail-on-error': mode,
+    'timeout-seconds': 'soon'
+  })
+
+  it('under auto: the main step says the job will fail, and the post step fails naming the input', async () => {
+    const first = runner(inputs('auto'))
+    await run(first, ENV)
+    expect(said(first)).toBe('error')
+    expect(first.errors).toEqual([
+      expect.stringMatching(/timeout-seconds.*the job will fail when it ends/)
+    ])
+    const state = readJobEndState({ STATE_jobEnd: first.states['jobEnd'] })
+    expect(state).toBeDefined()
+    const last = runner(inputs('auto'))
+    await runPost(state ?? {}, last, ENV)
+    expect(last.failures).toEqual([
+      expect.stringMatching(/^The deploy was not recorded: .*timeout-seconds/)
+    ])
+    expect(emulator.requests).toHaveLength(0)
+  })
+
+  it.each([
+    ['false', 'warning', /timeout-seconds.*it will not be recorded/],
+    ['true', 'fails', /timeout-seconds/]
+  ] as const)(
+    'under %s: the main step says it as a %s, and leaves the post step nothing to do',
+    async (mode, how, saying) => {
+      const first = runner(inputs(mode))
+      await run(first, ENV)
+      expect(said(first)).toBe(how)
+      expect([...first.failures, ...first.warnings]).toEqual([expect.stringMatching(saying)])
+      expect(first.states['jobEnd']).toBeUndefined()
+      expect(emulator.requests).toHaveLength(0)
+    }
+  )
+})
+
 describe('a step that records', () => {
   it.each([
     ['auto', MISTAKE, 'fails'],

@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Emulator } from '../../emulator/emulator.ts'
+import { readJobEndState } from '../../src/action/post-state.ts'
 import { run, runPost } from '../../src/main.ts'
 import { useEmulator } from '../support/use-emulator.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
@@ -138,6 +139,75 @@ describe('at a job’s end', () => {
     expect(r.warnings).toEqual([
       'The deploy ended with failure, so the change keeps outcome failure: the label "outcome:success" was dropped; custom-metadata\'s deploy.outcome "success" was replaced.'
     ])
+  })
+
+  it.each([
+    ['failure', 'failure', / failed after \d+ s$/],
+    ['cancelled', 'cancelled', / cancelled after \d+ s$/],
+    ['skipped', 'unknown', / ended with an unknown status after \d+ s$/]
+  ])(
+    'records a deploy that ended with %s, its outcome %s in the metadata and the description',
+    async (status, outcome, described) => {
+      const r = runner({ 'record-at': 'job-end', 'job-status': status })
+      await post(r)
+      expect(r.failures).toEqual([])
+      const [change] = emulator.changes.values()
+      expect(JSON.parse(String(change?.custom_metadata)).deploy['outcome']).toBe(outcome)
+      expect(String(change?.description)).toMatch(described)
+    }
+  )
+
+  it('records one change per service, each with the deploy’s outcome', async () => {
+    const r = runner({
+      'record-at': 'job-end',
+      'job-status': 'failure',
+      services: 'api: services/api/**\nweb'
+    })
+    await post(r)
+    expect(r.failures).toEqual([])
+    const changes = [...emulator.changes.values()]
+    expect(changes.map(change => change.service).sort()).toEqual(['api', 'web'])
+    for (const change of changes) {
+      expect(JSON.parse(String(change.custom_metadata)).deploy['outcome']).toBe('failure')
+    }
+    expect(JSON.parse(r.outputs['change-ids'])).toHaveProperty('web')
+  })
+
+  it('in a dry run, prints the change it would send with the deploy’s outcome, and sends nothing', async () => {
+    const r = runner({ 'record-at': 'job-end', 'job-status': 'success', 'dry-run': 'true' })
+    await post(r)
+    expect(emulator.requests).toHaveLength(0)
+    const printed = r.lines.join('\n')
+    expect(printed).toContain(`[dry-run] POST ${emulator.url}v2/change`)
+    expect(printed).toContain('\\"outcome\\":\\"success\\"')
+  })
+
+  it('records a start it cannot read as no start: the outcome alone, and one warning', async () => {
+    const r = runner({ 'record-at': 'job-end', 'job-status': 'failure' })
+    const saved = readJobEndState({ STATE_jobEnd: 'not json' })
+    await runPost(saved ?? {}, r, runnerContext(tmpdir()))
+    expect(r.failures).toEqual([])
+    expect(r.warnings).toEqual([
+      'The deploy is recorded without its start or duration: the start the main step saved cannot be read.'
+    ])
+    const [request] = emulator.requestsTo('POST /v2/change')
+    expect(JSON.parse(request.body)).not.toHaveProperty('created_at')
+    const [change] = emulator.changes.values()
+    expect(JSON.parse(String(change?.custom_metadata)).deploy).toEqual({
+      outcome: 'failure',
+      status: 'failure',
+      finished_at: expect.any(String)
+    })
+    expect(String(change?.description)).toMatch(/ failed$/)
+  })
+
+  it('warns of an outage, and does not fail the step, with the failed call in the error output', async () => {
+    emulator.inject('POST /v2/change', { status: 503, body: 'down' }, Infinity)
+    const r = runner({ 'record-at': 'job-end', 'job-status': 'failure' })
+    await post(r)
+    expect(r.failures).toEqual([])
+    expect(r.warnings).toEqual([expect.stringContaining('POST /v2/change')])
+    expect(r.outputs['error']).toMatch(/POST \/v2\/change/)
   })
 
   it('runs the heartbeat command alone the same way', async () => {
