@@ -157,6 +157,19 @@ describe('the read commands', () => {
 })
 
 describe('what the command line prints', () => {
+  it('prints its help as lines when no command is given, and exits 2', async () => {
+    const lines: string[] = []
+    const status = await main(
+      [],
+      {},
+      { stdout: () => {}, stderr: line => lines.push(line), cwd: work }
+    )
+    expect(status).toBe(2)
+    expect(lines.join('\n').split('\n')).toEqual(
+      expect.arrayContaining(['Usage: change-tracking [options] [command]', 'Commands:'])
+    )
+  })
+
   it('never repeats the key in a parser message, wherever the flag stands', async () => {
     const key = emulator.apiKey
     for (const args of [

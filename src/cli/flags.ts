@@ -3,7 +3,7 @@
  * CHANGE_TRACKING_<NAME> variable (a flag wins). Parsed by commander, which writes the help and
  * suggests the closest name; the values are then read by the shared parsers as the action's are.
  */
-import { Command as Program, Option } from 'commander'
+import { Command as Program, Option, type OutputConfiguration } from 'commander'
 import { COMMANDS, Inputs, SETTING_DEFAULTS, type Command, type InputName } from '../settings.ts'
 import type { Env } from '../settings.ts'
 
@@ -76,7 +76,7 @@ const camel = (name: string): string => name.replace(/-(.)/g, (_, c: string) => 
  */
 export function buildProgram(
   version: string,
-  output: { writeOut: (text: string) => void; writeErr: (text: string) => void },
+  output: OutputConfiguration,
   env: Env,
   onCommand: (invocation: Invocation) => void,
   argv: readonly string[] = []

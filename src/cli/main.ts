@@ -78,7 +78,12 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
   const say = (line: string): void => io.stderr(safe(line))
   let invocation: Invocation | undefined
   try {
-    const output = { writeOut: io.stdout, writeErr: (text: string) => say(text.trimEnd()) }
+    // Help is our own words, printed as lines; a refusal may quote the command line: made safe.
+    const output = {
+      writeOut: io.stdout,
+      writeErr: (text: string) => io.stderr(text.trimEnd()),
+      outputError: (text: string) => say(text.trimEnd())
+    }
     const program = buildProgram(ACTION_VERSION, output, env, found => (invocation = found), argv)
     program.parse(argv, { from: 'user' })
   } catch (error) {
