@@ -1,8 +1,11 @@
 /**
  * What a change ships, end to end: the bundled action as a process against the emulator and the
- * fake GitHub API. The lookup's findings in the change, its outputs, log and summary; exact counts
- * over every compare page; the push payload without a token; a failed later page; failures that
- * never fail the step; the token's secrecy; and the toolkit's proxy rules as the bundle applies them.
+ * fake GitHub API. The lookup's findings in the change, its outputs, log and summary, and the
+ * token's secrecy; a failure that echoes the token never fails the step; the toolkit's proxy rules
+ * as the bundle applies them; and a cancel while the lookup runs. Exact counts over every compare
+ * page, the push payload without a token, a failed later page, rollbacks, include-commits false or
+ * git and the dry run are proven in process (shipped/*.test.ts, commands/shipped.test.ts,
+ * main.test.ts).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { Emulator } from '../../emulator/emulator.ts'
@@ -11,10 +14,6 @@ import { testCertificate, TEST_SERVICE_HOST } from '../../emulator/tls.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { actionAgainst, type ActionRun } from '../support/run-action.ts'
 import { renderSummary } from '../support/summary.ts'
-import { gitEnv, TestRepository } from '../support/git-repository.ts'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 
 const TOKEN = 'ghs_e2eToken0123456789abcdef'
 const REPOSITORY = 'octo-org/octo-repo'
@@ -105,7 +104,7 @@ function printedBesidesMasking(run: ActionRun): string {
 const warningsOf = (run: ActionRun): string[] =>
   run.stdout.split('\n').filter(line => line.startsWith('::warning::'))
 
-it('records what the lookup found in the change, its outputs, its log line and its summary', async () => {
+it('records what the lookup found in the change, its outputs, its log line and its summary, the token sent to the API alone and never printed', async () => {
   const run = await deploy(sha(9))
   expect(run.exitCode).toBe(0)
   expect(run.outputs).toMatchObject({
@@ -144,96 +143,7 @@ it('records what the lookup found in the change, its outputs, its log line and i
     href: run.outputs['compare-url']
   })
   expect(github.requests.length).toBeLessThanOrEqual(MAX_API_CALLS)
-})
-
-it('tells what a push brought from its payload when there is no token, with no API call', async () => {
-  const payload = {
-    before: sha(9),
-    after: sha(12),
-    commits: [10, 11, 12].map(n => ({
-      id: sha(n),
-      message: n === 12 ? 'Fix cart (#42)' : `Change ${n}`,
-      author: { name: 'Alice', username: 'alice' }
-    }))
-  }
-  const run = await deploy(sha(12), { 'github-token': '' }, 'push', payload)
-  expect(run.exitCode).toBe(0)
-  expect(github.requests).toHaveLength(0)
-  expect(run.outputs).toMatchObject({ 'previous-version': sha(9), 'commit-count': '3' })
-  expect(metadataOf(run)).toMatchObject({ previous_sha: sha(9), pull_requests: [{ number: 42 }] })
-  expect(warningsOf(run)).toEqual([expect.stringContaining('No github-token: ')])
-})
-
-it('says plainly when a deploy is a rollback', async () => {
-  const run = await deploy(sha(3), { 'previous-version': sha(9), environment: 'production' })
-  expect(run.outputs['rollback']).toBe('true')
-  expect(metadataOf(run)['rollback']).toBe(true)
-  expect(String(emulator.changes.get(run.outputs['change-id'])?.description)).toMatch(
-    /: rollback from 0000000$/
-  )
-})
-
-it('counts a 600-commit range exactly, reading every compare page', async () => {
-  github.repository.commits = history(601)
-  const run = await deploy(sha(601), { 'previous-version': sha(1) })
-  expect(run.exitCode).toBe(0)
-  expect(warningsOf(run)).toEqual([])
-  // Every third commit of 2 to 601 is a pull request's squash merge: 3, 6, …, 600.
-  expect(metadataOf(run)).toMatchObject({ commit_count: 600, pull_request_count: 200 })
-  expect(metadataOf(run)).not.toHaveProperty('pull_requests_complete')
-  expect((metadataOf(run)['commits'] as unknown[]).length).toBe(50)
-  expect(metadataOf(run)['lead_time_seconds']).toMatchObject({ commits: 600 })
-  expect(String(emulator.changes.get(run.outputs['change-id'])?.description)).toMatch(
-    /600 commits since 0000000 \(#\d+ Change \d+, .*\+\d+ more\)$/
-  )
-  expect(run.stdout).toContain('600 commits, 200 pull requests')
-  expect(run.summary).toContain('Commits \\(the newest 50 of 600\\)')
-  expect(github.requestsTo('GET /repos/*/*/compare/*')).toHaveLength(3)
-  expect(github.requests.length).toBeLessThanOrEqual(MAX_API_CALLS)
-})
-
-it('keeps the count of the first compare page when the last page fails, with one warning', async () => {
-  github.repository.commits = history(601)
-  github.inject('GET /repos/*/*/compare/*?page=3', GitHubFaults.badGateway, Infinity)
-  const run = await deploy(sha(601), { 'previous-version': sha(1) })
-  expect(run.exitCode).toBe(0)
-  expect(run.outputs['commit-count']).toBe('600')
-  expect(metadataOf(run)).toMatchObject({ commit_count: 600, pull_requests_complete: false })
-  expect(run.stdout).toContain('600 commits, at least 83 pull requests')
-  // The newest commits read are those of page 1, not the newest of the range.
-  expect(run.summary).toContain('Commits \\(the newest 50 read of 600\\)')
-  expect(warningsOf(run)).toEqual([
-    expect.stringMatching(
-      /GET \/repos\/octo-org\/octo-repo\/compare\/.* answered HTTP 502.* recorded with what was found/
-    )
-  ])
-  expect(github.requestsTo('GET /repos/*/*/compare/*')).toHaveLength(2)
-})
-
-describe('a lookup that fails never fails the step', () => {
-  it.each([
-    [
-      'a refused token GitHub echoes back',
-      { status: 401, body: JSON.stringify({ message: `Bad credentials: ${TOKEN}` }) }
-    ],
-    ['a reset', GitHubFaults.reset]
-  ])(
-    'on %s: one warning, the change recorded, exit 0 under fail-on-error true',
-    async (_, fault) => {
-      github.inject('GET /repos/*/*/compare/*', fault, Infinity)
-      const run = await deploy(sha(9), { 'previous-version': sha(5) })
-      expect(run.exitCode).toBe(0)
-      expect(run.outputs['change-id']).toBeTruthy()
-      expect(warningsOf(run)).toHaveLength(1)
-      expect(run.outputs['commit-count']).toBe('')
-      expect(printedBesidesMasking(run)).not.toContain(TOKEN)
-    }
-  )
-})
-
-it('sends the token only to the API, in its Authorization header, and never prints it', async () => {
-  const run = await deploy(sha(9), { 'previous-version': sha(5), 'heartbeat-id': '' })
-  expect(github.requests.length).toBeGreaterThan(0)
+  // The token goes only to the API, in its Authorization header, and is never printed.
   for (const request of github.requests)
     expect(request.headers.authorization).toBe(`token ${TOKEN}`)
   for (const request of emulator.requestsTo('POST /v2/change')) {
@@ -244,56 +154,21 @@ it('sends the token only to the API, in its Authorization header, and never prin
   expect(run.stdout).toContain(`::add-mask::${TOKEN}`)
 })
 
-it('makes no GitHub API call with include-commits false', async () => {
-  const run = await deploy(sha(9), { 'include-commits': 'false', 'previous-version': sha(5) })
-  expect(run.exitCode).toBe(0)
-  expect(github.requests).toHaveLength(0)
-  expect(run.outputs['previous-version']).toBe('')
-  expect(run.outputs['rollback']).toBe('false')
-})
-
-it('reads the runner’s checkout instead of the API with include-commits: git', async () => {
-  const folder = mkdtempSync(join(tmpdir(), 'cta-e2e-git-'))
-  try {
-    const repo = new TestRepository(join(folder, 'octo-repo'), gitEnv(folder))
-    const first = repo.commit('Initial commit', { 'README.md': '# Octo\n' })
-    const head = repo.commit('Add login (#41)', { 'src/login.ts': 'export {}\n' })
-    repo.git(['remote', 'add', 'origin', `https://github.com/${REPOSITORY}`])
-    const run = await deploy(
-      head,
-      { 'include-commits': 'git', 'previous-version': first },
-      'push',
-      {},
-      {
-        GITHUB_WORKSPACE: repo.path
-      }
+describe('a lookup that fails never fails the step', () => {
+  // Other failures (a reset, a later page, no token): shipped/lookup.test.ts, in process.
+  it('on a refused token GitHub echoes back: one warning, the change recorded, exit 0 under fail-on-error true', async () => {
+    github.inject(
+      'GET /repos/*/*/compare/*',
+      { status: 401, body: JSON.stringify({ message: `Bad credentials: ${TOKEN}` }) },
+      Infinity
     )
+    const run = await deploy(sha(9), { 'previous-version': sha(5) })
     expect(run.exitCode).toBe(0)
-    expect(github.requests).toEqual([])
-    expect(metadataOf(run)).toMatchObject({
-      source: 'git',
-      previous_sha: first,
-      commit_count: 1,
-      pull_requests: [
-        { number: 41, title: 'Add login', url: `https://github.com/${REPOSITORY}/pull/41` }
-      ]
-    })
-    expect(run.outputs['compare-url']).toBe(
-      `https://github.com/${REPOSITORY}/compare/${first}...${head}`
-    )
-  } finally {
-    rmSync(folder, { recursive: true, force: true })
-  }
-})
-
-it('shows on dry-run what the lookup found and the change it would send, and sends nothing', async () => {
-  const run = await deploy(sha(9), { 'previous-version': sha(5), 'dry-run': 'true' })
-  expect(run.exitCode).toBe(0)
-  expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
-  expect(run.stdout).toContain(
-    `What the change ships: previous deploy ${sha(5)} (from input), 4 commits`
-  )
-  expect(run.stdout).toContain('"commit_count\\":4')
+    expect(run.outputs['change-id']).toBeTruthy()
+    expect(warningsOf(run)).toHaveLength(1)
+    expect(run.outputs['commit-count']).toBe('')
+    expect(printedBesidesMasking(run)).not.toContain(TOKEN)
+  })
 })
 
 describe("the toolkit's proxy rules, in the bundle", () => {
@@ -400,17 +275,6 @@ describe('a cancel while the lookup runs', () => {
     return { run, signalledAt }
   }
 
-  it('on SIGINT stops the lookup at once, records the change with what it knows, then exits 130', async () => {
-    const { run, signalledAt } = await cancelled('SIGINT')
-    expect(signalledAt).toBeGreaterThan(0)
-    expect(run.exitCode).toBe(130)
-    // Well before the runner's SIGTERM, 7.5 s after its SIGINT.
-    expect(run.exitAtMs - signalledAt).toBeLessThan(7500)
-    expect(emulator.changes.size).toBe(1)
-    expect(run.outputs['change-id']).toMatch(/\S/)
-    expect(run.stdout).toMatch(/::warning::The run was cancelled \(SIGINT\)/)
-  })
-
   it('on SIGTERM exits within 2 s, naming what was in flight', async () => {
     const { run, signalledAt } = await cancelled('SIGTERM')
     expect(run.exitCode).toBe(143)
@@ -432,24 +296,37 @@ describe('a cancel while the lookup runs', () => {
     }
     const forbidden = { status: 403, body: JSON.stringify({ message: hostile }) }
 
-    it.each([
-      ['SIGINT', 'the lookup waits', 'compare', 130, 7500],
-      ['SIGTERM', 'the change is sent', 'change', 143, 2000]
-    ] as const)(
-      '%s while %s is honoured as ever',
-      async (signal, _while, hangs, exitCode, withinMs) => {
-        // The deployments rule is refused in those words, before the call that hangs.
-        github.inject('GET /repos/*/*/deployments', forbidden, Infinity)
-        const inputs = { environment: 'production' }
-        const { run, signalledAt } = await cancelled(signal, inputs, push, hangs)
-        expect(signalledAt).toBeGreaterThan(0)
-        expect(run.exitCode).toBe(exitCode)
-        expect(run.exitAtMs - signalledAt).toBeLessThan(withinMs)
-        // SIGINT lets the change be recorded with what is known.
-        expect(emulator.changes.size).toBe(signal === 'SIGINT' ? 1 : 0)
-        expect(printedBesidesMasking(run).includes('pw-0123')).toBe(false)
-        expect(emulator.requests.some(request => request.body.includes('pw-0123'))).toBe(false)
-      }
-    )
+    /** The deploy of that push, `signal` sent once the call that `hangs` has come. */
+    async function hostileRun(signal: NodeJS.Signals, hangs: 'compare' | 'change') {
+      // The deployments rule is refused in those words, before the call that hangs.
+      github.inject('GET /repos/*/*/deployments', forbidden, Infinity)
+      const { run, signalledAt } = await cancelled(
+        signal,
+        { environment: 'production' },
+        push,
+        hangs
+      )
+      expect(signalledAt).toBeGreaterThan(0)
+      expect(printedBesidesMasking(run).includes('pw-0123')).toBe(false)
+      expect(emulator.requests.some(request => request.body.includes('pw-0123'))).toBe(false)
+      return { run, signalledAt }
+    }
+
+    it('SIGINT while the lookup waits stops it at once, records the change with what it knows, then exits 130', async () => {
+      const { run, signalledAt } = await hostileRun('SIGINT', 'compare')
+      expect(run.exitCode).toBe(130)
+      // Well before the runner's SIGTERM, 7.5 s after its SIGINT.
+      expect(run.exitAtMs - signalledAt).toBeLessThan(7500)
+      expect(emulator.changes.size).toBe(1)
+      expect(run.outputs['change-id']).toMatch(/\S/)
+      expect(run.stdout).toMatch(/::warning::The run was cancelled \(SIGINT\)/)
+    })
+
+    it('SIGTERM while the change is sent is honoured as ever', async () => {
+      const { run, signalledAt } = await hostileRun('SIGTERM', 'change')
+      expect(run.exitCode).toBe(143)
+      expect(run.exitAtMs - signalledAt).toBeLessThan(2000)
+      expect(emulator.changes.size).toBe(0)
+    })
   })
 })
