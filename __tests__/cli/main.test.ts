@@ -1,7 +1,8 @@
 /**
  * The command line in process, against the emulator, in a GitLab job's real checkout: what shipped
- * is read from the history, sent under custom_metadata.git beside the CI's own `ci`, and hostile
- * history stays inert on standard error, in --json, and in the --outputs and --summary files.
+ * is read from the history (since the previous push, or in a tag pipeline since the previous tag),
+ * sent under custom_metadata.git beside the CI's own `ci`, and hostile history and CI variables
+ * stay inert on standard error, in --json, and in the --outputs and --summary files.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Emulator } from '../../emulator/emulator.ts'
 import { main } from '../../src/cli/main.ts'
+import { gitlabJob } from '../../scripts/run-bundled-action.ts'
 import { gitEnv, TestRepository } from '../support/git-repository.ts'
 import { renderSummary } from '../support/summary.ts'
 import { useEmulator } from '../support/use-emulator.ts'
@@ -97,5 +99,78 @@ describe('change-tracking change, in a GitLab job’s checkout', () => {
       expect(text).not.toContain('s3cret')
     }
     expect(renderSummary(summary).links.filter(link => link.href.includes('evil'))).toEqual([])
+  })
+})
+
+/** `change-tracking ARGS` in a GitLab job (gitlabJob), in `cwd`: its status and what it printed. */
+async function inGitLabJob(args: string[], cwd: string, env: Record<string, string> = {}) {
+  const stderr: string[] = []
+  let stdout = ''
+  const status = await main(
+    args,
+    {
+      ...gitlabJob(),
+      CHANGE_TRACKING_API_KEY: emulator.apiKey,
+      CHANGE_TRACKING_BASE_URL: emulator.url,
+      ...env
+    },
+    { stdout: text => (stdout += text), stderr: line => stderr.push(line), cwd }
+  )
+  return { status, stdout, stderr: stderr.join('\n') }
+}
+
+const metadataOf = (change: { custom_metadata?: unknown }) =>
+  JSON.parse(String(change.custom_metadata)) as Record<string, Record<string, unknown>>
+
+describe('change-tracking change, in a GitLab tag pipeline’s checkout', () => {
+  it('records what shipped since the previous tag: the migration, the revert, and their labels', async () => {
+    const tagged = new TestRepository(join(root, 'tagged'), gitEnv(root))
+    const start = tagged.commit('Initial commit', { 'README.md': '# Shop\n' })
+    tagged.dated(['tag', '-a', 'v1.0.0', '-m', 'v1.0.0'])
+    tagged.commit('Add the orders table (#12)', { 'db/migrations/002_orders.sql': 'create;\n' })
+    const banner = tagged.commit('Show a banner (#13)', { 'web/banner.ts': 'export {}\n' })
+    const reverted = tagged.dated(['revert', '--no-edit', banner])
+    tagged.dated(['tag', '-a', 'v1.1.0', '-m', 'v1.1.0'])
+    const origin = 'https://gitlab-ci-token:s3cret@gitlab.example.com/acme/shop.git'
+    tagged.git(['remote', 'add', 'origin', origin])
+    const run = await inGitLabJob(['change'], tagged.path, {
+      ...gitEnv(root),
+      CI_COMMIT_SHA: reverted,
+      CI_COMMIT_TAG: 'v1.1.0',
+      CI_SERVER_URL: 'https://gitlab.example.com'
+    })
+    expect(run.status).toBe(0)
+    expect(run.stderr).toContain(`previous deploy ${start} (from previous-tag), 3 commits`)
+    const [change] = [...emulator.changes.values()]
+    expect(change.labels).toBe('remediation:revert,risk:migration')
+    expect(metadataOf(change)['ci']).toMatchObject({ provider: 'gitlab', tag: 'v1.1.0' })
+    expect(metadataOf(change)['git']).toMatchObject({
+      source: 'git',
+      previous_sha: start,
+      commit_count: 3,
+      compare_url: `https://gitlab.example.com/acme/shop/-/compare/${start}...${reverted}`,
+      risk: { migration: ['db/migrations/002_orders.sql'] }
+    })
+    expect(metadataOf(change)['remediation']).toEqual({ type: 'revert', reverts: [banner] })
+    expect(JSON.stringify(change) + run.stderr).not.toContain('s3cret')
+  })
+})
+
+describe('change-tracking change, with hostile CI variables', () => {
+  it('keeps hostile branch and user names inert in the summary file, the JSON and standard error', async () => {
+    const GITLAB_HOSTILE_USER = '::warning::pwned [click](https://evil.example) **bold** ##[error]x'
+    const work = mkdtempSync(join(root, 'work-'))
+    const summary = join(work, 'hostile.md')
+    const run = await inGitLabJob(['change', '--json', '--summary', summary], work, {
+      CI_COMMIT_REF_NAME: 'main\u202e<img src=x onerror=alert(1)>',
+      GITLAB_USER_LOGIN: GITLAB_HOSTILE_USER
+    })
+    expect(run.status).toBe(0)
+    const [change] = [...emulator.changes.values()]
+    expect(change.user).toBe(GITLAB_HOSTILE_USER)
+    const written = readFileSync(summary, 'utf8')
+    expect(written).not.toMatch(/<img|\]\(https:\/\/evil|\*\*bold|\u202e/)
+    expect(JSON.parse(run.stdout)).toMatchObject({ 'change-id': change.id })
+    for (const line of run.stderr.split(/\r?\n|\r/)) expect(line).not.toMatch(/^\s*::|##\[/)
   })
 })

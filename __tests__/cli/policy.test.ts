@@ -91,6 +91,13 @@ describe('run: an error at the key check, before the deploy', () => {
     )
   })
 
+  it('a key file that never ends is read no further than its bound: change says so in one line, exits 1 and sends nothing', async () => {
+    const { status, stderr } = await cli(['change', '--api-key-file', '/dev/zero'])
+    expect(status).toBe(1)
+    expect(stderr).toMatch(/^error: --api-key-file is too large: more than 64 KiB\.$/m)
+    expect(emulator.requests).toEqual([])
+  })
+
   it('an invalid value is a mistake too: under auto the deploy runs, then exit 1; under true it does not run', async () => {
     expect(await run('auto', { CHANGE_TRACKING_TIMEOUT_SECONDS: 'soon' })).toMatchObject({
       status: 1,
@@ -99,6 +106,30 @@ describe('run: an error at the key check, before the deploy', () => {
     const strict = await run('true', { CHANGE_TRACKING_TIMEOUT_SECONDS: 'soon' })
     expect(strict).toMatchObject({ status: 1, ran: 0 })
     expect(strict.stderr).toMatch(/^error: CHANGE_TRACKING_TIMEOUT_SECONDS /m)
+  })
+})
+
+describe('run: an outage at the key check and at the recording', () => {
+  it('runs the deploy, keeps its status and says its change was not recorded', async () => {
+    emulator.inject('GET /v2/hello', OUTAGE, Infinity)
+    emulator.inject('POST /v2/change', OUTAGE, Infinity)
+    const found = await run('auto')
+    expect(found).toMatchObject({ status: 0, ran: 1, recorded: 0 })
+    expect(found.stderr).toMatch(
+      /^warning: GET \/v2\/hello failed with HTTP 503.*The deploy runs; its change will be recorded when it ends\.$/m
+    )
+    expect(found.stderr).toMatch(/^warning: POST \/v2\/change failed with HTTP 503/m)
+  })
+})
+
+describe('run: a deploy command that cannot start', () => {
+  it('exits 127, naming it, and records no change', async () => {
+    const { status, stderr } = await cli(['run', '--', 'change-tracking-no-such-deploy'])
+    expect(status).toBe(127)
+    expect(stderr).toMatch(
+      /^error: The deploy command "change-tracking-no-such-deploy" was not found/m
+    )
+    expect(emulator.changes.size).toBe(0)
   })
 })
 
@@ -168,6 +199,17 @@ describe('what the command line prints', () => {
     expect(lines.join('\n').split('\n')).toEqual(
       expect.arrayContaining(['Usage: change-tracking [options] [command]', 'Commands:'])
     )
+  })
+
+  it('refuses a wrong command line with exit 2, before any request', async () => {
+    const typo = await cli(['change', '--enviroment', 'prod'])
+    expect(typo.status).toBe(2)
+    expect(typo.stderr).toMatch(/unknown option '--enviroment'[\s\S]*--environment/)
+    const key = await cli(['change', '--api-key', 'sk_live_secret'])
+    expect(key.status).toBe(2)
+    expect(key.stderr).toContain('process listings and shell history')
+    expect(key.stderr).not.toContain('sk_live_secret')
+    expect(emulator.requests).toEqual([])
   })
 
   it('never repeats the key in a parser message, wherever the flag stands', async () => {

@@ -2,7 +2,11 @@
  * The command line's bundle (dist/cli.js as the tests build it) as a process, under the machine's
  * system Node (20) unless a test says Node 24, against the emulator over HTTPS, with a GitLab CI
  * job's variables: `run` wraps a real child process, keeps its exit status, passes a SIGTERM on
- * and records how the deploy ended; outages and a rejected key never change the deploy's status.
+ * and records how the deploy ended; one case per column of the failure policy, signals outside
+ * the deploy, a key file read to its bound, Node 24 and a proxy. What main() does in process
+ * (outages, a deploy that cannot start, usage errors, hostile CI variables, a tag pipeline's
+ * checkout, the outputs file) is tested in cli/policy.test.ts, cli/main.test.ts and
+ * cli/terminal.test.ts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { execFileSync, type ChildProcess } from 'node:child_process'
@@ -12,7 +16,6 @@ import { delimiter, join } from 'node:path'
 import { Emulator } from '../../emulator/emulator.ts'
 import { TEST_SERVICE_HOST, testCertificate } from '../../emulator/tls.ts'
 import { cliEntry } from '../support/bundle.ts'
-import { gitEnv, TestRepository } from '../support/git-repository.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { gitlabJob } from '../../scripts/run-bundled-action.ts'
 import { COMPILE_CACHE, NODE_24, spawnNode, type NodeRun } from '../support/run-action.ts'
@@ -32,7 +35,6 @@ const SYSTEM_NODE = (process.env['PATH'] ?? '')
 
 const SHA = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678'
 const GITLAB = gitlabJob(SHA)
-const GITLAB_HOSTILE_USER = '::warning::pwned [click](https://evil.example) **bold** ##[error]x'
 
 let emulator: Emulator
 let certPath: string
@@ -140,17 +142,6 @@ describe('change-tracking run', () => {
     expect(stored()[0].labels).toBe('outcome:cancelled,risk:incomplete')
   })
 
-  it('runs the deploy through an outage, keeps its status and says the change was not recorded', async () => {
-    emulator.inject('GET /v2/hello', { status: 503 }, Infinity)
-    emulator.inject('POST /v2/change', { status: 503 }, Infinity)
-    const run = await cli(['run', '--max-attempts', '1', '--', ...node('process.exit(0)')])
-    expect(run.exitCode).toBe(0)
-    expect(run.stderr).toMatch(
-      /^warning: GET \/v2\/hello failed with HTTP 503.*The deploy runs; its change will be recorded when it ends\.$/m
-    )
-    expect(run.stderr).toMatch(/^warning: POST \/v2\/change failed with HTTP 503/m)
-  })
-
   // The failure policy's false column through the bundle (auto and true: the key file and the
   // signal cases below); every cell is proven in process in cli/policy.test.ts.
   it('with a rejected key under fail-on-error false runs the deploy, unrecorded, and exits 0', async () => {
@@ -164,15 +155,6 @@ describe('change-tracking run', () => {
     expect(stored()).toEqual([])
     expect(run.stderr).toMatch(/^warning: .*rejected the API key.*The deploy runs, unrecorded/m)
     expect(run.stderr).not.toContain('not-the-key')
-  })
-
-  it('refuses a deploy command that cannot start: 127, and no change', async () => {
-    const run = await cli(['run', '--', 'change-tracking-no-such-deploy'])
-    expect(run.exitCode).toBe(127)
-    expect(run.stderr).toMatch(
-      /^error: The deploy command "change-tracking-no-such-deploy" was not found/m
-    )
-    expect(stored()).toEqual([])
   })
 })
 
@@ -230,58 +212,15 @@ describe('change-tracking run, signalled outside the deploy', () => {
 })
 
 describe('change-tracking with a key file that never ends', () => {
-  it('reads /dev/zero no further than its bound: one line naming --api-key-file, exit 1, nothing sent', async () => {
-    const change = await cli(['change', '--api-key-file', '/dev/zero'])
-    expect(change.exitCode).toBe(1)
-    expect(change.stderr).toMatch(/^error: --api-key-file is too large: more than 64 KiB\.$/m)
-    expect(emulator.requests).toEqual([])
-  })
-
-  it('still runs the deploy under auto, unrecorded, then exits 1', async () => {
+  it('reads /dev/zero no further than its bound: one line naming --api-key-file, nothing sent; under auto it still runs the deploy, unrecorded, then exits 1', async () => {
     const marker = join(work, 'deployed-with-bad-key-file')
     const deploy = node(`require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`)
     const run = await cli(['run', '--api-key-file', '/dev/zero', '--', ...deploy])
     expect(run.exitCode).toBe(1)
+    expect(run.stderr).toMatch(/^error: --api-key-file is too large: more than 64 KiB\. /m)
     expect(readFileSafe(marker)).toBe('x')
     expect(run.stderr).toContain('--fail-on-error false')
     expect(emulator.requests).toEqual([])
-  })
-})
-
-describe('change-tracking change, in a GitLab tag pipeline’s checkout', () => {
-  it('records what shipped since the previous tag: the migration, the revert, and their labels', async () => {
-    const repo = new TestRepository(join(work, 'shop'), gitEnv(work))
-    const first = repo.commit('Initial commit', { 'README.md': '# Shop\n' })
-    repo.dated(['tag', '-a', 'v1.0.0', '-m', 'v1.0.0'])
-    repo.commit('Add the orders table (#12)', { 'db/migrations/002_orders.sql': 'create;\n' })
-    const banner = repo.commit('Show a banner (#13)', { 'web/banner.ts': 'export {}\n' })
-    const head = repo.dated(['revert', '--no-edit', banner])
-    repo.dated(['tag', '-a', 'v1.1.0', '-m', 'v1.1.0'])
-    const origin = 'https://gitlab-ci-token:s3cret@gitlab.example.com/acme/shop.git'
-    repo.git(['remote', 'add', 'origin', origin])
-    const run = await cli(['change'], {
-      cwd: repo.path,
-      env: {
-        ...gitEnv(work),
-        CI_COMMIT_SHA: head,
-        CI_COMMIT_TAG: 'v1.1.0',
-        CI_SERVER_URL: 'https://gitlab.example.com'
-      }
-    })
-    expect(run.exitCode).toBe(0)
-    expect(run.stderr).toContain(`previous deploy ${first} (from previous-tag), 3 commits`)
-    const [change] = stored()
-    expect(change.labels).toBe('remediation:revert,risk:migration')
-    expect(metadataOf(change)['ci']).toMatchObject({ provider: 'gitlab', tag: 'v1.1.0' })
-    expect(metadataOf(change)['git']).toMatchObject({
-      source: 'git',
-      previous_sha: first,
-      commit_count: 3,
-      compare_url: `https://gitlab.example.com/acme/shop/-/compare/${first}...${head}`,
-      risk: { migration: ['db/migrations/002_orders.sql'] }
-    })
-    expect(metadataOf(change)['remediation']).toEqual({ type: 'revert', reverts: [banner] })
-    expect(JSON.stringify(change) + run.stderr).not.toContain('s3cret')
   })
 })
 
@@ -305,51 +244,6 @@ describe('the command line', () => {
     expect(on24.exitCode).toBe(0)
     expect(on24.stderr).toContain('[dry-run] POST')
     expect(emulator.requests).toHaveLength(1)
-  })
-
-  it('refuses a wrong command line with exit 2, before any request', async () => {
-    const typo = await cli(['change', '--enviroment', 'prod'])
-    expect(typo.exitCode).toBe(2)
-    expect(typo.stderr).toMatch(/unknown option '--enviroment'[\s\S]*--environment/)
-    const key = await cli(['change', '--api-key', 'sk_live_secret'])
-    expect(key.exitCode).toBe(2)
-    expect(key.stderr).toContain('process listings and shell history')
-    expect(key.stderr).not.toContain('sk_live_secret')
-    expect(emulator.requests).toEqual([])
-  })
-
-  it('keeps hostile branch and user names inert in the summary file, the JSON and standard error', async () => {
-    const summary = join(work, 'hostile.md')
-    const run = await cli(['change', '--json', '--summary', summary], {
-      env: {
-        CI_COMMIT_REF_NAME: 'main\u202e<img src=x onerror=alert(1)>',
-        GITLAB_USER_LOGIN: GITLAB_HOSTILE_USER
-      }
-    })
-    expect(run.exitCode).toBe(0)
-    const [change] = stored()
-    expect(change.user).toBe(GITLAB_HOSTILE_USER)
-    const written = readFileSync(summary, 'utf8')
-    expect(written).not.toMatch(/<img|\]\(https:\/\/evil|\*\*bold|\u202e/)
-    expect(JSON.parse(run.stdout)).toMatchObject({ 'change-id': change.id })
-    for (const line of run.stderr.split(/\r?\n|\r/)) expect(line).not.toMatch(/^\s*::|##\[/)
-  })
-
-  it('writes outputs that a shell sources without running anything, whatever the service said', async () => {
-    const hostile = `$(touch ${join(work, 'pwned')}); \`id\` 'q' "d" \\ \n# x=1`
-    emulator.inject('GET /v2/change/*', {
-      status: 200,
-      body: JSON.stringify({ id: 'c-1', service: 's', user: hostile, description: hostile })
-    })
-    const outputs = join(work, 'read.env')
-    const run = await cli(['get-change', '--change-id', 'c-1', '--outputs', outputs, '--json'])
-    expect(run.exitCode).toBe(0)
-    const sourced = execFileSync('sh', ['-c', `set -a; . "${outputs}"; printf %s "$CHANGE"`], {
-      encoding: 'utf8'
-    })
-    expect(readFileSafe(join(work, 'pwned'))).toBe('')
-    expect(JSON.parse(decodeURIComponent(sourced)).user).toBe(hostile)
-    expect(JSON.parse(run.stdout).change).toBe(decodeURIComponent(sourced))
   })
 })
 
