@@ -1,11 +1,11 @@
 /**
  * What a change ships, end to end: the bundled action as a process against the emulator and the
  * fake GitHub API. The lookup's findings in the change, its outputs, log and summary, and the
- * token's secrecy; a failure that echoes the token never fails the step; the toolkit's proxy rules
- * as the bundle applies them; and a cancel while the lookup runs. Exact counts over every compare
- * page, the push payload without a token, a failed later page, rollbacks, include-commits false or
- * git and the dry run are proven in process (shipped/*.test.ts, commands/shipped.test.ts,
- * main.test.ts).
+ * token's secrecy; the checkout read instead (include-commits: git), a chunk of its own; a
+ * failure that echoes the token never fails the step; the toolkit's proxy rules as the bundle
+ * applies them; and a cancel while the lookup runs. Exact counts over every compare page, the
+ * push payload without a token, a failed later page, rollbacks, include-commits false and the
+ * dry run are proven in process (shipped/*.test.ts, commands/shipped.test.ts, main.test.ts).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { Emulator } from '../../emulator/emulator.ts'
@@ -14,6 +14,10 @@ import { testCertificate, TEST_SERVICE_HOST } from '../../emulator/tls.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { actionAgainst, type ActionRun } from '../support/run-action.ts'
 import { renderSummary } from '../support/summary.ts'
+import { gitEnv, TestRepository } from '../support/git-repository.ts'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 const TOKEN = 'ghs_e2eToken0123456789abcdef'
 const REPOSITORY = 'octo-org/octo-repo'
@@ -169,6 +173,42 @@ describe('a lookup that fails never fails the step', () => {
     expect(run.outputs['commit-count']).toBe('')
     expect(printedBesidesMasking(run)).not.toContain(TOKEN)
   })
+})
+
+// What git-lookup proves in process (main.test.ts: include-commits: git), here through its lazily
+// loaded chunk of the bundle.
+it('reads the runner’s checkout instead of the API with include-commits: git', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'cta-e2e-git-'))
+  try {
+    const repo = new TestRepository(join(folder, 'octo-repo'), gitEnv(folder))
+    const first = repo.commit('Initial commit', { 'README.md': '# Octo\n' })
+    const head = repo.commit('Add login (#41)', { 'src/login.ts': 'export {}\n' })
+    repo.git(['remote', 'add', 'origin', `https://github.com/${REPOSITORY}`])
+    const run = await deploy(
+      head,
+      { 'include-commits': 'git', 'previous-version': first },
+      'push',
+      {},
+      {
+        GITHUB_WORKSPACE: repo.path
+      }
+    )
+    expect(run.exitCode).toBe(0)
+    expect(github.requests).toEqual([])
+    expect(metadataOf(run)).toMatchObject({
+      source: 'git',
+      previous_sha: first,
+      commit_count: 1,
+      pull_requests: [
+        { number: 41, title: 'Add login', url: `https://github.com/${REPOSITORY}/pull/41` }
+      ]
+    })
+    expect(run.outputs['compare-url']).toBe(
+      `https://github.com/${REPOSITORY}/compare/${first}...${head}`
+    )
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
 })
 
 describe("the toolkit's proxy rules, in the bundle", () => {
