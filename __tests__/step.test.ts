@@ -1,10 +1,12 @@
 /**
  * The core's steps in process, against the emulator: a SIGINT while a change is recorded stops
- * the lookup and lets the change in flight finish within the grace given, then exits 130.
+ * the lookup and lets the change in flight finish within the grace given, then exits 130; and
+ * what shipped is looked up once, however many services are recorded.
  */
 import { afterEach, describe, expect, it, jest } from '@jest/globals'
 import type { Emulator } from '../emulator/emulator.ts'
 import { ACTION_WORDS } from '../src/main.ts'
+import { emptyShipped } from '../src/shipped/types.ts'
 import { openRun, runCommand } from '../src/step.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 import { useEmulator } from './support/use-emulator.ts'
@@ -63,5 +65,48 @@ describe('runCommand, cancelled', () => {
     )
     emulator.reset()
     void done
+  })
+})
+
+describe('runCommand, with many services', () => {
+  it('looks up what shipped once, and records 50 services from it', async () => {
+    const services = Array.from({ length: 50 }, (_, i) => `svc-${i}: services/api/** apps/s${i}/**`)
+    const runner = new FakeRunner({
+      'api-key': emulator.apiKey,
+      'base-url': emulator.url,
+      'max-attempts': '1',
+      services: services.join('\n')
+    })
+    const open = await openRun({
+      sink: runner,
+      getInput: name => runner.getInput(name),
+      words: ACTION_WORDS
+    })
+    let lookups = 0
+    const error = await runCommand(
+      { ...open, settings: open.settings! },
+      {
+        run: { version: 'v1', metadata: { key: 'ci', fields: {} }, workspace: '.' },
+        lookUp: async () => {
+          lookups++
+          return {
+            shipped: {
+              ...emptyShipped(),
+              previousSha: 'a'.repeat(40),
+              commitCount: 1,
+              changedFiles: [{ path: 'services/api/login.ts' }],
+              changedFilesComplete: true
+            }
+          }
+        },
+        budgetCap: Infinity,
+        onSignal: 'stop'
+      }
+    )
+    expect(error).toBeUndefined()
+    expect(lookups).toBe(1)
+    expect(emulator.requestsTo('POST /v2/change')).toHaveLength(50)
+    await open.report.finish({ policy: 'auto', jobSummary: true })
+    expect(Object.keys(JSON.parse(runner.outputs['change-ids']))).toHaveLength(50)
   })
 })

@@ -1,6 +1,9 @@
 /**
- * Several services in one step, end to end: the bundled action against the emulator and the fake
- * GitHub API, recording a change only for the services whose paths the deploy touched.
+ * Several services in one step, end to end: the bundled action (its lazily loaded services and
+ * matcher) against the emulator and the fake GitHub API, recording a change only for the services
+ * whose paths the deploy touched. Incomplete file lists, many services from one lookup, a service
+ * whose change fails, and service with services: affected-services.test.ts, step.test.ts,
+ * commands/services.test.ts and values/read-settings.test.ts, in process.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from '@jest/globals'
 import { Emulator } from '../../emulator/emulator.ts'
@@ -123,66 +126,4 @@ it('records a change for each touched service and for those without patterns, an
   expect(run.summary).toMatch(/\| billing \| skipped \|/)
   expect(run.summary).toMatch(new RegExp(`\\| api \\| ${ids['api']} \\|`))
   expect(emulator.requestsTo('POST /v1/heartbeat/*')).toHaveLength(1)
-})
-
-it('records every service, and says why, when the changed files are incomplete', async () => {
-  github.repository = {
-    fullName: REPOSITORY,
-    commits: [
-      ...COMMITS,
-      {
-        sha: sha(7),
-        message: 'Big rename',
-        author: { name: 'Bob' },
-        files: Array.from({ length: 301 }, (_, i) => ({ filename: `apps/mobile/f${i}.ts` }))
-      }
-    ]
-  }
-  const run = await deploy({ services: SERVICES }, sha(7))
-  expect(run.exitCode).toBe(0)
-  expect(Object.keys(JSON.parse(run.outputs['change-ids'])).sort()).toEqual([
-    'api',
-    'billing',
-    'docs',
-    'web'
-  ])
-  expect(JSON.parse(run.outputs['skipped-services'])).toEqual([])
-  expect(run.stdout).toMatch(
-    /::notice::Every service is recorded: the list of files changed since the previous deploy is incomplete/
-  )
-  expect(run.summary).toContain('Every service is recorded')
-})
-
-it('records 50 services with the same few GitHub API calls as one', async () => {
-  const services = Array.from(
-    { length: 50 },
-    (_, i) => `svc-${i}: services/api/** apps/s${i}/**`
-  ).join('\n')
-  const run = await deploy({ services })
-  expect(run.exitCode).toBe(0)
-  expect(Object.keys(JSON.parse(run.outputs['change-ids']))).toHaveLength(50)
-  expect(emulator.requestsTo('POST /v2/change')).toHaveLength(50)
-  expect(github.requests.length).toBeLessThanOrEqual(2)
-})
-
-it('outputs the changes recorded when one service’s change fails, and names the one that did not', async () => {
-  emulator.inject('POST /v2/change', { status: 400, body: '{"message":"labels too long"}' }, 1)
-  const run = await deploy({ services: SERVICES, 'fail-on-error': 'auto' })
-  expect(run.exitCode).toBe(1)
-  const ids = JSON.parse(run.outputs['change-ids']) as Record<string, string>
-  expect(Object.keys(ids)).toHaveLength(2)
-  const missing = ['api', 'web', 'docs'].find(name => !(name in ids))
-  expect(run.outputs['error']).toMatch(
-    new RegExp(
-      `1 service not recorded \\(2 others recorded\\)\\. ${missing}: POST /v2/change was rejected with HTTP 400 Bad Request: labels too long`
-    )
-  )
-})
-
-it('refuses service and services together before sending anything', async () => {
-  const run = await deploy({ services: SERVICES, service: 'api' })
-  expect(run.exitCode).toBe(1)
-  expect(run.outputs['error']).toMatch(/Input "services" is given with "service"/)
-  expect(emulator.requestsTo('POST /v2/change')).toHaveLength(0)
-  expect(github.requests).toHaveLength(0)
 })
