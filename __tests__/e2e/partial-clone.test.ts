@@ -1,7 +1,8 @@
 /**
  * The command line's bundle as a process, under the machine's own Node, in a hostile checkout: a
  * partial clone that lacks a commit, whose promisor remote a lazy fetch would reach by running the
- * repository's own core.sshCommand; and an environment whose GIT_DIR names another repository.
+ * repository's own core.sshCommand. An environment whose GIT_DIR names another repository:
+ * cli/ci-context.test.ts and shipped/git-lookup.test.ts, in process.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
 import { execFile } from 'node:child_process'
@@ -9,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { cliEntry } from '../support/bundle.ts'
-import { gitEnv, TestRepository } from '../support/git-repository.ts'
+import { gitEnv } from '../support/git-repository.ts'
 import { partialClone } from '../shipped/partial-clone.ts'
 
 /** The machine's own Node, the first on PATH that is not the project's; else this one. */
@@ -62,16 +63,4 @@ it('records a change from a partial clone without fetching what it lacks: one wa
   expect(warnings(run.stderr)).toEqual([expect.stringContaining('git merge-base failed: "')])
   expect(run.stderr).toContain(`"version":"${last}"`)
   expect(run.stderr).toMatch(/commits_complete\\+":false/)
-})
-
-it('reads the checkout it runs in, whatever GIT_DIR its environment names', async () => {
-  const other = new TestRepository(join(root, 'other'), env)
-  const elsewhere = other.commit('Elsewhere', { 'x.txt': 'x\n' })
-  const head = partial.commits[2]
-  const run = await cli(['change', '--dry-run', '--include-commits', 'false'], {
-    GIT_DIR: join(other.path, '.git')
-  })
-  expect(run.status).toBe(0)
-  expect(run.stderr).toContain(`"version":"${head}"`)
-  expect(run.stderr).not.toContain(elsewhere)
 })
