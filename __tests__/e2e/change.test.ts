@@ -1,12 +1,13 @@
 /**
  * The bundled action, built from the current sources, as the runner runs it against the emulator
- * over HTTPS: commands `change` and `heartbeat`, the failure policy in its three modes, a proxy,
- * and redaction. What the lower tests prove (retries, deadlines, redirects, inputs, dry run) is
- * not repeated here as processes.
+ * over HTTPS: command `change` and its heartbeat through a proxy, redaction with debug logging on,
+ * and an output file the runner cannot write. What the lower tests prove (retries, deadlines,
+ * redirects, inputs given empty, the heartbeat alone, the failure policy's every cell, dry run)
+ * is not repeated here as processes; one case per column of the policy runs the bundle in
+ * e2e/job-end.test.ts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { Emulator } from '../../emulator/emulator.ts'
-import { SETTING_DEFAULTS, type InputName } from '../../src/settings.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { actionAgainst } from '../support/run-action.ts'
 import { TEST_SERVICE_HOST, testCertificate } from '../../emulator/tls.ts'
@@ -35,9 +36,18 @@ const PUSH_PAYLOAD = {
 }
 
 describe('command: change', () => {
-  it('records a change from the push context, then its heartbeat', async () => {
+  it('records a change from the push context, then its heartbeat, through HTTPS_PROXY with a CONNECT tunnel', async () => {
     emulator.addHeartbeatMonitor('deploys')
-    const result = await action({ 'heartbeat-id': 'deploys' }, { payload: PUSH_PAYLOAD })
+    // A host that does not resolve: only a request that went through the proxy reaches the service.
+    const service = `${TEST_SERVICE_HOST}:${emulator.port}`
+    const proxy = await startConnectProxy({
+      route: () => ({ host: '127.0.0.1', port: emulator.port })
+    })
+    const result = await action(
+      { 'heartbeat-id': 'deploys', 'base-url': `https://${service}/` },
+      { payload: PUSH_PAYLOAD, env: { HTTPS_PROXY: proxy.url } }
+    ).finally(() => proxy.close())
+    expect([...new Set(proxy.connects)]).toEqual([service])
 
     expect(result.stderr).toBe('')
     expect(result.exitCode).toBe(0)
@@ -60,68 +70,6 @@ describe('command: change', () => {
   })
 })
 
-describe('an input given empty, as a reusable workflow passes one its caller left out', () => {
-  /** What a run sent and wrote, with the change's id (new at each run) made one. */
-  async function seen(inputs: Record<string, string>) {
-    emulator.reset()
-    const run = await action(inputs, { payload: PUSH_PAYLOAD })
-    const id = run.outputs['change-id']
-    const same = (text: string): string => text.replaceAll(id, 'ID')
-    return {
-      exitCode: run.exitCode,
-      stdout: same(run.stdout),
-      outputs: same(JSON.stringify(run.outputs)),
-      summary: same(run.summary),
-      requests: emulator.requests.map(r => `${r.method} ${r.rawPath} ${r.body}`)
-    }
-  }
-
-  it('means its default, for each input whose default is a plain value: the same request, log, outputs and summary', async () => {
-    // As the runner gives them when not given (this suite's own defaults aside), and given empty.
-    const names = Object.keys(SETTING_DEFAULTS) as InputName[]
-    const expected = await seen(
-      Object.fromEntries(names.map(name => [name, SETTING_DEFAULTS[name]!]))
-    )
-    expect(await seen(Object.fromEntries(names.map(name => [name, ''])))).toEqual(expected)
-    expect(expected.exitCode).toBe(0)
-  })
-})
-
-describe('command: heartbeat', () => {
-  it('sends a heartbeat alone with command: heartbeat', async () => {
-    emulator.addHeartbeatMonitor('nightly')
-    const result = await action({ command: 'heartbeat', 'heartbeat-id': 'nightly' })
-    expect(result.exitCode).toBe(0)
-    expect(emulator.requests.map(q => `${q.method} ${q.rawPath}`)).toEqual([
-      'POST /v1/heartbeat/nightly'
-    ])
-    expect(result.outputs['change-id']).toBeUndefined()
-  })
-})
-
-describe('the failure policy', () => {
-  it('keeps a good deploy green during an outage under fail-on-error: auto', async () => {
-    emulator.inject('POST /v2/change', { status: 503, body: 'maintenance' }, Infinity)
-    const result = await action({ 'max-attempts': '1' })
-    expect(result.exitCode).toBe(0)
-    expect(result.stdout).toMatch(/::warning::POST \/v2\/change.*503/)
-    expect(result.outputs['error']).toContain('503')
-  })
-
-  it('fails on an outage with fail-on-error: true', async () => {
-    emulator.inject('POST /v2/change', { status: 503, body: 'maintenance' }, Infinity)
-    const result = await action({ 'max-attempts': '1', 'fail-on-error': 'true' })
-    expect(result.exitCode).toBe(1)
-    expect(result.stdout).toMatch(/::error::POST \/v2\/change.*503/)
-  })
-
-  it('never fails with fail-on-error: false, even on a rejected key', async () => {
-    const result = await action({ 'fail-on-error': 'false', 'api-key': 'wrong-key-123' })
-    expect(result.exitCode).toBe(0)
-    expect(result.outputs['error']).toContain('401')
-  })
-})
-
 describe('redaction', () => {
   it('never shows the key, even when the service echoes it and debug logging is on', async () => {
     emulator.inject('POST /v2/change', {
@@ -138,26 +86,8 @@ describe('redaction', () => {
   })
 })
 
-describe('proxies', () => {
-  it('goes through HTTPS_PROXY with a CONNECT tunnel', async () => {
-    const proxy = await startConnectProxy({
-      route: () => ({ host: '127.0.0.1', port: emulator.port })
-    })
-    try {
-      const result = await action(
-        { 'base-url': `https://${TEST_SERVICE_HOST}:${emulator.port}/` },
-        { env: { HTTPS_PROXY: proxy.url } }
-      )
-      expect(result.exitCode).toBe(0)
-      expect(proxy.connects).toEqual([`${TEST_SERVICE_HOST}:${emulator.port}`])
-      expect(emulator.changes.has(result.outputs['change-id'])).toBe(true)
-    } finally {
-      await proxy.close()
-    }
-  })
-})
-
 describe('an output file that cannot be written (a full disk)', () => {
+  // Under auto the step fails: main.test.ts (when reporting itself fails), in process.
   it('still records the change and its summary; under fail-on-error false it only warns', async () => {
     const result = await action(
       { 'fail-on-error': 'false' },
@@ -167,12 +97,5 @@ describe('an output file that cannot be written (a full disk)', () => {
     expect(emulator.changes.size).toBe(1)
     expect(result.stdout).toMatch(/::warning::The change-id output could not be written: .*ENOSPC/)
     expect(result.summary).toContain('| Service | octo-org/octo-repo |')
-  })
-
-  it('fails the step under auto, after recording the change', async () => {
-    const result = await action({}, { payload: PUSH_PAYLOAD, env: { GITHUB_OUTPUT: '/dev/full' } })
-    expect(result.exitCode).toBe(1)
-    expect(emulator.changes.size).toBe(1)
-    expect(result.stdout).toMatch(/::error::The change-id output could not be written/)
   })
 })

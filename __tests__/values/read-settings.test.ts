@@ -80,6 +80,16 @@ describe('readSettings', () => {
     }
   )
 
+  it('reads every such input given empty at once as when none is given, the reporting settings included', () => {
+    // As a reusable workflow passes each input its caller left out.
+    const emptied = Object.fromEntries(Object.keys(SETTING_DEFAULTS).map(name => [name, '']))
+    const notGiven = getInputFrom({})
+    const empty = getInputFrom(emptied)
+    expect(readSettings(empty, { now: NOW_MS })).toEqual(readSettings(notGiven, { now: NOW_MS }))
+    expect(readReportingSettings(empty)).toEqual(readReportingSettings(notGiven))
+    expect(readReportingSettings(empty).error).toBeUndefined()
+  })
+
   it('reads every input into its typed field', () => {
     const settings = read({
       [Inputs.BaseUrl]: 'https://change-tracking.test/api',
