@@ -51,30 +51,41 @@ async function onNode(version: string, args: string[]) {
   }
 }
 
+/** The command that would run a deploy. */
+const RUN = ['run', '--service', 'web', '--version', 'v1', '--', 'sh', '-c', 'echo deployed']
 const COMMANDS = [
   ['--version'],
   ['change', '--service', 'web', '--version', 'v1'],
-  ['run', '--service', 'web', '--version', 'v1', '--', 'sh', '-c', 'echo deployed'],
+  RUN,
   ['heartbeat', '--heartbeat-id', 'nightly'],
   ['hello']
 ]
 
+/** The one line every command says on such a Node, and the rest of what it prints and sends. */
+async function expectRefused(version: string, args: string[]) {
+  emulator.reset()
+  const result = await onNode(version, args)
+  expect(result.status).toBe(2)
+  expect(result.stdout).toBe('')
+  expect(result.stderr).toBe(
+    `error: change-tracking needs Node ${MINIMUM} or later, and this is Node ${version}: ` +
+      'nothing was run or recorded. Install a newer Node, or the standalone executable, ' +
+      'which needs none.\n'
+  )
+  expect(emulator.requests).toEqual([])
+}
+
 describe('on a Node older than the engines field names', () => {
-  it.each(['18.20.8', '20.0.0', JUST_BELOW])(
-    'Node %s: every command exits 2 with one line, running and recording nothing',
+  // The check comes before the command line is read: every command on the version just below,
+  // and on older ones the command that would run a deploy.
+  it(`Node ${JUST_BELOW}: every command exits 2 with one line, running and recording nothing`, async () => {
+    for (const args of COMMANDS) await expectRefused(JUST_BELOW, args)
+  })
+
+  it.each(['18.20.8', '20.0.0'])(
+    'Node %s: run exits 2 with one line, running and recording nothing',
     async version => {
-      for (const args of COMMANDS) {
-        emulator.reset()
-        const result = await onNode(version, args)
-        expect(result.status).toBe(2)
-        expect(result.stdout).toBe('')
-        expect(result.stderr).toBe(
-          `error: change-tracking needs Node ${MINIMUM} or later, and this is Node ${version}: ` +
-            'nothing was run or recorded. Install a newer Node, or the standalone executable, ' +
-            'which needs none.\n'
-        )
-        expect(emulator.requests).toEqual([])
-      }
+      await expectRefused(version, RUN)
     }
   )
 
