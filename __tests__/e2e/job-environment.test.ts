@@ -1,7 +1,9 @@
 /**
  * The job's environment from its OIDC token, as the bundled action gets it from the runner: a
  * token endpoint on loopback (ACTIONS_ID_TOKEN_REQUEST_URL, answering a GET that carries the
- * request token as a bearer with `{"value": "<jwt>"}`), and the emulator as the service.
+ * request token as a bearer with `{"value": "<jwt>"}`), and the emulator as the service. When it
+ * is asked for, what the state carries to a post step and an answer without a token: main.test.ts
+ * and action/runner.test.ts, in process.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { createServer, type Server } from 'node:http'
@@ -22,8 +24,6 @@ let endpoint: Server
 let requests: Array<{ url: string; authorization?: string }>
 /** Whether the endpoint holds each request open, never answering, instead of giving the token. */
 let hang: boolean
-/** The `value` the endpoint answers: the token, unless a test says otherwise. */
-let value: unknown
 /** The variables the runner sets for a job with `permissions: id-token: write`. */
 let oidcEnv: Record<string, string>
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
     const allowed =
       request.method === 'GET' && request.headers.authorization === `Bearer ${REQUEST_TOKEN}`
     response.writeHead(allowed ? 200 : 401, { 'content-type': 'application/json' })
-    response.end(allowed ? JSON.stringify({ value }) : '{"message":"denied"}')
+    response.end(allowed ? JSON.stringify({ value: TOKEN }) : '{"message":"denied"}')
   })
   await new Promise<void>(done => endpoint.listen(0, '127.0.0.1', done))
   const { port } = endpoint.address() as AddressInfo
@@ -54,7 +54,6 @@ beforeEach(() => {
   emulator.reset()
   requests = []
   hang = false
-  value = TOKEN
 })
 
 function changeSent(): Record<string, unknown> {
@@ -96,21 +95,6 @@ describe('a job that may ask for an OIDC token', () => {
     expect(JSON.stringify(emulator.requests)).not.toContain(TOKEN)
   })
 
-  it('at job-end: the main step reads it, the post step records it from the state alone', async () => {
-    const main = await action({ 'record-at': 'job-end' }, { env: oidcEnv })
-    expect(main.exitCode).toBe(0)
-    expect(requests).toHaveLength(1)
-    expect(JSON.parse(main.state['jobEnd'])).toMatchObject({ environment: 'production' })
-    const post = await action(
-      { 'record-at': 'job-end', 'job-status': 'success' },
-      { env: oidcEnv, state: main.state }
-    )
-    expect(post.exitCode).toBe(0)
-    expect(requests).toHaveLength(1)
-    expect(changeSent()['environment']).toBe('production')
-    expect(written(main) + written(post)).not.toContain(TOKEN)
-  })
-
   it('still records the change when the endpoint holds the request and never answers', async () => {
     hang = true
     // Without the request stopped, the step would wait minutes on it; this kills it sooner.
@@ -122,38 +106,5 @@ describe('a job that may ask for an OIDC token', () => {
     expect(run.stdout).not.toContain('Environment "')
     expect(run.stdout).not.toMatch(/ECONNRESET|retry/)
     expect(run.stdout).toMatch(/^::debug::No environment from the job's OIDC token: /m)
-  })
-
-  it('at job-end, a value that is not a string costs the change only its environment', async () => {
-    value = 12345
-    const main = await action({ 'record-at': 'job-end' }, { env: oidcEnv })
-    expect(main.exitCode).toBe(0)
-    expect(main.stdout).not.toMatch(/^::(error|warning)::/m)
-    expect(main.stdout.split('\n').filter(line => line.includes('OIDC'))).toEqual([
-      `::debug::No environment from the job's OIDC token: the token endpoint's answer has no token (a "value" that is a non-empty string)`
-    ])
-    const post = await action(
-      { 'record-at': 'job-end', 'job-status': 'success' },
-      { env: oidcEnv, state: main.state }
-    )
-    expect(post.exitCode).toBe(0)
-    expect(changeSent()).not.toHaveProperty('environment')
-  })
-
-  it('asks for no token when the environment input is given', async () => {
-    const run = await action({ environment: 'staging' }, { env: oidcEnv })
-    expect(run.exitCode).toBe(0)
-    expect(requests).toEqual([])
-    expect(changeSent()['environment']).toBe('staging')
-  })
-})
-
-describe('a job that may not ask for one', () => {
-  it('makes no request and says nothing of it when ACTIONS_ID_TOKEN_REQUEST_URL is absent', async () => {
-    const run = await action({}, { env: { ACTIONS_ID_TOKEN_REQUEST_TOKEN: REQUEST_TOKEN } })
-    expect(run.exitCode).toBe(0)
-    expect(requests).toEqual([])
-    expect(run.stdout).not.toMatch(/OIDC|ID token/)
-    expect(changeSent()).not.toHaveProperty('environment')
   })
 })
