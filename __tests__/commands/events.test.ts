@@ -1,4 +1,7 @@
-/** events and event-results in process, against the emulator, with their dry runs. */
+/**
+ * events and event-results in process, against the emulator, with their dry runs: a file of 2100
+ * events in batches, and 2100 ids read in requests of at most 1000.
+ */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -56,6 +59,31 @@ describe('events', () => {
     const r = await action({ command: 'events', 'events-file': 'events.json' })
     expect(r.failures).toEqual([])
     expect(emulator.events.size).toBe(2)
+  })
+
+  it('streams a 2100-event NDJSON file in 3 or more requests, ids in input order', async () => {
+    const lines = Array.from({ length: 2100 }, (_, i) =>
+      JSON.stringify({ id: `evt-${i}`, name: 'deploy.step', data: { i } })
+    )
+    writeFileSync(join(workspace, 'events.ndjson'), lines.join('\n') + '\n')
+    const r = await action({ command: 'events', 'events-file': 'events.ndjson' })
+    expect(r.failures).toEqual([])
+    const streamed = emulator.requestsTo('POST /v2/stream')
+    expect(streamed.length).toBeGreaterThanOrEqual(3)
+    // Batches are in flight together, so they may arrive in any order; each is a run of the input.
+    const idsIn = (body: string): string[] =>
+      body
+        .split('\n')
+        .filter(line => line.trim() !== '')
+        .map(line => (JSON.parse(line) as { id: string }).id)
+    const batches = streamed
+      .map(request => idsIn(request.body))
+      .sort((a, b) => Number(a[0].slice(4)) - Number(b[0].slice(4)))
+    const ids = lines.map((_, i) => `evt-${i}`)
+    expect(batches.flat()).toEqual(ids)
+    expect(JSON.parse(r.outputs['event-ids'])).toEqual(ids)
+    expect(emulator.events.get('evt-2099')?.data).toEqual({ i: 2099 })
+    expect(r.summary).toContain('2100')
   })
 
   it('names the invalid event and sends nothing', async () => {
@@ -120,6 +148,19 @@ describe('event-results', () => {
     expect(results.map(result => result.id)).toEqual(['a', 'b,c'])
     expect(emulator.requests[0].query).toBe('ids=a,b%2Cc')
     expect(r.summary).toContain('| Results | 2 |')
+  })
+
+  it('asks for 2100 ids in 3 requests of at most 1000, encoding a comma inside an id', async () => {
+    const ids = Array.from({ length: 2100 }, (_, i) => (i === 1500 ? 'order,42' : `evt-${i}`))
+    const r = await action({ command: 'event-results', 'event-ids': JSON.stringify(ids) })
+    expect(r.failures).toEqual([])
+    const requests = emulator.requestsTo('GET /v2/event_results')
+    expect(requests).toHaveLength(3)
+    expect(requests[1].query).toContain('order%2C42')
+    expect(requests[1].query.split(',')).toHaveLength(1000)
+    const results = JSON.parse(r.outputs['event-results']) as Array<{ id: string }>
+    expect(results).toHaveLength(2100)
+    expect(results[1500].id).toBe('order,42')
   })
 
   it('in a dry run prints the request and reads nothing', async () => {
