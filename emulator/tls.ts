@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as tls from 'node:tls'
-import { generate } from 'selfsigned'
 
 /** A hostname that does not resolve: only the test CONNECT proxy routes it to the emulator. */
 export const TEST_SERVICE_HOST = 'change-tracking.test'
@@ -37,6 +36,8 @@ export function testCertificate(): Promise<TestCertificate> {
     // A unique subject: when one process trusts several of these (jest reuses workers across test
     // files), certificate verification must not pick another file's certificate as the issuer.
     const subject = [{ name: 'commonName', value: `change-tracking-action test ${randomUUID()}` }]
+    // Loaded only to make one: the suite reads its global setup's, and the library is large.
+    const { generate } = await import('selfsigned')
     const pems = await generate(subject, {
       keySize: 2048,
       algorithm: 'sha256',
