@@ -140,7 +140,8 @@ describe('every subject of a 2,000-commit range, the newest bodies first', () =>
       const message = revert
         ? `Revert "Change ${i}"\n\nThis reverts commit ${reverted(i)}.\n\n${body}`
         : `ENG-${i + 1}: change ${i}\n\n${body}`
-      return { message, files: [`src/f${i}.ts`] }
+      // In fifty folders: git writes only a small tree for each commit, not one that keeps growing.
+      return { message, files: [`src/d${i % 50}/f${i}.ts`] }
     })
     repo = generated('long', [{ message: 'Start', files: ['README.md'] }, ...commits])
   })

@@ -544,7 +544,8 @@ describe('bounds', () => {
       lines.push(`committer CI <ci@example.com> ${1772600000 + i} +0000`)
       lines.push(`data ${Buffer.byteLength(message)}`, message)
       if (i > 0) lines.push(`from :${i}`)
-      lines.push(`M 644 inline files/f${i}.txt`, 'data 2', `${i % 10}`, '')
+      // In fifty folders: git writes only a small tree for each commit, not one that keeps growing.
+      lines.push(`M 644 inline files/d${i % 50}/f${i}.txt`, 'data 2', `${i % 10}`, '')
     }
     history.git(['fast-import', '--quiet'], `${lines.join('\n')}\n`)
   })
