@@ -212,7 +212,7 @@ function wrap(
 ): Promise<WrapperRun> {
   const env = { ...process.env }
   delete env.NODE_OPTIONS
-  const args = ['--import', 'tsx', WRAPPER, process.execPath, '-e', deploy]
+  const args = [WRAPPER, process.execPath, '-e', deploy]
   const wrapper = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
     env,
