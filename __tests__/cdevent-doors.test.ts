@@ -134,15 +134,7 @@ describe('change-tracking --cdevent FILE', () => {
   it('after a failed deploy removes an earlier file and says why in one line', async () => {
     const file = join(root, 'failed.ndjson')
     writeFileSync(file, '{"an earlier":"event"}\n')
-    const { status, stderr } = await cli([
-      'run',
-      '--cdevent',
-      file,
-      '--',
-      process.execPath,
-      '-e',
-      'process.exit(3)'
-    ])
+    const { status, stderr } = await cli(['run', '--cdevent', file, '--', 'sh', '-c', 'exit 3'])
     expect(status).toBe(3)
     expect(existsSync(file)).toBe(false)
     expect(stderr.filter(line => line.includes('CDEvent'))).toEqual([

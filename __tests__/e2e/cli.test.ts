@@ -98,7 +98,9 @@ describe('change-tracking run', () => {
       '--summary',
       summary,
       '--',
-      ...node('process.exit(3)')
+      'sh',
+      '-c',
+      'exit 3'
     ])
     expect(run.exitCode).toBe(3)
     expect(execFileSync(SYSTEM_NODE, ['--version'], { encoding: 'utf8' })).toMatch(/^v\d+/)
@@ -146,7 +148,7 @@ describe('change-tracking run', () => {
   // signal cases below); every cell is proven in process in cli/policy.test.ts.
   it('with a rejected key under fail-on-error false runs the deploy, unrecorded, and exits 0', async () => {
     const marker = join(work, 'deployed-false')
-    const deploy = node(`require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`)
+    const deploy = ['sh', '-c', 'printf x > "$0"', marker]
     const run = await cli(['run', '--fail-on-error', 'false', '--', ...deploy], {
       env: { CHANGE_TRACKING_API_KEY: 'not-the-key' }
     })
@@ -183,7 +185,7 @@ describe('change-tracking run, signalled outside the deploy', () => {
       const summary = join(work, `summary-${signal}.md`)
       // prettier-ignore
       const args = ['run', '--fail-on-error', policy, '--json', '--outputs', outputs, '--summary', summary]
-      const run = await cli([...args, '--', ...node('process.exit(0)')], {
+      const run = await cli([...args, '--', 'true'], {
         onSpawn: signalWhenAsked('POST /v2/change', signal)
       })
       expect(run.exitCode).toBe(exitCode)
@@ -198,7 +200,7 @@ describe('change-tracking run, signalled outside the deploy', () => {
 
   it('during the key check, SIGHUP leaves the deploy unstarted: one line, 129, nothing recorded', async () => {
     const marker = join(work, 'deployed-after-sighup')
-    const deploy = node(`require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`)
+    const deploy = ['sh', '-c', 'printf x > "$0"', marker]
     const run = await cli(['run', '--', ...deploy], {
       onSpawn: signalWhenAsked('GET /v2/hello', 'SIGHUP')
     })
@@ -214,7 +216,7 @@ describe('change-tracking run, signalled outside the deploy', () => {
 describe('change-tracking with a key file that never ends', () => {
   it('reads /dev/zero no further than its bound: one line naming --api-key-file, nothing sent; under auto it still runs the deploy, unrecorded, then exits 1', async () => {
     const marker = join(work, 'deployed-with-bad-key-file')
-    const deploy = node(`require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`)
+    const deploy = ['sh', '-c', 'printf x > "$0"', marker]
     const run = await cli(['run', '--api-key-file', '/dev/zero', '--', ...deploy])
     expect(run.exitCode).toBe(1)
     expect(run.stderr).toMatch(/^error: --api-key-file is too large: more than 64 KiB\. /m)
