@@ -9,6 +9,7 @@ import { MAX_MESSAGE_CHARS, Report } from '../src/report.ts'
 import { MAX_SUMMARY_CELL_CHARS, answer, escapeCell } from '../src/summary.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 import { renderSummary } from './support/summary.ts'
+import { anyCodePoint } from './support/hostile-text.ts'
 import { ACTION_WORDS } from '../src/main.ts'
 
 function setup() {
@@ -405,7 +406,7 @@ const commandish = fc
         '\u00a0',
         '\u3000'
       ),
-      fc.string({ unit: 'binary', maxLength: 8 })
+      fc.string({ unit: anyCodePoint, maxLength: 8 })
     ),
     { maxLength: 12 }
   )

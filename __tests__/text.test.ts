@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { escapeControls, inert, plural, truncateText, withoutFinalStop } from '../src/text.ts'
+import { anyCodePoint } from './support/hostile-text.ts'
 
 describe('inert', () => {
   it('escapes line breaks, ESC and bidi controls visibly, keeping everything else', () => {
@@ -23,7 +24,7 @@ describe('inert', () => {
       (point >= 0x202a && point <= 0x202e) ||
       (point >= 0x2066 && point <= 0x2069)
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), text => {
+      fc.property(fc.string({ unit: anyCodePoint }), text => {
         const points = Array.from(inert(text), character => character.codePointAt(0) ?? 0)
         expect(points.filter(steers)).toEqual([])
       })
@@ -62,7 +63,7 @@ describe('inert', () => {
       fc.constantFrom('##[set-output name=x;]y', '::warning::x', ' ::x', '#')
     )
     fc.assert(
-      fc.property(fc.jsonValue({ stringUnit: 'binary' }), text, (value, extra) => {
+      fc.property(fc.jsonValue({ stringUnit: anyCodePoint }), text, (value, extra) => {
         const json = JSON.stringify([value, extra, { [extra]: extra }])
         expect(JSON.parse(inert(json))).toEqual(JSON.parse(json))
       })
