@@ -3,7 +3,7 @@
  * service.deployed and service.rolledback (0.3.0): context, subject and content allow no other keys.
  */
 import { describe, expect, it } from '@jest/globals'
-import { CDEVENTS_SPEC_VERSION, cdEvent } from '../src/standards.ts'
+import { CDEVENTS_SPEC_VERSION, cdEvent } from '../src/cdevent.ts'
 import type { ChangeBasis, RunDefaults } from '../src/change.ts'
 import type { ChangeRequest } from '../src/service/client.ts'
 import { emptyShipped } from '../src/shipped/types.ts'

@@ -30,7 +30,7 @@ import { MAX_ADDED_LABELS, MAX_ISSUE_LABELS, MAX_LABEL_CHARS } from '../src/tria
 import { MAX_CLOSES, MAX_ISSUES } from '../src/triage/triage.ts'
 import { MAX_SERVICES, MAX_PATTERNS_PER_SERVICE } from '../src/values/services.ts'
 import { BUILT_IN_RISK } from '../src/triage/risk.ts'
-import { MAX_OTEL_BYTES } from '../src/standards.ts'
+import { MAX_OTEL_BYTES } from '../src/change.ts'
 import { MAX_ARTIFACT_CHARS } from '../src/values/artifact.ts'
 
 interface ActionInput {

@@ -13,34 +13,14 @@ import {
 import { describeChange } from './describe.ts'
 import { isJsonObject } from './json.ts'
 import { leadTime } from './lead-time.ts'
-import { standardMetadata } from './standards.ts'
 import type { ChangeRequest } from './service/client.ts'
-import type { Settings } from './settings.ts'
+import { isFullSha } from './shipped/compare.ts'
+import type { ChangeFields, Settings } from './settings.ts'
 import { shippedMetadata } from './shipped/metadata.ts'
 import type { Shipped } from './shipped/types.ts'
 import { contradictsOutcome, labelsWith } from './triage/labels.ts'
 import { riskNames } from './triage/risk.ts'
 import type { Triage } from './triage/triage.ts'
-import type { Artifact } from './values/artifact.ts'
-
-/** The change fields the user gave. Each is undefined when its input is empty. */
-export interface ChangeFields {
-  description?: string
-  environment?: string
-  service?: string
-  version?: string
-  user?: string
-  comment?: string
-  team?: string
-  /** Trimmed, without empties or duplicates, in the order given. */
-  labels?: string[]
-  /** The parsed custom-metadata JSON value. */
-  customMetadata?: unknown
-  /** Integer Unix seconds. */
-  createdAt?: number
-  /** The image or package that shipped. */
-  artifact?: Artifact
-}
 
 /**
  * The run as plain data, whichever door read it (a GitHub event and the runner's variables, or a
@@ -266,4 +246,50 @@ function present(value: string | undefined): string | undefined {
 /** The record without its undefined fields: absent, not present as undefined. */
 export function withoutUndefined<T extends object>(record: T): T {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T
+}
+
+export const OTEL_SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0'
+/** The `otel` object, serialized; past it, the longest values are left out first. */
+export const MAX_OTEL_BYTES = 4096
+
+// prettier-ignore
+const RESULTS: Partial<Record<string, [status: string, result: string]>> = {
+  success: ['succeeded', 'success'], failure: ['failed', 'failure'], cancelled: ['failed', 'cancellation']
+}
+
+/**
+ * custom_metadata's `otel`, OpenTelemetry's names (semantic conventions 1.44.0, none empty or
+ * guessed), unless turned off, and `artifact`: each when there is something.
+ */
+function standardMetadata(
+  { service, version, environment, artifact }: ChangeFields,
+  { run, deploy, shipped }: ChangeBasis,
+  otel: boolean
+): Record<string, unknown> {
+  const [status, result] = RESULTS[deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'] ?? []
+  const { image, purl, reference, digest } = artifact ?? {}
+  const attributes: Record<string, unknown> = {
+    'deployment.environment.name': environment,
+    'service.name': service,
+    'service.version': version,
+    'deployment.status': status,
+    'cicd.pipeline.result': result,
+    ...run.otel,
+    'vcs.ref.head.revision': [version, run.version].find(isFullSha),
+    'vcs.ref.base.revision': shipped?.previousSha,
+    'cicd.pipeline.task.type': run.otel?.['cicd.pipeline.task.name'] && 'deploy',
+    'artifact.purl': purl,
+    'container.image.name': image?.name,
+    'container.image.tags': image?.tag && [image.tag],
+    'container.image.repo_digests': image && digest && [`${image.name}@${digest}`]
+  }
+  for (const [key, value] of Object.entries(attributes)) if (!value) delete attributes[key]
+  const object = { schema_url: OTEL_SCHEMA_URL, attributes }
+  const size = (key: string) => JSON.stringify(attributes[key]).length
+  while (Buffer.byteLength(JSON.stringify(object)) > MAX_OTEL_BYTES)
+    delete attributes[Object.keys(attributes).sort((a, b) => size(b) - size(a))[0]]
+  return {
+    ...(otel && { otel: object }),
+    ...(artifact && { artifact: { purl, reference, digest } })
+  }
 }

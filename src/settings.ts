@@ -3,7 +3,6 @@
  * and modes, and the typed `Settings` that values/read-settings.ts makes of a door's strings.
  */
 import type { ServiceSpec } from './affected-services.ts'
-import type { ChangeFields } from './change.ts'
 import type { EventOutcome } from './deploy.ts'
 import type { InputError } from './errors.ts'
 import type { TriageSettings } from './triage/triage.ts'
@@ -93,6 +92,29 @@ export interface ReportingSettings {
   /** Why one of them is invalid: readSettings throws it. */
   error?: InputError
 }
+
+/** The change fields the user gave. Each is undefined when its input is empty. */
+export interface ChangeFields {
+  description?: string
+  environment?: string
+  service?: string
+  version?: string
+  user?: string
+  comment?: string
+  team?: string
+  /** Trimmed, without empties or duplicates, in the order given. */
+  labels?: string[]
+  /** The parsed custom-metadata JSON value. */
+  customMetadata?: unknown
+  /** Integer Unix seconds. */
+  createdAt?: number
+  /** The image or package that shipped. */
+  artifact?: Artifact
+}
+
+/** `reference` is the image's, normalized: registry, path, tag and digest. */
+export type Artifact = { purl?: string; reference?: string; digest?: string; image?: Image }
+type Image = { name: string; tag?: string }
 
 /** Every input, read once, validated and typed. Nothing downstream reads inputs. */
 export interface Settings extends Omit<ReportingSettings, 'error'> {

@@ -6,8 +6,7 @@ import { InputError } from '../../src/errors.ts'
 import { inputError } from '../support/input-error.ts'
 import { character, COMMAND_NAMES, hostileText, NUM_RUNS } from '../support/hostile-text.ts'
 import { readReportingSettings, readSettings } from '../../src/values/read-settings.ts'
-import type { GetInput, Settings } from '../../src/settings.ts'
-import type { ChangeFields } from '../../src/change.ts'
+import type { ChangeFields, GetInput, Settings } from '../../src/settings.ts'
 import { actionDefaults } from '../../scripts/run-bundled-action.ts'
 
 const NOW_MS = Date.UTC(2025, 10, 21, 12, 0, 0)

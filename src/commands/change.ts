@@ -11,7 +11,7 @@ import {
   type ChangeBasis,
   type RunDefaults
 } from '../change.ts'
-import { cdEvent } from '../standards.ts'
+import { cdEvent } from '../cdevent.ts'
 import { InputError } from '../errors.ts'
 import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from '../deploy.ts'
 import { shortSha } from '../describe.ts'

@@ -2,14 +2,10 @@
  * The artifact that shipped: a purl, or an OCI image reference read by Docker's grammar and written
  * as the purl specification's OCI type. Only a digest pins an image: without one, no purl.
  */
-import { Inputs } from '../settings.ts'
+import { Inputs, type Artifact } from '../settings.ts'
 import { quote, refusal } from './parsers.ts'
 
 export const MAX_ARTIFACT_CHARS = 1000
-
-/** `reference` is the image's, normalized: registry, path, tag and digest. */
-export type Artifact = { purl?: string; reference?: string; digest?: string; image?: Image }
-type Image = { name: string; tag?: string }
 
 const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/
 const DOMAIN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d+)?$/i

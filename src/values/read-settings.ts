@@ -138,7 +138,7 @@ export function readSettings(
 /** The inputs each command cannot do without, checked once every input is valid. */
 function checkCommandRequirements(settings: Settings): void {
   const { command } = settings
-  const require = (name: InputName, given: unknown, what: string): void => {
+  const needs = (name: InputName, given: unknown, what: string): void => {
     if (given !== undefined) return
     throw new InputError(name, ` is required when command is "${command}": ${what}.`)
   }
@@ -161,13 +161,25 @@ function checkCommandRequirements(settings: Settings): void {
     )
   }
   if (command === 'heartbeat') {
-    require(Inputs.HeartbeatId, settings.heartbeatId, 'the id of the heartbeat monitor, from its page in the web application')
+    needs(
+      Inputs.HeartbeatId,
+      settings.heartbeatId,
+      'the id of the heartbeat monitor, from its page in the web application'
+    )
   } else if (command === 'get-change') {
-    require(Inputs.ChangeId, settings.changeId, 'the id of the change to read back')
+    needs(Inputs.ChangeId, settings.changeId, 'the id of the change to read back')
   } else if (command === 'event-results') {
-    require(Inputs.EventIds, settings.eventIds, 'the event ids, separated by commas or newlines, or a JSON array')
+    needs(
+      Inputs.EventIds,
+      settings.eventIds,
+      'the event ids, separated by commas or newlines, or a JSON array'
+    )
   } else if (command === 'events') {
     const events = settings.events ?? settings.eventsFile
-    require(Inputs.Events, events, `give the events inline in "${Inputs.Events}", or a path to a file of events in "${Inputs.EventsFile}"`)
+    needs(
+      Inputs.Events,
+      events,
+      `give the events inline in "${Inputs.Events}", or a path to a file of events in "${Inputs.EventsFile}"`
+    )
   }
 }

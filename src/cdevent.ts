@@ -1,57 +1,11 @@
-/**
- * Records in standards' names: a change's OpenTelemetry names (semantic conventions 1.44.0, none
- * empty or guessed) and artifact, and a CDEvents 0.5.1 event for a later step to send.
- */
+/** A change as a CDEvents 0.5.1 event, for a later step to send. */
 import { randomUUID } from 'node:crypto'
-import type { ChangeBasis, ChangeFields } from './change.ts'
+import type { ChangeBasis } from './change.ts'
 import { ACTION_NAME } from './package.ts'
 import type { ChangeRequest } from './service/client.ts'
 import { isFullSha } from './shipped/compare.ts'
 import { KNOWN_HOSTS, remoteRepository } from './shipped/git-lookup.ts'
-import type { Artifact } from './values/artifact.ts'
-
-export const OTEL_SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0'
-/** The `otel` object, serialized; past it, the longest values are left out first. */
-export const MAX_OTEL_BYTES = 4096
-
-// prettier-ignore
-const RESULTS: Partial<Record<string, [status: string, result: string]>> = {
-  success: ['succeeded', 'success'], failure: ['failed', 'failure'], cancelled: ['failed', 'cancellation']
-}
-
-/** custom_metadata's `otel` (unless turned off) and `artifact`, each when there is something. */
-export function standardMetadata(
-  { service, version, environment, artifact }: ChangeFields,
-  { run, deploy, shipped }: ChangeBasis,
-  otel: boolean
-): Record<string, unknown> {
-  const [status, result] = RESULTS[deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'] ?? []
-  const { image, purl, reference, digest } = artifact ?? {}
-  const attributes: Record<string, unknown> = {
-    'deployment.environment.name': environment,
-    'service.name': service,
-    'service.version': version,
-    'deployment.status': status,
-    'cicd.pipeline.result': result,
-    ...run.otel,
-    'vcs.ref.head.revision': [version, run.version].find(isFullSha),
-    'vcs.ref.base.revision': shipped?.previousSha,
-    'cicd.pipeline.task.type': run.otel?.['cicd.pipeline.task.name'] && 'deploy',
-    'artifact.purl': purl,
-    'container.image.name': image?.name,
-    'container.image.tags': image?.tag && [image.tag],
-    'container.image.repo_digests': image && digest && [`${image.name}@${digest}`]
-  }
-  for (const [key, value] of Object.entries(attributes)) if (!value) delete attributes[key]
-  const object = { schema_url: OTEL_SCHEMA_URL, attributes }
-  const size = (key: string) => JSON.stringify(attributes[key]).length
-  while (Buffer.byteLength(JSON.stringify(object)) > MAX_OTEL_BYTES)
-    delete attributes[Object.keys(attributes).sort((a, b) => size(b) - size(a))[0]]
-  return {
-    ...(otel && { otel: object }),
-    ...(artifact && { artifact: { purl, reference, digest } })
-  }
-}
+import type { Artifact } from './settings.ts'
 
 export const CDEVENTS_SPEC_VERSION = '0.5.1'
 
