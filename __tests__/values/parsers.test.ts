@@ -1,18 +1,18 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { COMMANDS, Inputs } from '../../src/settings.ts'
+import { COMMANDS, FAIL_ON_ERROR_MODES, Inputs } from '../../src/settings.ts'
 import {
   parseBoolean,
   parseIncludeCommits,
   parseEventIds,
-  parseFailOnError,
   parseJobStatus,
   parseJson,
   parseLabels,
   parseOneOf,
   parseRef,
   parseToken,
-  parseWholeNumber
+  parseWholeNumber,
+  parseWord
 } from '../../src/values/parsers.ts'
 import { inputError } from '../support/input-error.ts'
 import {
@@ -111,7 +111,9 @@ describe('parseOneOf', () => {
   })
 })
 
-describe('parseFailOnError', () => {
+describe('parseWord: fail-on-error', () => {
+  const parseFailOnError = (raw: string) => parseWord(Inputs.FailOnError, FAIL_ON_ERROR_MODES, raw)
+
   it.each([
     ['auto', 'auto'],
     ['AUTO', 'auto'],

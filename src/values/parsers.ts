@@ -4,7 +4,7 @@ import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
 import { inert, UNSEEN_CHARACTERS } from '../text.ts'
 import { MAX_ISSUE_KEY_PREFIXES, parseIssueKeyMode } from '../triage/issue-keys.ts'
-import { FAIL_ON_ERROR_MODES, Inputs, type FailOnError, type Settings } from '../settings.ts'
+import { Inputs, type Settings } from '../settings.ts'
 
 /** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
 const MAX_REF_CHARS = 255
@@ -60,20 +60,23 @@ function rejectCharacters(name: string, text: string, kind: keyof typeof REFUSED
   )
 }
 
+/** One of the words, in any letter case: "must be a, b or c" names them all. */
+export function parseWord<T extends string>(name: string, words: readonly T[], raw: string): T {
+  const word = words.find(known => known === raw.trim().toLowerCase())
+  if (word) return word
+  const named = `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`
+  throw refusal(name, `must be ${named}; got ${quote(raw)}.`)
+}
+
 /** `true` or `false`, in any letter case (a superset of YAML 1.2 core schema: True, TRUE). */
 export function parseBoolean(name: string, raw: string): boolean {
-  const value = raw.trim().toLowerCase()
-  if (value === 'true' || value === 'false') return value === 'true'
-  throw refusal(name, `must be true or false; got ${quote(raw)}.`)
+  return parseWord(name, ['true', 'false'], raw) === 'true'
 }
 
 /** include-commits: `true` or `false` in any letter case, or `git` (the checkout, not the API). */
 export function parseIncludeCommits(raw: string): Pick<Settings, 'includeCommits' | 'commitsFrom'> {
-  const value = raw.trim().toLowerCase()
-  if (value === 'git') return { includeCommits: true, commitsFrom: 'git' }
-  if (value === 'true' || value === 'false')
-    return { includeCommits: value === 'true', commitsFrom: 'api' }
-  throw refusal(Inputs.IncludeCommits, `must be true, false or git; got ${quote(raw)}.`)
+  const word = parseWord(Inputs.IncludeCommits, ['true', 'false', 'git'], raw)
+  return { includeCommits: word !== 'false', commitsFrom: word === 'git' ? 'git' : 'api' }
 }
 
 /** A whole number in decimal digits, within [min, max]. */
@@ -88,13 +91,6 @@ export function parseOneOf<T extends string>(name: string, choices: readonly T[]
   const choice = choices.find(known => known === raw.trim())
   if (choice) return choice
   throw refusal(name, `must be one of ${choices.join(', ')}; got ${quote(raw)}.`)
-}
-
-/** `auto`, `true` or `false`, in any letter case. */
-export function parseFailOnError(raw: string): FailOnError {
-  const mode = FAIL_ON_ERROR_MODES.find(known => known === raw.trim().toLowerCase())
-  if (mode) return mode
-  throw refusal(Inputs.FailOnError, `must be auto, true or false; got ${quote(raw)}.`)
 }
 
 /** The items, trimmed, without empties or duplicates, in first-seen order; undefined when none. */

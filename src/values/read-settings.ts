@@ -2,6 +2,7 @@
 import { InputError } from '../errors.ts'
 import {
   COMMANDS,
+  FAIL_ON_ERROR_MODES,
   Inputs,
   RECORD_AT_MODES,
   type GetInput,
@@ -18,7 +19,6 @@ import {
   parseApiKey,
   parseBoolean,
   parseEventIds,
-  parseFailOnError,
   parseId,
   parseIncludeCommits,
   parseIssueKeys,
@@ -30,7 +30,8 @@ import {
   parseShortId,
   parseText,
   parseToken,
-  parseWholeNumber
+  parseWholeNumber,
+  parseWord
 } from './parsers.ts'
 import { parseServices } from './services.ts'
 
@@ -49,20 +50,22 @@ function withDefaults(getInput: GetInput): GetInput {
 /** An invalid reporting input is kept as `error` and read as its default: the step fails on it. */
 export function readReportingSettings(given: GetInput): ReportingSettings {
   const getInput = withDefaults(given)
-  // The parsers throw nothing but InputError.
-  const reporting: ReportingSettings = { failOnError: 'auto', jobSummary: true, recordAt: 'now' }
-  const read = (parse: () => void): void => {
+  let error: InputError | undefined
+  const read = <T>(name: InputName, parse: (name: InputName, raw: string) => T): T => {
     try {
-      parse()
-    } catch (error) {
-      reporting.error ??= error as InputError
+      return parse(name, getInput(name))
+    } catch (caught) {
+      // The parsers throw nothing but InputError.
+      error ??= caught as InputError
+      return parse(name, SETTING_DEFAULTS[name]!)
     }
   }
-  read(() => (reporting.failOnError = parseFailOnError(getInput(Inputs.FailOnError))))
-  read(() => (reporting.jobSummary = parseBoolean(Inputs.JobSummary, getInput(Inputs.JobSummary))))
-  const recordAt = getInput(Inputs.RecordAt)
-  read(() => (reporting.recordAt = parseOneOf(Inputs.RecordAt, RECORD_AT_MODES, recordAt)))
-  return reporting
+  return {
+    failOnError: read(Inputs.FailOnError, (name, raw) => parseWord(name, FAIL_ON_ERROR_MODES, raw)),
+    jobSummary: read(Inputs.JobSummary, parseBoolean),
+    recordAt: read(Inputs.RecordAt, (name, raw) => parseOneOf(name, RECORD_AT_MODES, raw)),
+    ...(error && { error })
+  }
 }
 
 /** Every input, typed, or the InputError of the first bad one. Pure: `now` bounds created-at. */
