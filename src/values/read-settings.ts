@@ -141,10 +141,6 @@ export function readSettings(
 /** The inputs each command cannot do without, checked once every input is valid. */
 function checkCommandRequirements(settings: Settings): void {
   const { command } = settings
-  const needs = (name: InputName, given: unknown, what: string): void => {
-    if (given !== undefined) return
-    throw new InputError(name, ` is required when command is "${command}": ${what}.`)
-  }
   if (settings.services !== undefined && settings.change.service !== undefined) {
     throw new InputError(
       Inputs.Services,
@@ -163,26 +159,26 @@ function checkCommandRequirements(settings: Settings): void {
       ` is given with "${Inputs.EventsFile}": when command is "events", give exactly one of them.`
     )
   }
-  if (command === 'heartbeat') {
-    needs(
+  const required: Partial<Record<typeof command, [InputName, unknown, string]>> = {
+    heartbeat: [
       Inputs.HeartbeatId,
       settings.heartbeatId,
       'the id of the heartbeat monitor, from its page in the web application'
-    )
-  } else if (command === 'get-change') {
-    needs(Inputs.ChangeId, settings.changeId, 'the id of the change to read back')
-  } else if (command === 'event-results') {
-    needs(
+    ],
+    'get-change': [Inputs.ChangeId, settings.changeId, 'the id of the change to read back'],
+    'event-results': [
       Inputs.EventIds,
       settings.eventIds,
       'the event ids, separated by commas or newlines, or a JSON array'
-    )
-  } else if (command === 'events') {
-    const events = settings.events ?? settings.eventsFile
-    needs(
+    ],
+    events: [
       Inputs.Events,
-      events,
+      settings.events ?? settings.eventsFile,
       `give the events inline in "${Inputs.Events}", or a path to a file of events in "${Inputs.EventsFile}"`
-    )
+    ]
+  }
+  const [name, given, what] = required[command] ?? []
+  if (name !== undefined && given === undefined) {
+    throw new InputError(name, ` is required when command is "${command}": ${what}.`)
   }
 }
