@@ -181,8 +181,9 @@ export class Report {
   }
 
   /**
-   * Ends the run: says the error, if any, as the failure policy's verdict has it, then writes the
-   * summary. Either way the `error` output carries the message.
+   * Ends the run: says the error, if any, as the failure policy's verdict has it (a cancel as a
+   * warning that says whether something may already have been recorded), then writes the summary.
+   * Either way the `error` output carries the message.
    */
   async finish(options: {
     error?: unknown
@@ -193,57 +194,49 @@ export class Report {
     const { policy, jobSummary, moment = 'recording' } = options
     if (this.dryRun && options.error === undefined) this.info('Dry run: nothing was sent.')
     const error = options.error ?? this.outputFailure
-    if (error === undefined) {
-      if (jobSummary) await this.writeSummary()
-      return undefined
-    }
-    const verdict = verdictOn(error, moment, policy)
+    const verdict = error === undefined ? undefined : verdictOn(error, moment, policy)
     if (error instanceof CancelledError) {
-      await this.cancel(error.signal, error.inFlight, jobSummary)
-      return verdict
+      const calls = error.inFlight.map(call => call.label).join(' and ')
+      const maybe = !calls
+        ? 'No request was in flight.'
+        : error.inFlight.some(call => call.records)
+          ? `${calls} was in flight, so it may already have been recorded.`
+          : `${calls} was in flight.`
+      const message = `${error.message} ${maybe}`
+      const line = this.safe(message)
+      this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, line))
+      this.runner.warning(line)
+      this.summary.cancelled(message)
+    } else if (verdict) {
+      const said = this.messageOf(error)
+      const message = this.safe(said)
+      // Where outputs cannot be written this one cannot either: the annotation still says it.
+      this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, message))
+      const { beforeDeploy, notFailing } = this.words
+      // prettier-ignore
+      const after = moment === 'before-deploy'
+        ? beforeDeploy[verdict.failsNow ? 'failsNow' : verdict.recordsAfter ? 'recordsAfter'
+          : verdict.failsAfter ? 'failsAfter' : 'unrecorded']
+        : verdict.failsNow ? '' : notFailing[policy === 'false' ? 'false' : 'outage']
+      this.summary.failed(error, verdict.failsNow, message, after)
+      // Our own ending is kept whole: a cut falls in the message before it.
+      const line = after ? safeLine(this.redactor, endSentence(said), ` ${after}`) : message
+      if (verdict.failsNow) this.runner.setFailed(line)
+      else if (verdict.failsAfter) this.runner.error(line)
+      else this.runner.warning(line)
     }
-    const message = this.safe(this.messageOf(error))
-    // Where outputs cannot be written this one cannot either: the annotation still says it.
-    this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, message))
-    const { beforeDeploy, notFailing } = this.words
-    // prettier-ignore
-    const after = moment === 'before-deploy'
-      ? beforeDeploy[verdict.failsNow ? 'failsNow' : verdict.recordsAfter ? 'recordsAfter'
-        : verdict.failsAfter ? 'failsAfter' : 'unrecorded']
-      : verdict.failsNow ? '' : notFailing[policy === 'false' ? 'false' : 'outage']
-    this.summary.failed(error, verdict.failsNow, message, after)
-    // Our own ending is kept whole: a cut falls in the message before it.
-    const line = after
-      ? safeLine(this.redactor, endSentence(this.messageOf(error)), ` ${after}`)
-      : message
-    if (verdict.failsNow) this.runner.setFailed(line)
-    else if (verdict.failsAfter) this.runner.error(line)
-    else this.runner.warning(line)
     if (jobSummary) await this.writeSummary()
     return verdict
   }
 
-  /**
-   * The run was cancelled (SIGTERM or SIGINT): says so in the `error` output, a warning and the
-   * summary, including whether something may already have been recorded.
-   */
+  /** The run was cancelled (SIGTERM or SIGINT) while a command ran: ends it as finish() does. */
   async cancel(
-    signal: string,
+    signal: NodeJS.Signals,
     inFlight: readonly CallInFlight[],
     jobSummary: boolean
   ): Promise<void> {
-    const calls = inFlight.map(call => call.label).join(' and ')
-    const maybe = !calls
-      ? 'No request was in flight.'
-      : inFlight.some(call => call.records)
-        ? `${calls} was in flight, so it may already have been recorded.`
-        : `${calls} was in flight.`
-    const message = `The run was cancelled (${signal}) before it finished. ${maybe}`
-    const line = this.safe(message)
-    this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, line))
-    this.runner.warning(line)
-    this.summary.cancelled(message)
-    if (jobSummary) await this.writeSummary()
+    // What a cancel says does not depend on the policy; the verdict is the caller's to make.
+    await this.finish({ error: new CancelledError(signal, inFlight), policy: 'false', jobSummary })
   }
 
   private async writeSummary(): Promise<void> {
