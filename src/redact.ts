@@ -33,11 +33,6 @@ export class Redactor {
     this.forms.sort((a, b) => b.length - a.length)
   }
 
-  /** The whole text without secrets, in time linear in its length. */
-  redact(text: string): string {
-    return this.redacted(text, false)
-  }
-
   /**
    * At most `max` code points of outside text, without secrets, ending in "…" when cut. Cut before
    * it is scanned: only a window of it is redacted, wide enough for `max` code points and for a
@@ -47,18 +42,23 @@ export class Redactor {
     // 2 × max UTF-16 units hold at least max code points.
     const longest = this.forms[0]?.length ?? 0
     const window = 2 * max + longest
-    if (text.length <= window) return truncateText(this.redacted(text, false), max)
-    const redacted = this.redacted(text.slice(0, window), true)
+    if (text.length <= window) return truncateText(this.redact(text), max)
+    const redacted = this.redact(text.slice(0, window), true)
     // A secret that the cut split was not removed: what shows of it is the last characters, after
     // the last "***" and fewer than the longest form's. They are dropped.
     const last = redacted.lastIndexOf(REDACTED)
     const after = last === -1 ? redacted.length : redacted.length - last - REDACTED.length
     let end = redacted.length - Math.min(after, Math.max(0, longest - 1))
-    if (isHighSurrogate(redacted.charCodeAt(end - 1))) end--
+    const code = redacted.charCodeAt(end - 1)
+    if (code >= 0xd800 && code <= 0xdbff) end--
     return truncateText(`${redacted.slice(0, end)}…`, max)
   }
 
-  private redacted(text: string, cut: boolean): string {
+  /**
+   * The whole text without secrets, in time linear in its length. `cut`: the text is the start of
+   * a longer one, which may end in the middle of a URL's password.
+   */
+  redact(text: string, cut = false): string {
     let result = text
     for (const form of this.forms) {
       // Checked first: most text holds no secret, and split/join would copy it anyway.
@@ -92,10 +92,6 @@ function withoutUrlPasswords(text: string, userInfo: RegExp): string {
     copied = at + 3 + match[0].length - (match[0].endsWith('@') ? 1 : 0)
   }
   return copied === 0 ? text : result + text.slice(copied)
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff
 }
 
 function secretForms(secret: string): string[] {
