@@ -21,10 +21,16 @@ export const UNSEEN_CHARACTERS = String.raw`${UNSAFE}\u200b-\u200d\u2060\ufeff`
  * Outside text made inert for one line of a log, an annotation or an output: nothing in it can
  * begin a new line, a terminal sequence or a workflow command, and nothing is silently lost.
  * Each unsafe character becomes its visible escape (`\n`, `\u001b`); then the two command forms
- * the runner reads are broken.
+ * the runner reads are broken. It reads the legacy `##[` anywhere in a line, and `::` at its start
+ * after whitespace (all of it within `\s` once control characters are escaped). The second `#`
+ * and the first `:` become the `\uXXXX` escape used here: a JSON body keeps its meaning (`#` and
+ * `:` occur only in its strings, where the escape is the same character); a backslash alone
+ * would break it.
  */
 export function inert(text: string): string {
-  return withoutCommands(escapeControls(text))
+  return escapeControls(text)
+    .replace(/##\[/g, '#\\u0023[')
+    .replace(/^(\s*)::/, '$1\\u003a:')
 }
 
 /**
@@ -33,16 +39,6 @@ export function inert(text: string): string {
  */
 export function escapeControls(text: string): string {
   return text.replace(UNSAFE_CHARACTERS, escapeCharacter)
-}
-
-/**
- * The runner reads the legacy `##[` anywhere in a line, and `::` at its start after whitespace
- * (all of it within `\s` once control characters are escaped). The second `#` and the first `:`
- * become the `\uXXXX` escape `inert` uses: a JSON body keeps its meaning (`#` and `:` occur only
- * in its strings, where the escape is the same character); a backslash alone would break it.
- */
-function withoutCommands(text: string): string {
-  return text.replace(/##\[/g, '#\\u0023[').replace(/^(\s*)::/, '$1\\u003a:')
 }
 
 /** Whether the text holds a character that `escapeControls` (and so `inert`) would escape. */
