@@ -34,8 +34,8 @@ const FAILED: DeployRecord = {
 }
 
 /** Without the action's labels, so that each test sees the fields it is about. */
-const PLAIN = { runMetadata: false, autoLabels: false }
-const WITH_GITHUB = { runMetadata: true, autoLabels: false }
+const PLAIN = { githubMetadata: false, otelAttributes: false, triage: { autoLabels: false } }
+const WITH_GITHUB = { githubMetadata: true, otelAttributes: false, triage: { autoLabels: false } }
 
 describe('buildChangeRequest', () => {
   it('takes every field the user left empty from the context', () => {
@@ -288,7 +288,7 @@ describe('buildChangeRequest: triage', () => {
     riskComplete: true,
     remediation: { type: 'revert' as const, reverts: [SHA] }
   }
-  const LABELS = { runMetadata: true, autoLabels: true }
+  const LABELS = { githubMetadata: true, otelAttributes: false, triage: { autoLabels: true } }
   const failed: ChangeBasis = { ...BASIS, deploy: FAILED, triage }
 
   it("adds the action's labels after the user's, in order, each once", () => {
@@ -326,7 +326,11 @@ describe('buildChangeRequest: triage', () => {
 
   it('keeps the remediation when the github metadata is turned off', () => {
     const metadata = JSON.parse(
-      buildChangeRequest({}, failed, { runMetadata: false, autoLabels: true }).custom_metadata ?? ''
+      buildChangeRequest({}, failed, {
+        githubMetadata: false,
+        otelAttributes: false,
+        triage: { autoLabels: true }
+      }).custom_metadata ?? ''
     )
     expect(metadata).toEqual({
       deploy: expect.objectContaining({ outcome: 'failure' }),
@@ -385,7 +389,7 @@ describe('buildChangeRequest: what shipped under its own key', () => {
 })
 
 describe('buildChangeRequest: the outcome the action knows wins over the user’s', () => {
-  const LABELS = { runMetadata: false, autoLabels: true }
+  const LABELS = { githubMetadata: false, otelAttributes: false, triage: { autoLabels: true } }
   const claimsSuccess = {
     labels: ['team:shop', 'outcome:success'],
     customMetadata: { deploy: { outcome: 'success', ticket: 'OPS-1' }, note: 'mine' }

@@ -17,7 +17,7 @@ import { parseArtifact } from '../src/values/artifact.ts'
 const SHA = '3f786850e387550fdab836ed7e6dc881de23001b'
 const PREVIOUS = '9f2c1d0e8b7a69584736251403f2e1d0c9b8a796'
 const DIGEST = `sha256:${'a'.repeat(64)}`
-const OPTIONS = { runMetadata: true, autoLabels: false, otel: true }
+const OPTIONS = { githubMetadata: true, otelAttributes: true, triage: { autoLabels: false } }
 
 type Metadata = Record<string, unknown> & {
   otel: { schema_url: string; attributes: Record<string, unknown> }
@@ -159,8 +159,10 @@ describe('otel in custom_metadata', () => {
 
   it('is turned off by otel-attributes: false, not by github-metadata: false', () => {
     const run = githubPush()
-    expect(metadataOf({}, { run }, { ...OPTIONS, otel: false })).not.toHaveProperty('otel')
-    expect(metadataOf({}, { run }, { ...OPTIONS, runMetadata: false })).toHaveProperty('otel')
+    expect(metadataOf({}, { run }, { ...OPTIONS, otelAttributes: false })).not.toHaveProperty(
+      'otel'
+    )
+    expect(metadataOf({}, { run }, { ...OPTIONS, githubMetadata: false })).toHaveProperty('otel')
   })
 
   it("leaves the user's own otel and artifact keys as they gave them", () => {

@@ -78,22 +78,13 @@ export interface ChangeBasis {
   triage?: Triage
 }
 
-/** What the action adds besides the defaults: its metadata and its labels. */
-export interface ChangeOptions {
-  /** The run's own fields (and what shipped) in custom_metadata, under its key ("github", "ci"). */
-  runMetadata: boolean
-  /** The action's labels after the user's. */
-  autoLabels: boolean
-  /** OpenTelemetry's names (`otel`) in custom_metadata, when true. */
-  otel?: boolean
+/**
+ * What the action adds besides the defaults, as the settings say: the run's own fields (and what
+ * shipped) in custom_metadata, OpenTelemetry's names, and its labels after the user's.
+ */
+type ChangeOptions = Pick<Settings, 'githubMetadata' | 'otelAttributes'> & {
+  triage: Pick<Settings['triage'], 'autoLabels'>
 }
-
-/** A change's options, as the settings give them. */
-export const changeOptions = (settings: Settings): ChangeOptions => ({
-  runMetadata: settings.githubMetadata,
-  autoLabels: settings.triage.autoLabels,
-  otel: settings.otelAttributes
-})
 
 /** The version and environment a change is about: what the lookup looks up. */
 export function changeSubject(fields: ChangeFields, run: RunDefaults) {
@@ -149,14 +140,14 @@ export function buildChangeRequest(
           risk: triage && riskNames(triage),
           issues: triage?.issues
         },
-        options.autoLabels
+        options.triage.autoLabels
       ).join(',')
     ),
     custom_metadata: customMetadata(
       fields.customMetadata,
       {
-        ...defaultMetadata(basis, options.runMetadata),
-        ...standardMetadata(subject, basis, options.otel === true)
+        ...defaultMetadata(basis, options.githubMetadata),
+        ...standardMetadata(subject, basis, options.otelAttributes)
       },
       endedWith(basis)
     ),

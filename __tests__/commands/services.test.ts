@@ -106,13 +106,8 @@ async function record(
   try {
     await recordServices(
       { settings, run, client, report, clock: () => NOW },
-      settings.services ?? [],
-      {
-        run,
-        shipped: options.shipped,
-        recordedAt: NOW,
-        triage: options.triage
-      }
+      { run, shipped: options.shipped, recordedAt: NOW, triage: options.triage },
+      change => client.createChange(change)
     )
   } catch (caught) {
     error = caught

@@ -5,7 +5,6 @@
  */
 import {
   buildChangeRequest,
-  changeOptions,
   changeSubject,
   overruledOutcome,
   type ChangeBasis,
@@ -17,7 +16,7 @@ import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } fro
 import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
 import { answer, formatField, type Cell, type SummaryRow } from '../summary.ts'
-import type { ChangeRequest } from '../service/client.ts'
+import type { ChangeRequest, ChangeService } from '../service/client.ts'
 import { Inputs, Outputs, type Settings } from '../settings.ts'
 import type { Shipped } from '../shipped/types.ts'
 import type { CommandContext } from './command.ts'
@@ -50,7 +49,7 @@ export async function recordChange(context: CommandContext): Promise<void> {
     )
   const shipped = await findShipped(context, changeSubject(settings.change, run))
   logShipped(report, shipped)
-  const triage = await findTriage(context, shipped)
+  const triage = findTriage(context, shipped)
   logTriage(report, triage)
   // First under the title: how it ended, then what an on-call engineer filters on.
   const eventOutcome = deploy === undefined && run.outcome
@@ -66,17 +65,15 @@ export async function recordChange(context: CommandContext): Promise<void> {
   let recorded = false
   // Each change the service accepted, as a CDEvent or why it has none.
   const made: Array<ReturnType<typeof cdEvent>> = []
-  const createChange = (change: ChangeRequest) =>
+  const send = (change: ChangeRequest) =>
     context.client.createChange(change).then(id => {
       made.push(cdEvent(change, settings.dryRun ? undefined : id, basis, settings.change.artifact))
       return id
     })
-  const client = Object.assign(Object.create(context.client), { createChange })
-  const counted = { ...context, client }
   try {
     // Loaded only for the services input: glob matching is not every run's cost at start-up.
-    if (settings.services === undefined) await recordOne(counted, basis)
-    else await (await import('./services.ts')).recordServices(counted, settings.services, basis)
+    if (settings.services === undefined) await recordOne(context, basis, send)
+    else await (await import('./services.ts')).recordServices(context, basis, send)
     recorded = true
   } finally {
     // One CDEvent per change (NDJSON), or none when a change has none, said in one line with why.
@@ -96,11 +93,14 @@ export async function recordChange(context: CommandContext): Promise<void> {
 }
 
 /** One change: the service input's, or the repository's. */
-async function recordOne(context: CommandContext, basis: ChangeBasis): Promise<void> {
-  const { settings, run, client, report } = context
-  const change = buildChangeRequest(settings.change, basis, changeOptions(settings))
+async function recordOne(
+  { settings, run, report }: CommandContext,
+  basis: ChangeBasis,
+  send: ChangeService['createChange']
+): Promise<void> {
+  const change = buildChangeRequest(settings.change, basis, settings)
   const links = { run: run.runLink, compare: compareLink(basis.shipped, change.version) }
-  const changeId = await client.createChange(change).catch((error: unknown) => {
+  const changeId = await send(change).catch((error: unknown) => {
     // What would have been recorded, for whoever records it by hand.
     report.summary.notDone('Change not recorded', error)
     report.summary.table('Change not recorded', changeRows(change, undefined, links))

@@ -2,19 +2,12 @@
  * `change` with the services input: one change per service the deploy touched, a few in flight
  * at once. Every change that was recorded is output, even when another one failed.
  */
-import {
-  matcherOf,
-  SERVICE_SELECTION_BUDGET_MS,
-  selectServices,
-  type ServiceDecision,
-  type ServiceSelection,
-  type ServiceSpec
-} from '../affected-services.ts'
-import { buildChangeRequest, changeOptions, type ChangeBasis } from '../change.ts'
+import { matcherOf, SERVICE_SELECTION_BUDGET_MS, selectServices } from '../affected-services.ts'
+import { buildChangeRequest, type ChangeBasis } from '../change.ts'
 import { errorMessage, failureKind, ServiceError } from '../errors.ts'
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
 import { answer } from '../summary.ts'
-import { ENDPOINT_CALLS, type ChangeRequest } from '../service/client.ts'
+import { ENDPOINT_CALLS, type ChangeService } from '../service/client.ts'
 import { Outputs } from '../settings.ts'
 import { plural } from '../text.ts'
 import { runWithin } from '../time-bound.ts'
@@ -25,14 +18,16 @@ import { findTriage, logTriage, serviceShipped } from './triage.ts'
 /** Records the touched services' changes; throws when any of them could not be recorded. */
 export async function recordServices(
   context: CommandContext,
-  specs: ServiceSpec[],
-  basis: ChangeBasis
+  basis: ChangeBasis,
+  send: ChangeService['createChange']
 ): Promise<void> {
-  const { settings, client, report } = context
+  const { settings, report } = context
+  const specs = settings.services ?? []
   const selection = selectServices(specs, changedFiles(settings.includeCommits, basis.shipped))
-  if (selection.allRecordedBecause) {
-    report.notice(selection.allRecordedBecause)
-    report.summary.note(selection.allRecordedBecause)
+  const { allRecordedBecause } = selection
+  if (allRecordedBecause) {
+    report.notice(allRecordedBecause)
+    report.summary.note(allRecordedBecause)
   }
   for (const { name, reason, matchedPaths } of selection.decisions) {
     report.info(`${name}: ${reason}${matchedPaths.length ? ` (${matchedPaths.join(', ')})` : ''}`)
@@ -44,21 +39,25 @@ export async function recordServices(
   const owned = runWithin(SERVICE_SELECTION_BUDGET_MS, () =>
     recorded.map(({ name }) => {
       const spec = specs.find(each => each.name === name && each.patterns.length)
-      const mine = spec && shipped && !selection.allRecordedBecause
-      return mine && serviceShipped(shipped, matcherOf(spec))
+      return spec && shipped && !allRecordedBecause && serviceShipped(shipped, matcherOf(spec))
     })
   )
-  const changes = recorded.map((decision, index) => {
+  const changes = recorded.map(({ name, matchedPaths, matchedCount }, index) => {
     const own = owned.finished && owned.value[index]
     const triage = own ? findTriage(context, own) : basis.triage
-    if (triage && own) logTriage(report, triage, decision.name)
-    return serviceChange(context, decision, { ...basis, triage }, selection)
+    if (triage && own) logTriage(report, triage, name)
+    const service = {
+      name,
+      ...(allRecordedBecause === undefined && {
+        matchingFiles: matchedCount,
+        metadata: { changed_paths: matchedPaths, changed_paths_count: matchedCount }
+      })
+    }
+    return buildChangeRequest(settings.change, { ...basis, service, triage }, settings)
   })
   const skipped = selection.decisions.filter(decision => !decision.recorded).map(d => d.name)
 
-  const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, change =>
-    client.createChange(change)
-  )
+  const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, send)
   const ids = new Map<string, string>()
   const failures: Array<{ name: string; error: unknown }> = []
   results.forEach((result, index) => {
@@ -72,39 +71,6 @@ export async function recordServices(
     'recorded',
     skipped.length ? `, ${skipped.length} skipped` : ''
   )
-  summarize(context, selection, ids)
-  // Output before any failure is reported: nothing recorded is lost.
-  report.output(Outputs.ChangeIds, JSON.stringify(Object.fromEntries(ids)))
-  if (ids.size === 1) report.output(Outputs.ChangeId, [...ids.values()][0])
-  report.output(Outputs.SkippedServices, JSON.stringify(skipped))
-  if (failures.length > 0) {
-    const error = notRecorded(failures, ids.size)
-    report.summary.notDone(`${plural(failures.length, 'change')} not recorded`, error)
-    throw error
-  }
-}
-
-function serviceChange(
-  { settings }: CommandContext,
-  { name, matchedPaths, matchedCount }: ServiceDecision,
-  basis: ChangeBasis,
-  selection: ServiceSelection
-): ChangeRequest {
-  const service = {
-    name,
-    ...(selection.allRecordedBecause === undefined && {
-      matchingFiles: matchedCount,
-      metadata: { changed_paths: matchedPaths, changed_paths_count: matchedCount }
-    })
-  }
-  return buildChangeRequest(settings.change, { ...basis, service }, changeOptions(settings))
-}
-
-function summarize(
-  { report }: CommandContext,
-  selection: ServiceSelection,
-  ids: ReadonlyMap<string, string>
-): void {
   report.summary.list(
     'Services',
     ['Service', 'Change id', 'Why'],
@@ -114,6 +80,15 @@ function summarize(
     }),
     'recorded'
   )
+  // Output before any failure is reported: nothing recorded is lost.
+  report.output(Outputs.ChangeIds, JSON.stringify(Object.fromEntries(ids)))
+  if (ids.size === 1) report.output(Outputs.ChangeId, [...ids.values()][0])
+  report.output(Outputs.SkippedServices, JSON.stringify(skipped))
+  if (failures.length > 0) {
+    const error = notRecorded(failures, ids.size)
+    report.summary.notDone(`${plural(failures.length, 'change')} not recorded`, error)
+    throw error
+  }
 }
 
 /** One error naming every service not recorded and why; an outage only if all were outages. */
