@@ -1,4 +1,5 @@
 /** JSON from outside, read safely: a bound on nesting, a parse that never throws, one guard. */
+import { attempt } from './errors.ts'
 
 /**
  * How deep JSON from outside may nest. Deeper documents are refused before parsing: printing or
@@ -36,12 +37,9 @@ export function jsonDepthExceededAt(text: string | Uint8Array, max = MAX_JSON_DE
 
 /** JSON text as a value; undefined when it is not JSON or nests deeper than MAX_JSON_DEPTH. */
 export function parseJsonSafely(text: string | Buffer): unknown {
-  if (text.length === 0 || jsonDepthExceededAt(text) !== -1) return undefined
-  try {
-    return JSON.parse(typeof text === 'string' ? text : text.toString('utf8')) as unknown
-  } catch {
-    return undefined
-  }
+  if (jsonDepthExceededAt(text) !== -1) return undefined
+  // A Buffer's String() is its UTF-8 text.
+  return attempt(() => JSON.parse(String(text)) as unknown)
 }
 
 // JSON.rawJSON and JSON.isRawJSON (Node 21+) are not in TypeScript's lib yet.
