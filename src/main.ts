@@ -83,20 +83,17 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
     environment = await jobEnvironmentFor(settings, context, env, runner, open)
     const saveState = (name: string, value: string) => runner.saveState(name, value)
     const defaults = contextDefaults({ ...context, jobEnvironment: environment }, process.cwd())
-    error = await runCommand(
-      { ...open, settings },
-      {
-        // A CDEvent only here: at the job's end no later step could read an output.
-        run: { ...defaults, cdevent: true },
-        lookUp: lookUpFor(settings, context, env),
-        budgetCap: jobEnd ? KEY_CHECK_BUDGET_MS : Infinity,
-        act: jobEnd
-          ? context =>
-              prepareJobEnd(context, saveState, { at: startedAt, jobEnvironment: environment })
-          : undefined,
-        onSignal: 'exit'
-      }
-    )
+    error = await runCommand(open, {
+      // A CDEvent only here: at the job's end no later step could read an output.
+      run: { ...defaults, cdevent: true },
+      lookUp: lookUpFor(settings, context, env),
+      budgetCap: jobEnd ? KEY_CHECK_BUDGET_MS : Infinity,
+      act: jobEnd
+        ? context =>
+            prepareJobEnd(context, saveState, { at: startedAt, jobEnvironment: environment })
+        : undefined,
+      onSignal: 'exit'
+    })
   }
   const command = settings?.command ?? (runner.getInput(Inputs.Command) as Command)
   const verdict = await finishRun(open, error, jobEnd ? 'before-deploy' : momentOf(command))
@@ -124,16 +121,13 @@ export async function runPost(
     if (start.problem) {
       report.warning(`The deploy is recorded without its start or duration: ${start.problem}.`)
     }
-    error = await runCommand(
-      { ...open, settings },
-      {
-        run: contextDefaults({ ...context, jobEnvironment: jobEnd.environment }, process.cwd()),
-        lookUp: lookUpFor(settings, context, env),
-        budgetCap: AFTER_DEPLOY_BUDGET_MS,
-        deploy: { ...settings.jobStatus, startedAt: start.startedAt, finishedAt },
-        onSignal: 'exit'
-      }
-    )
+    error = await runCommand(open, {
+      run: contextDefaults({ ...context, jobEnvironment: jobEnd.environment }, process.cwd()),
+      lookUp: lookUpFor(settings, context, env),
+      budgetCap: AFTER_DEPLOY_BUDGET_MS,
+      deploy: { ...settings.jobStatus, startedAt: start.startedAt, finishedAt },
+      onSignal: 'exit'
+    })
   }
   await finishRun(open, error, 'recording')
 }

@@ -128,10 +128,10 @@ export interface CommandPlan {
 }
 
 /** Runs one command against the service (or prints it, in a dry run); resolves with its error. */
-export async function runCommand(
-  { settings, report, redactor, reporting, words }: OpenRun & { settings: Settings },
-  plan: CommandPlan
-): Promise<unknown> {
+export async function runCommand(open: OpenRun, plan: CommandPlan): Promise<unknown> {
+  const { settings, report, redactor, reporting, words } = open
+  // Invalid settings send nothing: their error is the command's.
+  if (!settings) return open.error
   const budget = serviceBudget(settings.timeoutSeconds, plan.budgetCap)
   const transport = settings.dryRun
     ? undefined

@@ -132,11 +132,7 @@ type DoorRun = { open: OpenRun; run: ReturnType<typeof ciDefaults>; lookUp: Ship
 /** One command: 0, 2 for an input error, 1 for another failure the policy counts. */
 async function runAlone({ open, run, lookUp }: DoorRun, command: Command): Promise<number> {
   const error =
-    open.error ??
-    (await runCommand(
-      { ...open, settings: open.settings! },
-      { run, lookUp, budgetCap: Infinity, onSignal: 'exit' }
-    ))
+    open.error ?? (await runCommand(open, { run, lookUp, budgetCap: Infinity, onSignal: 'exit' }))
   const verdict = await finishRun(open, error, momentOf(command))
   return !verdict?.failsNow ? 0 : error instanceof InputError ? USAGE_EXIT : 1
 }
@@ -155,22 +151,18 @@ async function runWrapped(
 ): Promise<number> {
   const { settings, report } = open
   const { json } = invocation.options
-  let error = open.error
-  if (settings && !error) {
-    error = await runCommand(
-      { ...open, settings },
-      {
-        run,
-        budgetCap: Math.max(budgetLeft, MIN_KEY_CHECK_MS),
-        act: async ({ client, report }) => {
-          requireSubject(settings, run)
-          await client.hello()
-          report.info('The change will be recorded when the deploy ends, with how it ended.')
-        },
-        onSignal: 'stop'
-      }
-    )
-  }
+  const error =
+    open.error ??
+    (await runCommand(open, {
+      run,
+      budgetCap: Math.max(budgetLeft, MIN_KEY_CHECK_MS),
+      act: async ({ client, report, settings }) => {
+        requireSubject(settings, run)
+        await client.hello()
+        report.info('The change will be recorded when the deploy ends, with how it ended.')
+      },
+      onSignal: 'stop'
+    }))
   if (error instanceof CancelledError) {
     report.warning(`The deploy was not started: ${error.signal} arrived during the key check.`)
     return SIGNAL_EXIT_CODES[error.signal]
@@ -186,16 +178,13 @@ async function runWrapped(
   if (json && !deploy.outputEndsLine) io.stdout('\n')
   let fails = before?.failsAfter ?? false
   if (settings && (!before || before.recordsAfter)) {
-    const recorded = await runCommand(
-      { ...open, settings },
-      {
-        run,
-        lookUp,
-        budgetCap: AFTER_DEPLOY_BUDGET_MS,
-        deploy: { ...deploy, status: deploy.outcome },
-        onSignal: 'stop'
-      }
-    )
+    const recorded = await runCommand(open, {
+      run,
+      lookUp,
+      budgetCap: AFTER_DEPLOY_BUDGET_MS,
+      deploy: { ...deploy, status: deploy.outcome },
+      onSignal: 'stop'
+    })
     fails ||= (await finishRun(open, recorded, 'recording'))?.failsNow ?? false
   }
   return deploy.exitCode !== 0 ? deploy.exitCode : fails ? 1 : 0
