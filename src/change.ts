@@ -10,7 +10,7 @@ import {
   type DeployRecord,
   type EventOutcome
 } from './deploy.ts'
-import { describeChange } from './describe.ts'
+import { describeChange, type DescriptionParts } from './describe.ts'
 import { isJsonObject } from './json.ts'
 import { leadTime } from './lead-time.ts'
 import type { ChangeRequest } from './service/client.ts'
@@ -58,18 +58,12 @@ export interface RunDefaults {
   cdevent?: boolean
 }
 
-/** One service of several: its name, and what its patterns matched when that is known. */
-export interface ServiceDefaults {
-  name: string
-  matchingFiles?: number
-  metadata?: Record<string, unknown>
-}
-
 /** Everything a change is built from besides the user's fields. */
 export interface ChangeBasis {
   run: RunDefaults
   shipped?: Shipped
-  service?: ServiceDefaults
+  /** One service of several: its name, what its patterns matched when known, and its metadata. */
+  service?: DescriptionParts['service'] & { metadata?: Record<string, unknown> }
   /** At a job's end: how the deploy ended; the change is created at its start. */
   deploy?: DeployRecord
   /** Milliseconds since the epoch: when the change is recorded, for the lead time. */
