@@ -1,6 +1,7 @@
 /** The dry run: every request printed as a real run would send it, none sent. */
 import { describe, expect, it } from '@jest/globals'
-import { DRY_RUN_ID, DryRunClient } from '../../src/service/dry-run-client.ts'
+import { DRY_RUN_ID } from '../../src/service/client.ts'
+import { DryRunClient } from '../../src/service/dry-run-client.ts'
 import type { ServiceRequest } from '../../src/service/request.ts'
 
 function dryRun(): { client: DryRunClient; printed: string[] } {

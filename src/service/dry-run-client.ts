@@ -6,8 +6,6 @@
 import { ServiceEndpoints, type Endpoint } from './client.ts'
 import { requestUrl, type ServiceRequest } from './request.ts'
 
-export { DRY_RUN_ID } from './client.ts'
-
 export type PrintRequest = (request: ServiceRequest, url: URL) => void
 
 export class DryRunClient extends ServiceEndpoints {
