@@ -12,8 +12,7 @@ import {
 } from '../../emulator/github.ts'
 import { trustTestCertificate } from '../../emulator/tls.ts'
 import { openGitHub, type GitHub } from '../../src/shipped/github-client.ts'
-import type { LookupOptions } from '../../src/shipped/lookup.ts'
-import type { LookupQuery } from '../../src/shipped/types.ts'
+import type { LookupOptions, LookupQuery } from '../../src/shipped/types.ts'
 
 export const TOKEN = 'ghs_T0kenThatMustNeverShow1234567890ab'
 export const REPOSITORY = 'octo-org/octo-repo'
@@ -96,16 +95,11 @@ export function queryFor(github: FakeGitHub, overrides: Partial<LookupOptions> =
   return { ...lookupOptions(github, overrides), repo: { owner, repo } }
 }
 
-/** A client of the fake for one test, closed after it. */
+/** A client of the fake for one test. */
 export async function withGitHub<T>(
   github: FakeGitHub,
   use: (client: GitHub) => Promise<T>,
   options: { budgetMs?: number; maxCalls?: number } = {}
 ): Promise<T> {
-  const client = await openGitHub({ ...lookupOptions(github), ...options })
-  try {
-    return await use(client)
-  } finally {
-    client.close()
-  }
+  return use(await openGitHub({ ...lookupOptions(github), ...options }))
 }

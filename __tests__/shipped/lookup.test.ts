@@ -9,7 +9,8 @@ import { FakeGitHub, GitHubFaults, type GitHubCommit } from '../../emulator/gith
 import { testCertificate } from '../../emulator/tls.ts'
 import { leadTime } from '../../src/lead-time.ts'
 import { COMPARE_PAGE_SIZE } from '../../src/shipped/compare.ts'
-import { lookUpShipped, MAX_API_CALLS } from '../../src/shipped/lookup.ts'
+import { MAX_API_CALLS } from '../../src/shipped/github-client.ts'
+import { lookUpShipped } from '../../src/shipped/lookup.ts'
 import { shippedMetadata } from '../../src/shipped/metadata.ts'
 import {
   history,

@@ -11,6 +11,7 @@ import {
 import { history, queryFor, useFakeGitHub, withGitHub } from './fake-github.ts'
 
 const URL = 'https://github.com/octo-org/octo-repo'
+const GITHUB = { kind: 'github', web: URL } as const
 const pull = (number: number, title?: string) => ({
   number,
   ...(title ? { title } : {}),
@@ -58,7 +59,7 @@ describe('pullRequestsIn', () => {
   it('lists each once, in the order of its first mention, with the title any of its messages gives', () => {
     const found = pullRequestsIn(
       ['Merge pull request #42 from acme/cart', 'Add login (#41)', 'plain', 'Fix the cart (#42)'],
-      `${URL}/pull/`
+      GITHUB
     )
     expect(found).toEqual({
       pullRequests: [pull(42, 'Fix the cart'), pull(41, 'Add login')],
@@ -68,12 +69,7 @@ describe('pullRequestsIn', () => {
 
   it(`keeps the newest ${MAX_PULL_REQUESTS}, counts them all, and takes titles read for the others`, () => {
     const messages = Array.from({ length: 30 }, (_, i) => `Merge pull request #${i + 1} from a/b`)
-    const found = pullRequestsIn(
-      messages,
-      `${URL}/pull/`,
-      undefined,
-      new Map([[30, 'Read from GitHub']])
-    )
+    const found = pullRequestsIn(messages, GITHUB, new Map([[30, 'Read from GitHub']]))
     expect(found.pullRequestCount).toBe(30)
     expect(found.pullRequests.map(pr => pr.number)).toEqual(
       Array.from({ length: 20 }, (_, i) => i + 11)
@@ -82,7 +78,7 @@ describe('pullRequestsIn', () => {
   })
 
   it('links none on a host whose pull request pages are unknown', () => {
-    expect(pullRequestsIn(['Add login (#41)'], undefined).pullRequests).toEqual([
+    expect(pullRequestsIn(['Add login (#41)'], { kind: 'github' }).pullRequests).toEqual([
       { number: 41, title: 'Add login' }
     ])
   })

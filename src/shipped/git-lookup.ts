@@ -12,7 +12,7 @@ import type { Env } from '../settings.ts'
 import { formatSeconds, truncateText } from '../text.ts'
 import { COMPARE_PAGE_SIZE, isFullSha, readCommits } from './compare.ts'
 import { pullRequestsIn } from './pull-requests.ts'
-import { emptyShipped, LOOKUP_BUDGET_MS, type Forge, type Shipped } from './types.ts'
+import { compareUrl, emptyShipped, LOOKUP_BUDGET_MS, type Forge, type Shipped } from './types.ts'
 import type { PreviousDeploySource } from './types.ts'
 import { failureIn, LookupError, lookupWarning } from './warning.ts'
 import { gitIn, type Answer, type Git } from './git.ts'
@@ -64,14 +64,6 @@ const TOUCHED = ['log', '--no-show-signature', '-z', '--format=%x01%H', '--name-
   '--diff-merges=first-parent', `--max-count=${MAX_COMMITS_READ}`]
 const DIFF = ['diff-tree', '-r', '-z', '--name-status', '--no-commit-id']
 const DESCRIBE = ['describe', '--tags', '--abbrev=0']
-/** Each host's pages, from its repository's: the compare of FROM and TO, a pull request's (+ N). */
-// prettier-ignore
-const FORMS: Record<Forge['kind'], readonly [string, string]> = {
-  github: ['/compare/FROM...TO', '/pull/'], gitlab: ['/-/compare/FROM...TO', '/-/merge_requests/'],
-  // Bitbucket Cloud's compare page names the newer end first, then the older, apart by "%0D".
-  bitbucket: ['/branches/compare/TO%0DFROM', '/pull-requests/'],
-  gitea: ['/compare/FROM...TO', '/pulls/']
-}
 // prettier-ignore
 export const KNOWN_HOSTS = new Map<string, Forge['kind']>(Object.entries({ 'github.com': 'github',
   'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket', 'gitea.com': 'gitea' }))
@@ -103,25 +95,20 @@ export async function lookUpInCheckout(
   const budget = new AbortController()
   const spent = `git did not answer within the lookup's time budget of ${formatSeconds(budgetMs)}`
   const stop = () => budget.abort(new LookupError(cancelled?.aborted ? CANCELLED : spent))
-  const timer = setTimeout(stop, budgetMs)
-  cancelled?.addEventListener('abort', stop, { once: true })
-  if (cancelled?.aborted) stop()
-  try {
-    const found = await readHistory(gitIn(options.cwd, options.env, budget.signal), options)
-    const known = { commitsKnown: found.count !== undefined, fromPushPayload: false }
-    const warning = found.failure && lookupWarning([found.failure], known)
-    // Without the version's commit nothing was read: the change is recorded without what shipped.
-    if (!found.head) return { warning }
-    const page = repositoryPage(found.remote, options.server)
-    // On the CI's own GitLab the numbers are GitLab's, even when the remote's pages are unknown.
-    const gitlab = options.server?.kind === 'gitlab' ? { kind: 'gitlab' as const } : undefined
-    const forge = page?.provider ? { web: page.url, kind: page.provider } : gitlab
-    const shipped = shippedOf({ ...found, head: found.head }, forge)
-    return warning ? { shipped, warning } : { shipped }
-  } finally {
-    clearTimeout(timer)
-    cancelled?.removeEventListener('abort', stop)
-  }
+  const either = AbortSignal.any([AbortSignal.timeout(budgetMs), ...(cancelled ? [cancelled] : [])])
+  either.addEventListener('abort', stop, { once: true })
+  if (either.aborted) stop()
+  const found = await readHistory(gitIn(options.cwd, options.env, budget.signal), options)
+  const known = { commitsKnown: found.count !== undefined, fromPushPayload: false }
+  const warning = found.failure && lookupWarning([found.failure], known)
+  // Without the version's commit nothing was read: the change is recorded without what shipped.
+  if (!found.head) return { warning }
+  const page = repositoryPage(found.remote, options.server)
+  // On the CI's own GitLab the numbers are GitLab's, even when the remote's pages are unknown.
+  const gitlab = options.server?.kind === 'gitlab' ? { kind: 'gitlab' as const } : undefined
+  const forge = page?.provider ? { web: page.url, kind: page.provider } : gitlab
+  const shipped = shippedOf({ ...found, head: found.head }, forge)
+  return warning ? { shipped, warning } : { shipped }
 }
 
 /** What the history said, stage by stage; a failure keeps what the stages before it found. */
@@ -300,7 +287,7 @@ function shippedOf(found: Found & { head: string }, forge: Forge | undefined): S
     ...(previous && forge?.web && { compareUrl: compareUrl(forge, previous.sha, head) }),
     ...(count !== undefined && { commitCount: count }),
     ...read,
-    ...pullRequestsIn(messages, forge?.web && forge.web + FORMS[forge.kind][1], forge?.kind),
+    ...pullRequestsIn(messages, forge),
     pullRequestsComplete: count !== undefined && read.commits.length >= count,
     rollback: found.rollback ?? false,
     ...(files && { changedFiles: files.paths, changedFilesComplete: files.complete }),
@@ -326,9 +313,6 @@ export function repositoryPage(
   const provider = known ?? (ours ? server?.kind : undefined)
   return origin === undefined ? undefined : { url: `${origin}/${path}`, provider }
 }
-
-const compareUrl = ({ web, kind }: Forge, from: string, to: string): string | undefined =>
-  web && web + FORMS[kind][0].replace('FROM', from).replace('TO', to)
 
 /** A remote's host (lowercase, without a port) and its repository's path, never its credentials. */
 export function remoteRepository(remote?: string): { host: string; path: string } | undefined {

@@ -46,10 +46,9 @@ export async function openGitHub(
     userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
     log: SILENT
   })
-  const controller = new AbortController()
   const cancelled = options.signal
-  const signal = cancelled ? AbortSignal.any([controller.signal, cancelled]) : controller.signal
-  const timer = setTimeout(() => controller.abort(), budgetMs)
+  const timeout = AbortSignal.timeout(budgetMs)
+  const signal = cancelled ? AbortSignal.any([timeout, cancelled]) : timeout
   // The proxy the toolkit will use for the API, as messages name it.
   const proxy = getProxyUrl(url)
   const wording = { proxy: proxy?.hostname ? hostPort(proxy) : undefined, advice: options.advice }
@@ -99,10 +98,6 @@ export async function openGitHub(
     /** Aborted when the time budget runs out or the run is cancelled. */
     signal,
     calls: () => calls,
-    callsLeft: () => maxCalls - calls,
-    close: () => {
-      clearTimeout(timer)
-      controller.abort()
-    }
+    callsLeft: () => maxCalls - calls
   }
 }

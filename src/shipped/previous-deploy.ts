@@ -31,11 +31,8 @@ export async function findPreviousDeploy(
   github: GitHub,
   query: LookupQuery
 ): Promise<Found & { failures: LookupError[] }> {
-  const input = query.previousVersion?.trim()
-  if (input) {
-    const sha = isFullSha(input) ? { sha: input.toLowerCase() } : {}
-    return { previous: { ref: input, ...sha, source: 'input' }, failures: [] }
-  }
+  const input = previousVersionInput(query.previousVersion)
+  if (input) return { previous: input, failures: [] }
   const rules = [
     ...(query.environment ? [fromDeployments] : []),
     ...(query.eventName === 'release' ? [fromReleases] : []),
@@ -50,6 +47,13 @@ export async function findPreviousDeploy(
     } else if (found.previous || rule === fromWorkflowRuns) return { ...found, failures }
   }
   return { failures }
+}
+
+/** The previous-version input, trimmed, with its SHA when it is a full one. */
+export function previousVersionInput(input: string | undefined): PreviousDeploy | undefined {
+  const ref = input?.trim()
+  const sha = isFullSha(ref) ? { sha: ref.toLowerCase() } : {}
+  return ref ? { ref, ...sha, source: 'input' } : undefined
 }
 
 /** Whether `calls` may be made without taking the compare's call. */

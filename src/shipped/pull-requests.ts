@@ -6,7 +6,7 @@
  */
 import { collapseWhitespace } from '../text.ts'
 import type { GitHub } from './github-client.ts'
-import type { Forge, LookupQuery, Shipped, ShippedPullRequest } from './types.ts'
+import { FORGE_PAGES, type Forge, type LookupQuery, type Shipped } from './types.ts'
 import { failureIn, LookupError } from './warning.ts'
 
 /** Pull requests listed; the count is always given in full. Keeps custom_metadata small. */
@@ -49,17 +49,17 @@ function titled(number: number, title = ''): Titled {
 
 /**
  * The pull requests of commit messages (oldest first): each once, in the order of its first
- * mention, titled by a message or else by `titles`, linked as `pullUrl` and the number (built from
- * the server URL, never an answer), unlinked without one.
+ * mention, titled by a message or else by `titles`, linked on the forge's page (built from the
+ * server URL, never an answer), unlinked without one.
  */
 export function pullRequestsIn(
   messages: readonly string[],
-  pullUrl: string | undefined,
-  host?: Forge['kind'],
+  forge?: Forge,
   titles?: ReadonlyMap<number, string>
 ): Pick<Shipped, 'pullRequests' | 'pullRequestCount'> {
+  const pullUrl = forge?.web && forge.web + FORGE_PAGES[forge.kind][1]
   const found = new Map<number, string | undefined>()
-  for (const pull of messages.map(message => pullRequestInMessage(message, host))) {
+  for (const pull of messages.map(message => pullRequestInMessage(message, forge?.kind))) {
     if (pull && pull.number > 0) found.set(pull.number, found.get(pull.number) ?? pull.title)
   }
   const all = [...found].map(([number, title]) => ({
@@ -73,7 +73,7 @@ export function pullRequestsIn(
 export async function readMissingTitles(
   github: GitHub,
   query: LookupQuery,
-  pullRequests: ShippedPullRequest[]
+  pullRequests: Shipped['pullRequests']
 ) {
   const titles = new Map<number, string>()
   const untitled = pullRequests.filter(pull => !pull.title).slice(0, MAX_PULL_REQUEST_TITLES)

@@ -69,6 +69,21 @@ export interface ShippedPullRequest {
 /** The host of the repository read from the checkout, and its page when the host's are known. */
 export type Forge = { kind: 'github' | 'gitlab' | 'bitbucket' | 'gitea'; web?: string }
 
+/** Each host's pages, from its repository's: the compare of FROM and TO, a pull request's (+ N). */
+// prettier-ignore
+export const FORGE_PAGES: Record<Forge['kind'], readonly [string, string]> = {
+  github: ['/compare/FROM...TO', '/pull/'], gitlab: ['/-/compare/FROM...TO', '/-/merge_requests/'],
+  // Bitbucket Cloud's compare page names the newer end first, then the older, apart by "%0D".
+  bitbucket: ['/branches/compare/TO%0DFROM', '/pull-requests/'],
+  gitea: ['/compare/FROM...TO', '/pulls/']
+}
+
+/** The host's compare view of two commits, tags or branches (each encoded), on a known page. */
+export const compareUrl = ({ web, kind }: Forge, from: string, to: string): string | undefined =>
+  web &&
+  web +
+    FORGE_PAGES[kind][0].replace(/FROM|TO/g, end => encodeURIComponent(end === 'FROM' ? from : to))
+
 export interface Shipped {
   /** Where it was read: the checkout's history with git; GitHub's API when absent. */
   readFrom?: 'git'
