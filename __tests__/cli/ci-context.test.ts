@@ -379,6 +379,8 @@ describe('detectCiContext in each CI, from the variables it documents', () => {
       job_url: jobUrl,
       branch: 'main'
     })
+    // The remote is read once, for its page and its path alike.
+    expect(git.asked.filter(asked => asked === 'remote get-url origin')).toHaveLength(1)
   })
 
   it('Azure Pipelines, in a deployment job: the requester, the environment and the results page', async () => {

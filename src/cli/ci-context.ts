@@ -109,25 +109,23 @@ export async function detectCiContext(
     // No account entry for this user id (a container's bare uid) is no login.
     take('user', 'the login', () => attempt(() => userInfo().username))
   }
-  /** git's answer for a field still unknown; none when it fails, is cut or too late. */
-  const ask = async (field: Field, from: string, args: string[], read = (out?: string) => out) => {
-    if (context[field] !== undefined) return
-    const answer = await git(args).catch(() => undefined)
-    take(field, from, read(answer?.cut || answer?.said !== undefined ? undefined : answer?.out))
+  /** git's answer, unless what it would tell is `known`; none when it fails, is cut or too late. */
+  const ask = async (known: string | undefined, ...args: string[]) => {
+    const answer = known === undefined ? await git(args).catch(() => undefined) : undefined
+    return answer?.cut || answer?.said !== undefined ? undefined : answer?.out
   }
-  await ask('version', 'git rev-parse HEAD', ['rev-parse', 'HEAD'])
-  if (context.tag === undefined)
-    await ask('branch', 'git symbolic-ref HEAD', ['symbolic-ref', '--short', '-q', 'HEAD'])
-  await ask('repositoryUrl', 'the origin remote', ['remote', 'get-url', 'origin'])
-  await ask(
+  take('version', 'git rev-parse HEAD', await ask(context.version, 'rev-parse', 'HEAD'))
+  const head = await ask(context.tag ?? context.branch, 'symbolic-ref', '--short', '-q', 'HEAD')
+  take('branch', 'git symbolic-ref HEAD', head)
+  const origin = await ask(context.repositoryUrl && context.service, 'remote', 'get-url', 'origin')
+  take('repositoryUrl', 'the origin remote', origin)
+  take(
     'service',
     'the origin remote',
-    ['remote', 'get-url', 'origin'],
-    url => checkout.remoteRepository(dotless('the origin remote', url))?.path
+    () => checkout.remoteRepository(dotless('the origin remote', origin))?.path
   )
-  await ask('service', 'the folder name', ['rev-parse', '--show-toplevel'], top =>
-    basename(top?.trim() || cwd)
-  )
+  const top = await ask(context.service, 'rev-parse', '--show-toplevel')
+  take('service', 'the folder name', basename(top?.trim() || cwd))
   // Kept only as a page, never with its credentials (an https remote may carry a token).
   const page = checkout.repositoryPage(context.repositoryUrl, { url: context.serverUrl })
   context.repositoryUrl = page?.url
