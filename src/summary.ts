@@ -31,9 +31,7 @@ const FAILURE_REASONS: Record<FailureKind, string> = {
 }
 
 /** Why an error kept something from being done, in a few words ("the service was unavailable"). */
-export function failureReason(error: unknown): string {
-  return FAILURE_REASONS[failureKind(error)]
-}
+export const failureReason = (error: unknown): string => FAILURE_REASONS[failureKind(error)]
 
 /**
  * What the service answered (an id, a count of results): a dry run has no answers, so its report
@@ -118,7 +116,7 @@ export class Summary {
    * dry run) are left out. With an outcome, a dry run's title says it: "Heartbeat (not sent)".
    */
   table(title: string, rows: readonly SummaryRow[], outcome?: Outcome): void {
-    this.addFieldTable(this.sections, title, rows, outcome)
+    this.sections.push(...this.fieldTable(title, rows, outcome))
   }
 
   /**
@@ -126,19 +124,14 @@ export class Summary {
    * is called (several keep their order): what the on-call engineer reads first (how it ended).
    */
   lead(title: string, rows: readonly SummaryRow[]): void {
-    this.addFieldTable(this.leads, title, rows)
+    this.leads.push(...this.fieldTable(title, rows))
   }
 
-  private addFieldTable(
-    to: string[],
-    title: string,
-    rows: readonly SummaryRow[],
-    outcome?: Outcome
-  ): void {
+  /** A two-column table of the rows shown, or none when no row is. */
+  private fieldTable(title: string, rows: readonly SummaryRow[], outcome?: Outcome): string[] {
     const shown = rows.filter(([, value]) => (shownOf(value, this.dryRun) ?? '') !== '')
-    if (shown.length === 0) return
     const said = outcome && this.dryRun ? `${title} (${DRY_RUN_OUTCOMES[outcome]})` : title
-    to.push(this.tableMarkdown(said, ['Field', 'Value'], shown))
+    return shown.length === 0 ? [] : [this.tableMarkdown(said, ['Field', 'Value'], shown)]
   }
 
   /** A titled table with a header row; in a dry run an answer's cell says what was not done. */
