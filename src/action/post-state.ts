@@ -30,14 +30,13 @@ export function readJobEndState(env: Env): JobEndState | undefined {
   const saved = env[`STATE_${JOB_END_STATE}`]
   if (!saved) return undefined
   // Unreadable JSON is {}: its missing start is said below.
-  const state = (parseJsonSafely(saved) ?? {}) as { startedAt?: unknown; environment?: unknown }
-  const { startedAt } = state
+  const { startedAt, environment } = (parseJsonSafely(saved) ?? {}) as Record<string, unknown>
   const start =
     typeof startedAt === 'number' && Number.isSafeInteger(startedAt)
       ? { startedAt }
       : { problem: 'the start the main step saved cannot be read' }
   // Checked as outside text, though the main step wrote it: an unusable name is left out.
-  return { ...start, environment: environmentName(state.environment) }
+  return { ...start, environment: environmentName(environment) }
 }
 
 /** The saved start, unless it cannot be this job's: after `now`, or more than 6 days before. */
