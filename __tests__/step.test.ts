@@ -30,26 +30,23 @@ describe('runCommand, cancelled', () => {
       words: ACTION_WORDS
     })
     let lookupStopped = false
-    const done = runCommand(
-      { ...open, settings: open.settings! },
-      {
-        run: {
-          service: 'shop',
-          version: 'v1',
-          metadata: { key: 'ci', fields: {} },
-          workspace: '.'
-        },
-        lookUp: async (_, signal) => {
-          // As a real signal is delivered: with its name.
-          ;(process.emit as (event: string, ...args: unknown[]) => boolean)('SIGINT', 'SIGINT')
-          lookupStopped = signal?.aborted === true
-          return {}
-        },
-        budgetCap: Infinity,
-        onSignal: 'exit',
-        graceMs: 50
-      }
-    )
+    const done = runCommand(open, {
+      run: {
+        service: 'shop',
+        version: 'v1',
+        metadata: { key: 'ci', fields: {} },
+        workspace: '.'
+      },
+      lookUp: async (_, signal) => {
+        // As a real signal is delivered: with its name.
+        ;(process.emit as (event: string, ...args: unknown[]) => boolean)('SIGINT', 'SIGINT')
+        lookupStopped = signal?.aborted === true
+        return {}
+      },
+      budgetCap: Infinity,
+      onSignal: 'exit',
+      graceMs: 50
+    })
     expect(await exited).toBe(130)
     expect(lookupStopped).toBe(true)
     // The change was sent: it reaches the emulator, however loaded the machine.
@@ -83,26 +80,23 @@ describe('runCommand, with many services', () => {
       words: ACTION_WORDS
     })
     let lookups = 0
-    const error = await runCommand(
-      { ...open, settings: open.settings! },
-      {
-        run: { version: 'v1', metadata: { key: 'ci', fields: {} }, workspace: '.' },
-        lookUp: async () => {
-          lookups++
-          return {
-            shipped: {
-              ...emptyShipped(),
-              previousSha: 'a'.repeat(40),
-              commitCount: 1,
-              changedFiles: [{ path: 'services/api/login.ts' }],
-              changedFilesComplete: true
-            }
+    const error = await runCommand(open, {
+      run: { version: 'v1', metadata: { key: 'ci', fields: {} }, workspace: '.' },
+      lookUp: async () => {
+        lookups++
+        return {
+          shipped: {
+            ...emptyShipped(),
+            previousSha: 'a'.repeat(40),
+            commitCount: 1,
+            changedFiles: [{ path: 'services/api/login.ts' }],
+            changedFilesComplete: true
           }
-        },
-        budgetCap: Infinity,
-        onSignal: 'stop'
-      }
-    )
+        }
+      },
+      budgetCap: Infinity,
+      onSignal: 'stop'
+    })
     expect(error).toBeUndefined()
     expect(lookups).toBe(1)
     expect(emulator.requestsTo('POST /v2/change')).toHaveLength(50)

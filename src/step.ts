@@ -130,8 +130,8 @@ export interface CommandPlan {
 /** Runs one command against the service (or prints it, in a dry run); resolves with its error. */
 export async function runCommand(open: OpenRun, plan: CommandPlan): Promise<unknown> {
   const { settings, report, redactor, reporting, words } = open
-  // Invalid settings send nothing: their error is the command's.
-  if (!settings) return open.error
+  // A run opened with an error (an invalid setting, or the door's own) sends nothing.
+  if (!settings || open.error !== undefined) return open.error
   const budget = serviceBudget(settings.timeoutSeconds, plan.budgetCap)
   const transport = settings.dryRun
     ? undefined

@@ -131,8 +131,7 @@ type DoorRun = { open: OpenRun; run: ReturnType<typeof ciDefaults>; lookUp: Ship
 
 /** One command: 0, 2 for an input error, 1 for another failure the policy counts. */
 async function runAlone({ open, run, lookUp }: DoorRun, command: Command): Promise<number> {
-  const error =
-    open.error ?? (await runCommand(open, { run, lookUp, budgetCap: Infinity, onSignal: 'exit' }))
+  const error = await runCommand(open, { run, lookUp, budgetCap: Infinity, onSignal: 'exit' })
   const verdict = await finishRun(open, error, momentOf(command))
   return !verdict?.failsNow ? 0 : error instanceof InputError ? USAGE_EXIT : 1
 }
@@ -151,18 +150,16 @@ async function runWrapped(
 ): Promise<number> {
   const { settings, report } = open
   const { json } = invocation.options
-  const error =
-    open.error ??
-    (await runCommand(open, {
-      run,
-      budgetCap: Math.max(budgetLeft, MIN_KEY_CHECK_MS),
-      act: async ({ client, report, settings }) => {
-        requireSubject(settings, run)
-        await client.hello()
-        report.info('The change will be recorded when the deploy ends, with how it ended.')
-      },
-      onSignal: 'stop'
-    }))
+  const error = await runCommand(open, {
+    run,
+    budgetCap: Math.max(budgetLeft, MIN_KEY_CHECK_MS),
+    act: async ({ client, report, settings }) => {
+      requireSubject(settings, run)
+      await client.hello()
+      report.info('The change will be recorded when the deploy ends, with how it ended.')
+    },
+    onSignal: 'stop'
+  })
   if (error instanceof CancelledError) {
     report.warning(`The deploy was not started: ${error.signal} arrived during the key check.`)
     return SIGNAL_EXIT_CODES[error.signal]
