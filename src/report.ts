@@ -85,8 +85,6 @@ export class Report {
   private readonly words: DoorWords
   /** The job summary, written when the run ends. */
   readonly summary: Summary
-  /** A dry run: no answers are shown or set as outputs, and the titles say what was not done. */
-  private readonly dryRun: boolean
   /** The first output that could not be written: an error for finish() unless another came first. */
   private outputFailure: Error | undefined
 
@@ -94,7 +92,6 @@ export class Report {
     this.runner = runner
     this.redactor = redactor
     this.words = words
-    this.dryRun = dryRun
     this.summary = new Summary(redactor, dryRun)
   }
 
@@ -113,13 +110,13 @@ export class Report {
    * recorded stays recorded, and finish() reports the first such failure under the policy.
    */
   output(name: OutputName, value: string): void {
-    if (this.dryRun && !DRY_RUN_OUTPUTS.has(name)) return
+    if (this.summary.dryRun && !DRY_RUN_OUTPUTS.has(name)) return
     this.writingOutput(name, () => this.runner.setOutput(name, this.outputValue(value)))
   }
 
   /** An output written line by line; see ReportSink.setOutputLines. */
   outputLines(name: OutputName, lines: Iterable<string>): void {
-    if (this.dryRun && !DRY_RUN_OUTPUTS.has(name)) return
+    if (this.summary.dryRun && !DRY_RUN_OUTPUTS.has(name)) return
     this.writingOutput(name, () => this.runner.setOutputLines(name, this.outputValues(lines)))
   }
 
@@ -138,7 +135,7 @@ export class Report {
   }
 
   info(line: Line): void {
-    const text = shownOf(line, this.dryRun)
+    const text = shownOf(line, this.summary.dryRun)
     if (text !== undefined) this.runner.info(this.safe(text))
   }
 
@@ -148,7 +145,7 @@ export class Report {
   }
 
   notice(line: Line): void {
-    const text = shownOf(line, this.dryRun)
+    const text = shownOf(line, this.summary.dryRun)
     if (text !== undefined) this.runner.notice(this.safe(text))
   }
 
@@ -192,7 +189,7 @@ export class Report {
     moment?: Moment
   }): Promise<Verdict | undefined> {
     const { policy, jobSummary, moment = 'recording' } = options
-    if (this.dryRun && options.error === undefined) this.info('Dry run: nothing was sent.')
+    if (this.summary.dryRun && options.error === undefined) this.info('Dry run: nothing was sent.')
     const error = options.error ?? this.outputFailure
     const verdict = error === undefined ? undefined : verdictOn(error, moment, policy)
     if (error instanceof CancelledError) {

@@ -58,8 +58,8 @@ export type SummaryRow = readonly [label: string, value: Cell]
 
 export class Summary {
   private readonly redactor: Redactor
-  /** A dry run: answers are left out, and the titles say what was not done. */
-  private readonly dryRun: boolean
+  /** A dry run (the report's too): answers are left out, and the titles say what was not done. */
+  readonly dryRun: boolean
   private readonly sections: string[] = []
   /** The lead tables (see `lead`): first under the title. */
   private readonly leads: string[] = []
@@ -214,8 +214,7 @@ export class Summary {
     if (typeof value !== 'object') return this.escaped(String(value))
     if (Array.isArray(value)) return value.map(link => this.cell(link as Link)).join(', ')
     const { text, url } = value as Link
-    const href =
-      url && url.length <= MAX_LINK_URL_CHARS ? safeUrl(this.redactor.redact(url)) : undefined
+    const href = url && url.length <= MAX_LINK_URL_CHARS && safeUrl(this.redactor.redact(url))
     return href ? `[${this.escaped(text)}](${href})` : this.escaped(text)
   }
 
