@@ -109,16 +109,16 @@ describe('the warning line', () => {
   const failures = [new LookupError('GET /a answered HTTP 403.'), new LookupError('GET /b failed')]
 
   it('names the first failure, counts the others, and says what the change is recorded with', () => {
-    expect(lookupWarning(failures, { commitsKnown: true, fromPushPayload: false })).toBe(
+    expect(lookupWarning(failures, true)).toBe(
       'Could not look up everything this change ships: GET /a answered HTTP 403 (1 other GitHub API call failed too). The change is recorded with what was found.'
     )
-    expect(lookupWarning(failures.slice(1), { commitsKnown: false, fromPushPayload: false })).toBe(
+    expect(lookupWarning(failures.slice(1), false)).toBe(
       'Could not look up everything this change ships: GET /b failed. The change is recorded without the commits it ships.'
     )
-    expect(lookupWarning(failures.slice(1), { commitsKnown: true, fromPushPayload: true })).toMatch(
+    expect(lookupWarning(failures.slice(1), true, true)).toMatch(
       /recorded with the commits of the push payload instead\.$/
     )
-    expect(lookupWarning([], { commitsKnown: false, fromPushPayload: false })).toBeUndefined()
+    expect(lookupWarning([], false)).toBeUndefined()
   })
 
   it('asks for the token input by the name the caller gives', () => {

@@ -13,20 +13,18 @@ import { formatSeconds, truncateText } from '../text.ts'
 import { COMPARE_PAGE_SIZE, isFullSha, readCommits } from './compare.ts'
 import { pullRequestsIn } from './pull-requests.ts'
 import { compareUrl, emptyShipped, LOOKUP_BUDGET_MS, type Forge, type Shipped } from './types.ts'
-import type { PreviousDeploySource } from './types.ts'
+import type { LookupOptions, PreviousDeploySource } from './types.ts'
 import { failureIn, LookupError, lookupWarning } from './warning.ts'
 import { gitIn, type Answer, type Git } from './git.ts'
 
-/** What the door knows of the run, as plain data; every field is optional but the first three. */
-export interface GitLookupOptions {
+/** What the door knows of the run, as plain data; all but cwd, env, version and advice optional. */
+export type GitLookupOptions = Pick<LookupOptions, 'previousVersion' | 'budgetMs' | 'signal'> & {
   /** A folder in the checkout. The names below are trimmed, and empty ones absent. */
   cwd: string
   /** The variables git runs with (gitEnvironment gives the door's), and LC_ALL=C. */
   env: Env
   /** What is deployed: a SHA, a tag or a ref; a name git does not know, but a SHA, reads HEAD. */
   version: string
-  /** The previous-version setting: a SHA, a tag or a ref. */
-  previousVersion?: string
   /** The commit of the CI's previous successful build (Jenkins' GIT_PREVIOUS_SUCCESSFUL_COMMIT). */
   previousBuild?: string
   /** The CI's tag for this build (GitLab's CI_COMMIT_TAG), when the version is no tag. */
@@ -37,9 +35,6 @@ export interface GitLookupOptions {
   server?: { kind: 'github' | 'gitlab'; url: string }
   /** The door's words: its previous-version setting, how its CI clones the whole history. */
   advice: { previousVersion: string; fullHistory: string }
-  /** LOOKUP_BUDGET_MS unless given; `signal` aborts the lookup at once, for a cancelled run. */
-  budgetMs?: number
-  signal?: AbortSignal
 }
 
 /** Commits read from the range: as many as the GitHub lookup reads (ten compare pages). */
@@ -99,8 +94,7 @@ export async function lookUpInCheckout(
   either.addEventListener('abort', stop, { once: true })
   if (either.aborted) stop()
   const found = await readHistory(gitIn(options.cwd, options.env, budget.signal), options)
-  const known = { commitsKnown: found.count !== undefined, fromPushPayload: false }
-  const warning = found.failure && lookupWarning([found.failure], known)
+  const warning = found.failure && lookupWarning([found.failure], found.count !== undefined)
   // Without the version's commit nothing was read: the change is recorded without what shipped.
   if (!found.head) return { warning }
   const page = repositoryPage(found.remote, options.server)

@@ -60,8 +60,7 @@ export async function lookUpShipped(
   // The push payload's account replaces a partial one when the API left the commits unknown.
   const fromPushPayload = !!pushed && found.failures.length > 0 && !found.range
   const shipped = shippedOf(fromPushPayload ? { ...found, previous: pushed, range: push } : found)
-  const commitsKnown = shipped.commitCount !== undefined
-  const warning = lookupWarning(found.failures, { commitsKnown, fromPushPayload })
+  const warning = lookupWarning(found.failures, shipped.commitCount !== undefined, fromPushPayload)
   return warning ? { shipped, warning } : { shipped }
 }
 

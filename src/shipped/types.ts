@@ -25,6 +25,7 @@ export interface LookupOptions {
   runId?: string
   /** The commit being deployed. */
   version: string
+  /** The previous-version setting: a SHA, a tag or a ref. */
   previousVersion?: string
   environment?: string
   /** Defaults to LOOKUP_BUDGET_MS. */

@@ -98,17 +98,18 @@ function errorCode(causes: Error[]): string {
   )
 }
 
-/** One line, or undefined when nothing failed. */
+/** One line, or undefined when nothing failed; `fromPushPayload` when its commits were taken. */
 export function lookupWarning(
   failures: readonly LookupError[],
-  context: { commitsKnown: boolean; fromPushPayload: boolean }
+  commitsKnown: boolean,
+  fromPushPayload = false
 ): string | undefined {
   if (failures.length === 0) return undefined
   const others = failures.length - 1
   const also = others > 0 ? ` (${plural(others, 'other GitHub API call')} failed too)` : ''
-  const outcome = context.fromPushPayload
+  const outcome = fromPushPayload
     ? 'with the commits of the push payload instead'
-    : context.commitsKnown
+    : commitsKnown
       ? 'with what was found'
       : 'without the commits it ships'
   return `Could not look up everything this change ships: ${withoutFinalStop(failures[0].message)}${also}. The change is recorded ${outcome}.`
