@@ -118,13 +118,11 @@ function secretForms(secret: string): string[] {
 /** The base64 characters that depend only on the secret, for each of the 3 byte alignments. */
 function base64Forms(bytes: Buffer): string[] {
   if (bytes.length < MIN_BASE64_SECRET_BYTES) return []
-  const forms: string[] = []
-  for (let offset = 0; offset < 3; offset++) {
+  return [0, 1, 2].flatMap(offset => {
     const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64')
     const start = Math.ceil((offset * 8) / 6)
     const end = Math.floor(((offset + bytes.length) * 8) / 6)
     const stable = encoded.slice(start, end)
-    forms.push(stable, stable.replace(/\+/g, '-').replace(/\//g, '_'))
-  }
-  return forms
+    return [stable, stable.replace(/\+/g, '-').replace(/\//g, '_')]
+  })
 }
