@@ -106,10 +106,9 @@ function pullRequestList(shipped: Shipped, used: number): string {
   if (shipped.rollback || shipped.commitCount === 1 || shipped.pullRequests.length === 0) return ''
   const items: string[] = []
   for (const pull of shipped.pullRequests.slice(0, MAX_DESCRIBED_PULL_REQUESTS)) {
-    const title = pull.title
-      ? ` ${truncateText(oneLine(pull.title), MAX_DESCRIBED_TITLE_CHARS)}`
-      : ''
-    const item = `#${pull.number}${title}`
+    const item = pull.title
+      ? `#${pull.number} ${truncateText(oneLine(pull.title), MAX_DESCRIBED_TITLE_CHARS)}`
+      : `#${pull.number}`
     if (used + listText([...items, item], shipped).length > MAX_DESCRIPTION_CHARS) break
     items.push(item)
   }
