@@ -40,33 +40,30 @@ type Io = {
 }
 
 /** The command line's words: its flags and variables, "the command" and "the deploy". */
-function wordsOf(nameOf: (name: string) => string): DoorWords {
-  return {
-    inputName: nameOf,
-    advice: {
-      raiseTimeout: 'raise --timeout-seconds',
-      checkAddress: 'check --base-url',
-      checkApiKey: `check the API key (${variableOf(Inputs.ApiKey)} or --api-key-file) and its permissions`
-    },
-    hints: {
-      getChange: { 404: 'No change has that id: check --change-id.' },
-      sendHeartbeat: { 404: 'No heartbeat monitor has that id: check --heartbeat-id.' }
-    },
-    missingKey: `No API key: set ${variableOf(Inputs.ApiKey)}, or give --api-key-file.`,
-    notFailing: {
-      outage:
-        '(Not counted as a failure: an outage fails the command only under --fail-on-error true.)',
-      false: '(Not counted as a failure: --fail-on-error is false.)'
-    },
-    beforeDeploy: {
-      failsNow: 'The deploy was not run (--fail-on-error true).',
-      failsAfter:
-        'The deploy runs, unrecorded, and the command exits 1 after it; to run it unrecorded without failing, give --fail-on-error false.',
-      recordsAfter: 'The deploy runs; its change will be recorded when it ends.',
-      unrecorded: 'The deploy runs, unrecorded (--fail-on-error false).'
-    },
-    outputsAdvice: 'Check the disk.'
-  }
+const CLI_WORDS: Omit<DoorWords, 'inputName'> = {
+  advice: {
+    raiseTimeout: 'raise --timeout-seconds',
+    checkAddress: 'check --base-url',
+    checkApiKey: `check the API key (${variableOf(Inputs.ApiKey)} or --api-key-file) and its permissions`
+  },
+  hints: {
+    getChange: { 404: 'No change has that id: check --change-id.' },
+    sendHeartbeat: { 404: 'No heartbeat monitor has that id: check --heartbeat-id.' }
+  },
+  missingKey: `No API key: set ${variableOf(Inputs.ApiKey)}, or give --api-key-file.`,
+  notFailing: {
+    outage:
+      '(Not counted as a failure: an outage fails the command only under --fail-on-error true.)',
+    false: '(Not counted as a failure: --fail-on-error is false.)'
+  },
+  beforeDeploy: {
+    failsNow: 'The deploy was not run (--fail-on-error true).',
+    failsAfter:
+      'The deploy runs, unrecorded, and the command exits 1 after it; to run it unrecorded without failing, give --fail-on-error false.',
+    recordsAfter: 'The deploy runs; its change will be recorded when it ends.',
+    unrecorded: 'The deploy runs, unrecorded (--fail-on-error false).'
+  },
+  outputsAdvice: 'Check the disk.'
 }
 
 /** Runs the command line; resolves with the exit status. */
@@ -110,7 +107,8 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
     const from = given ? nameOf(name) : (ci.sources[name] ?? 'nowhere')
     terminal.debug(`${name}: ${given || (ci[name] ?? '(none)')} (from ${from})`)
   }
-  const open = await openRun({ sink: terminal, getInput, words: wordsOf(nameOf), redactor })
+  const words = { ...CLI_WORDS, inputName: nameOf }
+  const open = await openRun({ sink: terminal, getInput, words, redactor })
   // A key file that cannot be used is a mistake to fix, like a rejected key.
   if (key && 'problem' in key) open.error = new Error(key.problem)
   const lookUp = checkoutLookup(env, ci, io.cwd, nameOf(Inputs.PreviousVersion))
