@@ -139,7 +139,6 @@ export class Report {
     if (text !== undefined) this.runner.info(this.safe(text))
   }
 
-  /** A line shown only when the run's debug logging is on. */
   debug(text: string): void {
     this.runner.debug(this.safe(text))
   }
