@@ -89,11 +89,12 @@ describe('readMissingTitles', () => {
     commits: history(2),
     pulls: [1, 2, 3, 4, 5].map(number => ({ number, title: `Title ${number}` }))
   }))
-  const read = (pullRequests: ReturnType<typeof pull>[]) =>
-    withGitHub(fake(), github => readMissingTitles(github, queryFor(fake()), pullRequests))
+  const read = (messages: string[]) =>
+    withGitHub(fake(), github => readMissingTitles(github, queryFor(fake()), messages))
+  const merge = (number: number) => `Merge pull request #${number} from a/b`
 
   it(`reads the titles the messages lack, for the first ${MAX_PULL_REQUEST_TITLES} of them`, async () => {
-    const { titles, failure } = await read([pull(1), pull(2, 'Known'), pull(3), pull(4), pull(5)])
+    const { titles, failure } = await read([merge(1), 'Known (#2)', merge(3), merge(4), merge(5)])
     expect([...titles]).toEqual([
       [1, 'Title 1'],
       [3, 'Title 3'],
@@ -105,7 +106,7 @@ describe('readMissingTitles', () => {
 
   it('stops at the first refusal, keeping the titles read, and names it', async () => {
     fake().inject('GET /repos/*/*/pulls/3', GitHubFaults.forbidden)
-    const { titles, failure } = await read([pull(1), pull(3), pull(4)])
+    const { titles, failure } = await read([merge(1), merge(3), merge(4)])
     expect([...titles]).toEqual([[1, 'Title 1']])
     expect(failure?.message).toContain('pulls/3 answered HTTP 403')
     expect(failure?.message).toContain('and `pull-requests: read`')

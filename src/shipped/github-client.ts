@@ -47,8 +47,7 @@ export async function openGitHub(
     log: SILENT
   })
   const cancelled = options.signal
-  const timeout = AbortSignal.timeout(budgetMs)
-  const signal = cancelled ? AbortSignal.any([timeout, cancelled]) : timeout
+  const signal = AbortSignal.any([AbortSignal.timeout(budgetMs), ...(cancelled ? [cancelled] : [])])
   // The proxy the toolkit will use for the API, as messages name it.
   const proxy = getProxyUrl(url)
   const wording = { proxy: proxy?.hostname ? hostPort(proxy) : undefined, advice: options.advice }

@@ -71,9 +71,8 @@ async function lookUpWithApi(query: LookupQuery): Promise<Found> {
   const compared = search.previous && (await compareSince(github, query, search.previous))
   const range = compared?.range
   // After a failed later page, titles would most likely fail too, and the warning says why.
-  const { pullRequests } = pullRequestsIn(range?.messages ?? [])
   const read =
-    range && !compared.failure ? await readMissingTitles(github, query, pullRequests) : undefined
+    range && !compared.failure ? await readMissingTitles(github, query, range.messages) : undefined
   const failures = [...search.failures, compared?.failure, read?.failure]
   return {
     ...search,

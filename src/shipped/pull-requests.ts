@@ -70,12 +70,9 @@ export function pullRequestsIn(
 }
 
 /** The titles the messages lack, for the first MAX_PULL_REQUEST_TITLES, while calls are left. */
-export async function readMissingTitles(
-  github: GitHub,
-  query: LookupQuery,
-  pullRequests: Shipped['pullRequests']
-) {
+export async function readMissingTitles(github: GitHub, query: LookupQuery, messages: string[]) {
   const titles = new Map<number, string>()
+  const { pullRequests } = pullRequestsIn(messages)
   const untitled = pullRequests.filter(pull => !pull.title).slice(0, MAX_PULL_REQUEST_TITLES)
   for (const { number } of untitled) {
     if (github.callsLeft() < 1) break
