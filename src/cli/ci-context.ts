@@ -118,12 +118,9 @@ export async function detectCiContext(
   const head = await ask(context.tag ?? context.branch, 'symbolic-ref', '--short', '-q', 'HEAD')
   take('branch', 'git symbolic-ref HEAD', head)
   const origin = await ask(context.repositoryUrl && context.service, 'remote', 'get-url', 'origin')
-  take('repositoryUrl', 'the origin remote', origin)
-  take(
-    'service',
-    'the origin remote',
-    () => checkout.remoteRepository(dotless('the origin remote', origin))?.path
-  )
+  const remote = 'the origin remote'
+  take('repositoryUrl', remote, origin)
+  take('service', remote, () => checkout.remoteRepository(dotless(remote, origin))?.path)
   const top = await ask(context.service, 'rev-parse', '--show-toplevel')
   take('service', 'the folder name', basename(top?.trim() || cwd))
   // Kept only as a page, never with its credentials (an https remote may carry a token).
