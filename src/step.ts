@@ -119,11 +119,11 @@ export interface CommandPlan {
   lookUp?: ShippedLookup
   deploy?: DeployRecord
   /**
-   * `exit`: a SIGTERM or SIGHUP ends the process at once, and a SIGINT while a change is recorded
-   * lets it be sent with what is known within `graceMs`, then exits. `stop`: any of them stops
-   * the command at once, which ends with a CancelledError; the door decides what follows.
+   * `exit`, the default: a SIGTERM or SIGHUP ends the process at once, and a SIGINT while a change
+   * is recorded lets it be sent with what is known within `graceMs`, then exits. `stop`: any of
+   * them stops the command at once, which ends with a CancelledError; the door decides what next.
    */
-  onSignal: 'exit' | 'stop'
+  onSignal?: 'exit' | 'stop'
   graceMs?: number
 }
 

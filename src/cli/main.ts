@@ -129,7 +129,7 @@ type DoorRun = { open: OpenRun; run: ReturnType<typeof ciDefaults>; lookUp: Ship
 
 /** One command: 0, 2 for an input error, 1 for another failure the policy counts. */
 async function runAlone({ open, run, lookUp }: DoorRun, command: Command): Promise<number> {
-  const error = await runCommand(open, { run, lookUp, budgetCap: Infinity, onSignal: 'exit' })
+  const error = await runCommand(open, { run, lookUp, budgetCap: Infinity })
   const verdict = await finishRun(open, error, momentOf(command))
   return !verdict?.failsNow ? 0 : error instanceof InputError ? USAGE_EXIT : 1
 }
