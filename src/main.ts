@@ -4,7 +4,7 @@
  * `record-at: job-end` the main step only checks the key and saves its start, and the post step
  * records how the deploy ended.
  */
-import { contextDefaults, deploymentEnvironment } from './action/defaults.ts'
+import { contextDefaults, deploymentEnvironment, stringAt } from './action/defaults.ts'
 import { prepareJobEnd } from './action/job-end.ts'
 import { readJobEnvironment } from './action/job-environment.ts'
 import {
@@ -91,8 +91,7 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
       act: jobEnd
         ? context =>
             prepareJobEnd(context, saveState, { at: startedAt, jobEnvironment: environment })
-        : undefined,
-      onSignal: 'exit'
+        : undefined
     })
   }
   const command = settings?.command ?? (runner.getInput(Inputs.Command) as Command)
@@ -125,8 +124,7 @@ export async function runPost(
       run: contextDefaults({ ...context, jobEnvironment: jobEnd.environment }, process.cwd()),
       lookUp: lookUpFor(settings, context, env),
       budgetCap: AFTER_DEPLOY_BUDGET_MS,
-      deploy: { ...settings.jobStatus, startedAt: start.startedAt, finishedAt },
-      onSignal: 'exit'
+      deploy: { ...settings.jobStatus, startedAt: start.startedAt, finishedAt }
     })
   }
   await finishRun(open, error, 'recording')
@@ -149,15 +147,13 @@ function lookUpFor(settings: Settings, run: RunContext, env: Env): ShippedLookup
     if (settings.commitsFrom === 'git') {
       const { fullHistoryAdvice, lookUpInCheckout } = await import('./shipped/git-lookup.ts')
       const { gitEnvironment } = await import('./shipped/git.ts')
-      const before =
-        run.eventName === 'push' && (run.payload as { before?: unknown } | null)?.before
       return lookUpInCheckout({
         cwd: run.workspace ?? process.cwd(),
         env: gitEnvironment(env),
         version,
         previousVersion,
         tag: run.refType === 'tag' ? run.refName : undefined,
-        previousPush: typeof before === 'string' ? before.trim() : undefined,
+        previousPush: run.eventName === 'push' ? stringAt(run.payload, 'before') : undefined,
         server: { kind: 'github', url: run.serverUrl },
         advice: {
           previousVersion: `the ${Inputs.PreviousVersion} input`,

@@ -218,7 +218,7 @@ function valueAt(root: unknown, path: Array<string | number>): unknown {
 }
 
 /** A non-blank string at the path, as one trimmed line. */
-function stringAt(root: unknown, ...path: Array<string | number>): string | undefined {
+export function stringAt(root: unknown, ...path: Array<string | number>): string | undefined {
   const value = valueAt(root, path)
   return typeof value === 'string' ? oneLine(value) || undefined : undefined
 }
