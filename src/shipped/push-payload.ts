@@ -8,15 +8,7 @@ import { isFullSha, readCommits, type Range } from './compare.ts'
 export const MAX_PUSH_PAYLOAD_COMMITS = 2048
 
 /** A push payload's commit as far as it is read: any field may be missing or of another type. */
-type PushCommit = {
-  id?: unknown
-  message?: unknown
-  timestamp?: unknown
-  author?: { name?: unknown; username?: unknown } | null
-  added?: unknown
-  modified?: unknown
-  removed?: unknown
-} | null
+type PushCommit = { [field: string]: unknown; author?: Record<string, unknown> | null } | null
 
 /** What a push payload says, when its `after` is the version and its `before` a real commit. */
 export function shippedFromPushPayload(
