@@ -165,13 +165,9 @@ function lookUpFor(settings: Settings, run: RunContext, env: Env): ShippedLookup
     if (!run.repository) return {}
     const { lookUpShipped } = await import('./shipped/lookup.ts')
     return lookUpShipped({
-      token: settings.githubToken,
-      apiUrl: run.apiUrl,
-      serverUrl: run.serverUrl,
+      ...run,
       repository: run.repository,
-      eventName: run.eventName,
-      payload: run.payload,
-      runId: run.runId,
+      token: settings.githubToken,
       version,
       previousVersion,
       environment,
