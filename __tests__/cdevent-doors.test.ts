@@ -8,21 +8,12 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Emulator } from '../emulator/emulator.ts'
+import type { CdEvent } from '../src/cdevent.ts'
 import { main } from '../src/cli/main.ts'
 import { run, runPost } from '../src/main.ts'
 import { FakeRunner } from './support/fake-runner.ts'
 import { runnerContext } from './support/run-action.ts'
 import { useEmulator } from './support/use-emulator.ts'
-
-/** A CDEvent as JSON gives it back. */
-type CdEvent = {
-  context: Record<string, string>
-  subject: {
-    id: string
-    source?: string
-    content: { environment: Record<string, string>; artifactId: string }
-  }
-}
 
 let emulator: Emulator
 useEmulator(started => (emulator = started))

@@ -3,21 +3,11 @@
  * service.deployed and service.rolledback (0.3.0): context, subject and content allow no other keys.
  */
 import { describe, expect, it } from '@jest/globals'
-import { CDEVENTS_SPEC_VERSION, cdEvent } from '../src/cdevent.ts'
+import { CDEVENTS_SPEC_VERSION, cdEvent, type CdEvent } from '../src/cdevent.ts'
 import type { ChangeBasis, RunDefaults } from '../src/change.ts'
 import type { ChangeRequest } from '../src/service/client.ts'
 import { emptyShipped } from '../src/shipped/types.ts'
 import { parseArtifact } from '../src/values/artifact.ts'
-
-/** A CDEvent as JSON gives it back. */
-type CdEvent = {
-  context: Record<string, string>
-  subject: {
-    id: string
-    source?: string
-    content: { environment: Record<string, string>; artifactId: string }
-  }
-}
 
 const SHA = '3F786850E387550FDAB836ED7E6DC881DE23001B'
 const RUN_URL = 'https://github.com/Acme/Shop/actions/runs/42'

@@ -5,11 +5,13 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { validateWorkflow } from '@action-validator/core'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { CHECKSUMS, PLATFORMS, executableName } from '../scripts/binaries.ts'
 import { PROJECT_ROOT } from '../scripts/run-bundled-action.ts'
+import { sourcesDigest } from '../scripts/sources-digest.ts'
 
 const read = (path: string): string => readFileSync(join(PROJECT_ROOT, path), 'utf8')
 const pkg = JSON.parse(read('package.json'))
@@ -184,5 +186,30 @@ describe('the install lines of the command-line guide', () => {
     const images = install.match(/ghcr\.io\/[^\s`:]+/g) ?? []
     expect(images.length).toBeGreaterThanOrEqual(2)
     expect(new Set(images)).toEqual(new Set([IMAGE]))
+  })
+})
+
+describe('the digest of what dist/ is built from', () => {
+  it('changes with any source file, new ones included, and with the lockfile', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cta-digest-'))
+    try {
+      mkdirSync(join(root, 'src', 'cli'), { recursive: true })
+      mkdirSync(join(root, 'scripts'))
+      for (const file of ['package.json', 'package-lock.json', 'tsconfig.json'])
+        writeFileSync(join(root, file), '{}')
+      for (const file of ['scripts/bundle.ts', 'scripts/minify-chunks.ts', 'src/main.ts'])
+        writeFileSync(join(root, file), '')
+      const digests = [sourcesDigest(root)]
+      writeFileSync(join(root, 'src', 'cli', 'main.ts'), '')
+      digests.push(sourcesDigest(root))
+      writeFileSync(join(root, 'src', 'main.ts'), 'export {}')
+      digests.push(sourcesDigest(root))
+      writeFileSync(join(root, 'package-lock.json'), '{ "lockfileVersion": 3 }')
+      digests.push(sourcesDigest(root))
+      expect(new Set(digests).size).toBe(4)
+      expect(sourcesDigest(root)).toBe(digests[3])
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 })

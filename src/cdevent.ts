@@ -9,13 +9,23 @@ import type { Artifact } from './settings.ts'
 
 export const CDEVENTS_SPEC_VERSION = '0.5.1'
 
+/** A CDEvent: its context, and the service deployed to an environment. */
+export interface CdEvent {
+  context: Record<string, string>
+  subject: {
+    id?: string
+    source?: string
+    content: { environment: { id: string }; artifactId: string }
+  }
+}
+
 /** A change's CDEvent (service.rolledback for a rollback), or why it has none (mid-sentence). */
 export function cdEvent(
   change: ChangeRequest,
   changeId: string | undefined,
   { run, deploy, shipped, triage, recordedAt }: ChangeBasis,
   artifact?: Artifact
-): { event: object } | { none: string } {
+): { event: CdEvent } | { none: string } {
   const outcome = deploy?.outcome ?? run.outcome?.outcome
   if (outcome === 'failure' || outcome === 'cancelled')
     return { none: `the deploy ${outcome === 'failure' ? 'failed' : 'was cancelled'}` }

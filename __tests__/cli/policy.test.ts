@@ -130,15 +130,18 @@ describe('run: a deploy command that cannot start', () => {
   })
 })
 
+/** When recording, the exit status: a mistake fails under auto and true, an outage only under true. */
+const WHEN_RECORDING = [
+  ['auto', MISTAKE, 1],
+  ['true', MISTAKE, 1],
+  ['false', MISTAKE, 0],
+  ['auto', OUTAGE, 0],
+  ['true', OUTAGE, 1],
+  ['false', OUTAGE, 0]
+] as const
+
 describe('run: an error recording after a successful deploy', () => {
-  it.each([
-    ['auto', MISTAKE, 1],
-    ['true', MISTAKE, 1],
-    ['false', MISTAKE, 0],
-    ['auto', OUTAGE, 0],
-    ['true', OUTAGE, 1],
-    ['false', OUTAGE, 0]
-  ] as const)('under %s, %j: exit %i', async (mode, fault, exit) => {
+  it.each(WHEN_RECORDING)('under %s, %j: exit %i', async (mode, fault, exit) => {
     emulator.inject('POST /v2/change', fault)
     expect(await run(mode)).toMatchObject({ status: exit, ran: 1, recorded: 0 })
   })
@@ -151,14 +154,7 @@ describe('run: an error recording after a successful deploy', () => {
 })
 
 describe('change, heartbeat, events: recording alone', () => {
-  it.each([
-    ['auto', MISTAKE, 1],
-    ['true', MISTAKE, 1],
-    ['false', MISTAKE, 0],
-    ['auto', OUTAGE, 0],
-    ['true', OUTAGE, 1],
-    ['false', OUTAGE, 0]
-  ] as const)('change under %s, %j: exit %i', async (mode, fault, exit) => {
+  it.each(WHEN_RECORDING)('change under %s, %j: exit %i', async (mode, fault, exit) => {
     emulator.inject('POST /v2/change', fault)
     expect((await cli(['change', '--fail-on-error', mode])).status).toBe(exit)
   })
