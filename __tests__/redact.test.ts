@@ -11,13 +11,13 @@ function redactorFor(secret: string): Redactor {
 }
 
 describe('Redactor', () => {
-  it('removes a password from any URL, keeping the rest readable', () => {
+  it('removes the user information of any URL, a user name alone too, keeping the rest readable', () => {
     const r = new Redactor()
     expect(r.redact('clone https://bot:hunter2@git.example/x.git and ftp://u:p@h')).toBe(
       'clone https://***@git.example/x.git and ftp://***@h'
     )
-    expect(r.redact('mail a@b.example, see https://user@host/')).toBe(
-      'mail a@b.example, see https://user@host/'
+    expect(r.redact('mail a@b.example, see https://glpat-TOKEN123@host/ and https://h/a@b')).toBe(
+      'mail a@b.example, see https://***@host/ and https://h/a@b'
     )
   })
 
@@ -140,9 +140,10 @@ describe('Redactor.excerpt', () => {
     )
   })
 
-  it('hides a password that the cut left without its "@"', () => {
+  it('hides a password, or a user name alone, that the cut left without its "@"', () => {
     const r = new Redactor()
     const text = `see https://bot:${'p'.repeat(10_000)}@git.example/`
     expect(r.excerpt(text, 50)).toBe('see https://***…')
+    expect(r.excerpt(`see https://${'t'.repeat(10_000)}@git.example/`, 50)).toBe('see https://***…')
   })
 })

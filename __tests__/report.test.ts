@@ -202,6 +202,51 @@ describe('a dry run', () => {
   })
 })
 
+describe('the dry-run printout of a request', () => {
+  const url = new URL('https://tracking.example/v2/change')
+  const printed = (body: string, secret?: string): string => {
+    const runner = new FakeRunner()
+    const redactor = new Redactor()
+    if (secret) redactor.add(secret)
+    const report = new Report(runner, redactor, ACTION_WORDS, true)
+    report.printRequest({ method: 'POST', path: 'v2/change', body }, url)
+    return runner.lines.join('\n')
+  }
+  const key = 'Zq9-the-api-key-of-thirty-eight-chars'
+
+  it('never shows part of a secret that the cut splits, wherever the cut falls in it', () => {
+    for (let shift = 0; shift <= key.length; shift++) {
+      const body = `${'x'.repeat(4000 - shift)}${key} and the rest`
+      const shown = printed(body, key)
+      for (let at = 0; at + 8 <= key.length; at++)
+        expect(shown).not.toContain(key.slice(at, at + 8))
+    }
+  })
+
+  it("never shows part of a URL's password that the cut splits", () => {
+    const password = 'Zq9SuperSecretPassword'
+    for (let shift = 0; shift <= 40; shift++) {
+      const shown = printed(`${'x'.repeat(4000 - shift)}https://deploy:${password}@host/x`)
+      for (let at = 0; at + 8 <= password.length; at++)
+        expect(shown).not.toContain(password.slice(at, at + 8))
+    }
+  })
+
+  it('never splits a character at the cut, and says how long the whole body is', () => {
+    const body = `${'x'.repeat(3999)}${'😀'.repeat(10)}`
+    const shown = printed(body)
+    expect(shown).not.toContain('\ufffd')
+    expect(shown).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/u)
+    expect(shown).toContain(`… (${Buffer.byteLength(body)} bytes in all)`)
+  })
+
+  it('prints a short body whole, with no note of its length', () => {
+    const shown = printed('{\n  "service": "api"\n}')
+    expect(shown).toContain('  "service": "api"')
+    expect(shown).not.toContain('bytes in all')
+  })
+})
+
 describe('Report.table', () => {
   it('leaves out rows without a value and escapes cells', async () => {
     const { runner, report } = setup()

@@ -3,14 +3,18 @@ import { truncateText } from './text.ts'
 export const REDACTED = '***'
 
 /**
- * The user information after a "://" that carries a password ("user:password@"), matched only
- * where a "://" was found (sticky). Neither part may hold a "/", so no character is read for two
- * "://"s: the whole scan is linear, whatever the text holds. A pattern free to start anywhere
- * (at each word boundary before a scheme) took time in the square of a text like "a.a.a…a://x".
+ * The user information after a "://" ("user:password@", or a user name alone, which is often a
+ * token: "https://TOKEN@host"), matched only where a "://" was found (sticky). It may not hold a
+ * "/", so no character is read for two "://"s: the whole scan is linear, whatever the text holds.
+ * A pattern free to start anywhere (at each word boundary before a scheme) took time in the
+ * square of a text like "a.a.a…a://x".
  */
-const URL_USER_INFO = /[^\s/?#@:]*:[^\s/?#@]+@/y
-/** The same, or one that a cut left unfinished: nothing shows the start of a password. */
-const URL_USER_INFO_CUT = /[^\s/?#@:]*:[^\s/?#@]*(?:@|$)/y
+const URL_USER_INFO = /[^\s/?#@]+@/y
+/**
+ * The same, or what a cut left after a "://" without its "@": nothing shows the start of a
+ * credential (a host cut there is hidden too, since the two cannot be told apart).
+ */
+const URL_USER_INFO_CUT = /[^\s/?#@]*(?:@|$)/y
 
 /** A secret's base64 forms are looked for only from this length: shorter runs occur by chance. */
 const MIN_BASE64_SECRET_BYTES = 6
@@ -64,8 +68,8 @@ export class Redactor {
       // Checked first: most text holds no secret, and split/join would copy it anyway.
       if (result.includes(form)) result = result.split(form).join(REDACTED)
     }
-    // A password in a URL (https://user:password@host) is a secret nobody registered.
-    return withoutUrlPasswords(result, cut ? URL_USER_INFO_CUT : URL_USER_INFO)
+    // A URL's user information (https://user:password@host) is a secret nobody registered.
+    return withoutUrlUserInfo(result, cut ? URL_USER_INFO_CUT : URL_USER_INFO)
   }
 
   /**
@@ -81,7 +85,7 @@ export class Redactor {
 }
 
 /** "https://user:password@host" as "https://***@host", in one pass over the "://"s. */
-function withoutUrlPasswords(text: string, userInfo: RegExp): string {
+function withoutUrlUserInfo(text: string, userInfo: RegExp): string {
   let result = ''
   let copied = 0
   for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {

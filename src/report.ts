@@ -70,10 +70,17 @@ export interface DoorWords {
   outputsAdvice: string
 }
 
-/** Cut to MAX_MESSAGE_CHARS, secrets out, then one inert line: every printed line's form. */
-export function safeLine(redactor: Redactor, text: string, ending = ''): string {
-  const room = MAX_MESSAGE_CHARS - Array.from(ending).length
-  return `${truncateText(inert(redactor.excerpt(text, room)), room)}${ending}`
+/**
+ * Cut to MAX_MESSAGE_CHARS, secrets out, then one inert line: every printed line's form. Our own
+ * `prefix` and `ending` are kept whole, and count within the bound: the cut falls in the text.
+ */
+export function safeLine(
+  redactor: Redactor,
+  text: string,
+  { prefix = '', ending = '' }: { prefix?: string; ending?: string } = {}
+): string {
+  const room = MAX_MESSAGE_CHARS - Array.from(prefix + ending).length
+  return `${prefix}${truncateText(inert(redactor.excerpt(text, room)), room)}${ending}`
 }
 
 /** A log line, or a line that tells an answer (which a dry run leaves out). */
@@ -160,9 +167,11 @@ export class Report {
     if (request.body === undefined) return
     const body =
       typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString()
-    const shown = body.slice(0, DRY_RUN_BODY_CHARS)
+    // Cut through the redactor's window: a secret the cut splits is never shown in part.
+    const shown = this.redactor.excerpt(body, DRY_RUN_BODY_CHARS)
     for (const line of shown.trimEnd().split('\n')) this.info(`  ${line}`)
-    if (shown !== body) this.info(`  … (${Buffer.byteLength(body)} bytes in all)`)
+    if (truncateText(body, DRY_RUN_BODY_CHARS) !== body)
+      this.info(`  … (${Buffer.byteLength(body)} bytes in all)`)
   }
 
   /** An error in the door's words: an input named as the door names it, a missing key its way. */
@@ -216,7 +225,9 @@ export class Report {
         : verdict.failsNow ? '' : notFailing[policy === 'false' ? 'false' : 'outage']
       this.summary.failed(error, verdict.failsNow, message, after)
       // Our own ending is kept whole: a cut falls in the message before it.
-      const line = after ? safeLine(this.redactor, endSentence(said), ` ${after}`) : message
+      const line = after
+        ? safeLine(this.redactor, endSentence(said), { ending: ` ${after}` })
+        : message
       if (verdict.failsNow) this.runner.setFailed(line)
       else if (verdict.failsAfter) this.runner.error(line)
       else this.runner.warning(line)

@@ -8,7 +8,7 @@
  * characters, Unicode line and paragraph separators, and the bidi controls that reorder text.
  */
 const UNSAFE = String.raw`\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069`
-const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE}]`, 'gu')
+export const UNSAFE_CHARACTERS = new RegExp(`[${UNSAFE}]`, 'gu')
 
 /**
  * The unsafe characters and those that show nothing (zero-width space, non-joiner and joiner,

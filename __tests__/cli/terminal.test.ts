@@ -8,7 +8,7 @@ import { outputsDotenv, Terminal, writeFiles } from '../../src/cli/terminal.ts'
 import { Redactor } from '../../src/redact.ts'
 import { MAX_MESSAGE_CHARS, safeLine } from '../../src/report.ts'
 
-const same = (text: string): string => text
+const same = (text: string, prefix = ''): string => `${prefix}${text}`
 
 describe('outputsDotenv', () => {
   it('names each output in capitals with _, and percent-encodes every character a shell acts on', () => {
@@ -54,7 +54,7 @@ describe('Terminal', () => {
     const lines: string[] = []
     const terminal = new Terminal(
       line => lines.push(line),
-      text => safeLine(redactor, text),
+      (text, prefix) => safeLine(redactor, text, { prefix }),
       true
     )
     terminal.debug('user: the-api-key (from GITLAB_USER_LOGIN)')
@@ -65,7 +65,7 @@ describe('Terminal', () => {
     expect(lines[0]).toBe('debug: user: *** (from GITLAB_USER_LOGIN)')
     for (const line of lines) {
       expect(line).not.toMatch(/[\p{Cc}\u2028\u202e]|##\[/u)
-      expect(line.length).toBeLessThanOrEqual('debug: '.length + MAX_MESSAGE_CHARS)
+      expect(Array.from(line).length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS)
     }
   })
 

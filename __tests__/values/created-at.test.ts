@@ -97,7 +97,7 @@ describe('parseCreatedAt', () => {
     const error = inputError(() => parseCreatedAt(raw, NOW_MS))
     expect(error.input).toBe(Inputs.CreatedAt)
     expect(error.message).toMatch(
-      /^Input "created-at" must be Unix seconds or Unix milliseconds of a time in the years 2000 to 2999; got "[-0-9.]+"(…)?.* Give the time the change happened, as Unix seconds/
+      /^Input "created-at" must be Unix seconds or Unix milliseconds of a time in the years 2000 to 2999; got "[-0-9.]+…?"( \(\d+ characters\))?\. Give the time the change happened, as Unix seconds/
     )
   })
 

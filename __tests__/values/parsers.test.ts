@@ -14,6 +14,7 @@ import {
   parseWholeNumber,
   parseWord
 } from '../../src/values/parsers.ts'
+import { hasUnsafeCharacter } from '../../src/text.ts'
 import { inputError } from '../support/input-error.ts'
 import {
   COMMAND_NAMES,
@@ -265,7 +266,15 @@ describe('quoted values in messages', () => {
   it('quote at most 40 characters of 100 KB of junk, with its length', () => {
     const error = inputError(() => parseWholeNumber('timeout-seconds', 'x'.repeat(100_000), 1, 300))
     expect(error.message.length).toBeLessThan(200)
-    expect(error.message).toContain(`"${'x'.repeat(40)}"… (100000 characters)`)
+    expect(error.message).toContain(`"${'x'.repeat(39)}…" (100000 characters)`)
+  })
+
+  it("never quote part of a URL's credentials that the cut splits", () => {
+    for (let shift = 0; shift < 40; shift++) {
+      const raw = `${'x'.repeat(shift)}https://deploy:Zq9SuperSecretPassword@host/x`
+      const error = inputError(() => parseWholeNumber('timeout-seconds', raw, 1, 300))
+      expect(error.message).not.toMatch(/Zq9S|cretP|ssword/)
+    }
   })
 
   it('escape control characters, line separators and bidi overrides', () => {
@@ -278,7 +287,7 @@ describe('quoted values in messages', () => {
 
   it('do not cut an emoji in half', () => {
     const error = inputError(() => parseBoolean('dry-run', `${'x'.repeat(39)}🚀🚀`))
-    expect(error.message).toContain(`"${'x'.repeat(39)}"…`)
+    expect(error.message).toContain(`"${'x'.repeat(39)}…"`)
     expect(error.message).not.toMatch(/\\ud83d/)
   })
 })
@@ -378,7 +387,7 @@ describe('parser properties', () => {
     const id = fc
       .string({ unit: 'grapheme', minLength: 1, maxLength: 12 })
       .filter(text => text.trim() === text && text !== '' && text !== '.' && text !== '..')
-      .filter(text => !/\p{Cc}/u.test(text))
+      .filter(text => !hasUnsafeCharacter(text))
     fc.assert(
       fc.property(hostileText, fc.array(id, { minLength: 1, maxLength: 20 }), (raw, ids) => {
         const result = resultOrInputError(Inputs.EventIds, () => parseEventIds(raw))

@@ -374,6 +374,15 @@ describe('readSettings', () => {
       )
     })
 
+    it.each(singleLine)('refuses line separators and bidirectional overrides in %s', name => {
+      for (const text of ['a\u2028b', 'a\u202eb', 'a\u2066b']) {
+        const error = inputError(() => read({ [name]: text }))
+        expect(error.message).toContain(
+          `Input "${name}" must not contain control, line-separating or bidirectional characters`
+        )
+      }
+    })
+
     it.each(singleLine)('refuses line breaks and tabs in %s', name => {
       for (const text of ['a\nb', 'a\tb', 'a\u0000b']) {
         expect(inputError(() => read({ [name]: text })).input).toBe(name)

@@ -71,7 +71,7 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
   const startedAt = Date.now()
   const redactor = new Redactor()
   for (const secret of sensitiveValues(argv, env)) redactor.add(secret)
-  const safe = (text: string): string => safeLine(redactor, text)
+  const safe = (text: string, prefix?: string): string => safeLine(redactor, text, { prefix })
   const say = (line: string): void => io.stderr(safe(line))
   let invocation: Invocation | undefined
   try {

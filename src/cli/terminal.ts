@@ -13,8 +13,12 @@ export class Terminal implements ReportSink {
   private readonly write: (line: string, prefix?: string) => void
   readonly debug: (message: string) => void
 
-  constructor(write: (line: string) => void, safe: (text: string) => string, debugOn = false) {
-    this.write = (line, prefix = '') => write(`${prefix}${safe(line)}`)
+  constructor(
+    write: (line: string) => void,
+    safe: (text: string, prefix?: string) => string,
+    debugOn = false
+  ) {
+    this.write = (line, prefix = '') => write(safe(line, prefix))
     this.debug = debugOn ? message => this.write(message, 'debug: ') : () => {}
   }
 

@@ -2,7 +2,8 @@
 import { outcomeOf, type EventOutcome } from '../deploy.ts'
 import { InputError } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
-import { inert, UNSEEN_CHARACTERS } from '../text.ts'
+import { Redactor } from '../redact.ts'
+import { inert, UNSAFE_CHARACTERS, UNSEEN_CHARACTERS } from '../text.ts'
 import { MAX_ISSUE_KEY_PREFIXES, parseIssueKeyMode } from '../triage/issue-keys.ts'
 import { Inputs, type Settings } from '../settings.ts'
 
@@ -15,15 +16,17 @@ export const CONTROL_CHARACTER = /\p{Cc}/u
 
 /** The value as a short, escaped JSON string literal, for an error message. */
 export function quote(raw: string): string {
-  const shown = truncate(raw)
+  const shown = excerpt(raw)
   const literal = inert(JSON.stringify(shown))
-  return shown === raw ? literal : `${literal}… (${raw.length} characters)`
+  return shown === raw ? literal : `${literal} (${raw.length} characters)`
 }
 
-function truncate(text: string): string {
-  const shown = text.slice(0, QUOTED_VALUE_MAX_CHARS)
-  // Do not cut a surrogate pair in half.
-  return shown.length < text.length && /[\ud800-\udbff]$/.test(shown) ? shown.slice(0, -1) : shown
+/**
+ * At most QUOTED_VALUE_MAX_CHARS of a value, through the redactor's window: no part of a URL's
+ * credentials is quoted, and a cut never splits a character.
+ */
+function excerpt(text: string): string {
+  return new Redactor().excerpt(text, QUOTED_VALUE_MAX_CHARS)
 }
 
 /** "U+0007 at character 3" */
@@ -38,11 +41,12 @@ export function refusal(name: string, problem: string): InputError {
 }
 
 /**
- * What each kind of value refuses: a line, control characters; multi-line text, all but tab and
- * line breaks; a label, which must read as it filters, also what reorders text or shows nothing.
+ * What each kind of value refuses: a line, what could break or reorder it when shown; multi-line
+ * text, control characters but tab and line breaks; a label, which must read as it filters, also
+ * what shows nothing.
  */
 const REFUSED_CHARACTERS = {
-  line: [CONTROL_CHARACTER, 'control characters'],
+  line: [UNSAFE_CHARACTERS, 'control, line-separating or bidirectional characters'],
   text: [/[^\P{Cc}\t\n\r]/u, 'control characters other than tab and line breaks'],
   label: [
     new RegExp(`[${UNSEEN_CHARACTERS}]`, 'u'),
@@ -164,9 +168,7 @@ export function parseEventIds(raw: string): string[] | undefined {
     const bad = parsed.findIndex(item => typeof item !== 'string' || item.trim() === '')
     if (bad !== -1) {
       const text = JSON.stringify(parsed[bad])
-      const shown = inert(truncate(text))
-      const more = shown.length < text.length ? '…' : ''
-      throw refusal(name, `${accepted}; element ${bad + 1} is ${shown}${more}.`)
+      throw refusal(name, `${accepted}; element ${bad + 1} is ${inert(excerpt(text))}.`)
     }
     items = parsed as string[]
   } else {
