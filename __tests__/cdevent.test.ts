@@ -129,6 +129,16 @@ describe('cdEvent', () => {
     expect(event.subject).not.toHaveProperty('source')
   })
 
+  it('writes every purl as the specification does, each part percent-encoded', () => {
+    const run = {
+      ...RUN,
+      otel: { 'vcs.repository.url.full': 'https://github.com/acme/we%20ird%40x%3Fq%23f' }
+    }
+    const { artifactId } = eventOf(CHANGE, 'c', { run }).subject.content
+    expect(artifactId).toBe(`pkg:github/acme/we%20ird%40x%3Fq%23f@${SHA.toLowerCase()}`)
+    expect(parseArtifact(artifactId)?.purl).toBe(artifactId)
+  })
+
   it.each([
     ['failed', { outcome: 'failure', status: 'failure', finishedAt: 0 }, 'the deploy failed'],
     [

@@ -49,8 +49,9 @@ function commitPurl(change: ChangeRequest, commit?: string, repository?: string)
   const { host = '', path = '' } = remoteRepository(repository) ?? {}
   const type = KNOWN_HOSTS.get(host)
   const sha = [change.version, commit].find(isFullSha)
-  if ((type === 'github' || type === 'bitbucket') && path.split('/').length === 2 && sha)
-    return `pkg:${type}/${path.toLowerCase()}@${sha.toLowerCase()}`
+  const parts = path.toLowerCase().split('/')
+  if ((type === 'github' || type === 'bitbucket') && parts.length === 2 && sha)
+    return `pkg:${type}/${parts.map(encodeURIComponent).join('/')}@${sha.toLowerCase()}`
   // Each part percent-encoded as the purl specification says: a name's "/" and a URL's ":/" kept.
   const name = encodeURIComponent(change.service ?? '').replaceAll('%2F', '/')
   const version = encodeURIComponent(change.version ?? '')

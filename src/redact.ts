@@ -84,6 +84,15 @@ export class Redactor {
   }
 }
 
+/** A URL without its user information (a user name alone too); any other text as it is. */
+export function withoutUserInfo(text: string): string {
+  const url = URL.parse(text)
+  if (!url?.username && !url?.password) return text
+  url.username = ''
+  url.password = ''
+  return url.href
+}
+
 /** "https://user:password@host" as "https://***@host", in one pass over the "://"s. */
 function withoutUrlUserInfo(text: string, userInfo: RegExp): string {
   let result = ''

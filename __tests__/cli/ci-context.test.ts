@@ -5,6 +5,7 @@ import { tmpdir, userInfo } from 'node:os'
 import { basename, join } from 'node:path'
 import {
   checkoutLookup,
+  ciDefaults,
   ciMetadata,
   detectCiContext,
   type CiContext
@@ -511,6 +512,48 @@ describe('a CI variable’s repository path with "." or ".." segments', () => {
     })
     expect(context.warnings).toEqual([
       'Not taken as the service: the repository path from env-ci (GitHub Actions) has a "." or ".." segment.'
+    ])
+  })
+})
+
+describe('credentials and unsafe characters in what the CI or the checkout names', () => {
+  it('keeps no user information of a link: a token in the user-name position is dropped', async () => {
+    const env = {
+      GITLAB_CI: 'true',
+      CI_PROJECT_PATH: 'acme/shop',
+      CI_COMMIT_SHA: SHA,
+      CI_JOB_URL: 'https://glpat-TOKEN123@gitlab.example.com/acme/shop/-/jobs/9',
+      CI_PIPELINE_URL: 'https://u:p4ss@gitlab.example.com/acme/shop/-/pipelines/7'
+    }
+    const context = await detectCiContext(env, '/b', { git: fakeGit() })
+    expect(context.jobUrl).toBe('https://gitlab.example.com/acme/shop/-/jobs/9')
+    expect(context.buildUrl).toBe('https://gitlab.example.com/acme/shop/-/pipelines/7')
+    expect(JSON.stringify(ciDefaults(context, '/b'))).not.toMatch(/TOKEN123|p4ss/)
+  })
+
+  it('takes no service across an "@" (Netlify’s REPOSITORY_URL with credentials): one warning', async () => {
+    const env = {
+      NETLIFY: 'true',
+      COMMIT_REF: SHA,
+      REPOSITORY_URL: 'https://user:SECRET@git.example.com/repo'
+    }
+    const context = await detectCiContext(env, '/opt/build/repo', { git: fakeGit() })
+    expect(context.service).toBe('repo')
+    expect(JSON.stringify(context)).not.toContain('SECRET')
+    expect(context.warnings).toEqual([
+      'Not taken as the service: the repository path from env-ci (Netlify) holds an "@", which may follow credentials.'
+    ])
+  })
+
+  it.each([
+    ['an escape sequence', '%1b[31m'],
+    ['a right-to-left override', '%e2%80%ae']
+  ])('takes no service from a remote whose path holds %s: one warning', async (_, encoded) => {
+    const git = fakeGit({ 'remote get-url origin': `https://github.com/acme/sh${encoded}op.git` })
+    const context = await detectCiContext({}, '/w/shop', { git })
+    expect(context).toMatchObject({ service: 'shop', sources: { service: 'the folder name' } })
+    expect(context.warnings).toEqual([
+      'Not taken as the service: the repository path from the origin remote holds a control, line-separating or bidirectional character.'
     ])
   })
 })

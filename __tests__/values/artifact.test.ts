@@ -68,6 +68,9 @@ describe('parseArtifact: an image, as the purl specification writes the OCI type
     ['a tag with an invalid character', 'nginx:1.27!'],
     ['a space', 'nginx 1.27'],
     ['a purl with a space', 'pkg:npm/shop @1'],
+    ['a purl with control characters', 'pkg:npm/a\u0001\u001bb@1'],
+    ['a purl with text that is not percent-encoded', 'pkg:npm/caf\u00e9@1'],
+    ['a purl with a stray percent sign', 'pkg:npm/a%zz@1'],
     ['a purl without a name', 'pkg:npm/'],
     ['no name at all', `@${DIGEST}`],
     ['too long', `ghcr.io/${'a'.repeat(MAX_ARTIFACT_CHARS)}`]
@@ -75,6 +78,17 @@ describe('parseArtifact: an image, as the purl specification writes the OCI type
     const error = inputError(() => parseArtifact(raw))
     expect(error.input).toBe(Inputs.Artifact)
     expect(error.message).toMatch(/^Input "artifact" must /)
+  })
+
+  it.each([
+    'user:s3cretpass@ghcr.io/acme/shop:1',
+    'glpat-TOKEN123@registry.example.com/acme/shop:1',
+    'https://user:s3cretpass@ghcr.io/acme/shop:1'
+  ])('refuses credentials before the registry without repeating them: %s', raw => {
+    const error = inputError(() => parseArtifact(raw))
+    expect(error.input).toBe(Inputs.Artifact)
+    expect(error.message).toMatch(/^Input "artifact" must not hold credentials/)
+    expect(error.message).not.toMatch(/s3cret|TOKEN123|ghcr|registry\.example/)
   })
 
   it('reads a long hostile value in linear time', () => {

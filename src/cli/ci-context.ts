@@ -8,6 +8,8 @@ import { basename } from 'node:path'
 import envCi from 'env-ci'
 import { withoutUndefined, type RunDefaults } from '../change.ts'
 import { attempt } from '../errors.ts'
+import { withoutUserInfo } from '../redact.ts'
+import { hasUnsafeCharacter } from '../text.ts'
 import { gitEnvironment, gitIn, type Git } from '../shipped/git.ts'
 import * as checkout from '../shipped/git-lookup.ts'
 import type { ShippedLookup } from '../commands/command.ts'
@@ -38,6 +40,19 @@ const NO_GIT_FOLDER = '\0'
 const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/
 /** The longest variable read: env-ci scans some in quadratic time; a CI's ids and URLs are short. */
 const MAX_VARIABLE_CHARS = 1024
+
+/** The fields that hold a link. */
+const URL_FIELDS: ReadonlySet<Field> = new Set(['buildUrl', 'jobUrl', 'repositoryUrl', 'serverUrl'])
+/**
+ * What a repository path read from a CI variable or a remote may not hold, as a service: "." or
+ * ".." segments (another repository), an "@" (a URL's credentials stand before one), and what
+ * `--service` refuses (a character that breaks or reorders a line).
+ */
+const NOT_A_SERVICE: readonly [(path: string) => boolean, string][] = [
+  [checkout.dotted, 'has a "." or ".." segment'],
+  [path => path.includes('@'), 'holds an "@", which may follow credentials'],
+  [hasUnsafeCharacter, 'holds a control, line-separating or bidirectional character']
+]
 
 /** By CI: each field env-ci leaves unread, as a variable (the first set of A|B), or a link in parts. */
 // prettier-ignore
@@ -78,7 +93,8 @@ export async function detectCiContext(
     if (context[field] !== undefined) return
     const text = (typeof value === 'function' ? value() : value)?.trim()
     if (!text || LINE_BREAK.test(text)) return
-    context[field] = text
+    // A link never keeps its credentials (https://TOKEN@host/…): recorded, printed or written.
+    context[field] = URL_FIELDS.has(field) ? withoutUserInfo(text) : text
     context.sources[field] = source
   }
   const read = readable(env)
@@ -91,7 +107,7 @@ export async function detectCiContext(
         take(field, name, name.includes('$') ? link(name, read) : read[name])
     const from = `env-ci (${ci.name})`
     take('version', from, ci.commit)
-    take('service', from, checkout.cleanPath(dotless(from, whole(ci.slug))))
+    take('service', from, checkout.cleanPath(serviceFrom(from, whole(ci.slug))))
     take('buildNumber', from, ci.build)
     take('runId', from, ci.build)
     take('buildUrl', from, whole(ci.buildUrl))
@@ -120,7 +136,9 @@ export async function detectCiContext(
   const origin = await ask(context.repositoryUrl && context.service, 'remote', 'get-url', 'origin')
   const remote = 'the origin remote'
   take('repositoryUrl', remote, origin)
-  take('service', remote, () => checkout.remoteRepository(dotless(remote, origin))?.path)
+  // A remote that climbs out ("..") has no path to read: it is refused whole, and said.
+  const path = checkout.dotted(origin ?? '') ? origin : checkout.remoteRepository(origin)?.path
+  take('service', remote, () => serviceFrom(remote, path))
   const top = await ask(context.service, 'rev-parse', '--show-toplevel')
   take('service', 'the folder name', basename(top?.trim() || cwd))
   // Kept only as a page, never with its credentials (an https remote may carry a token).
@@ -128,11 +146,12 @@ export async function detectCiContext(
   context.repositoryUrl = page?.url
   return context
 
-  /** A path with a "." or ".." segment names no repository: not taken, and said. */
-  function dotless(source: string, path?: string) {
-    if (!path || !checkout.dotted(path)) return path
+  /** A repository path that cannot be a service (see NOT_A_SERVICE): not taken, and said. */
+  function serviceFrom(source: string, path?: string) {
+    const problem = path && NOT_A_SERVICE.find(([refused]) => refused(path))?.[1]
+    if (!problem) return path
     ;(context.warnings ??= []).push(
-      `Not taken as the service: the repository path from ${source} has a "." or ".." segment.`
+      `Not taken as the service: the repository path from ${source} ${problem}.`
     )
   }
 }

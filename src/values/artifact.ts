@@ -9,7 +9,13 @@ export const MAX_ARTIFACT_CHARS = 1000
 
 const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/
 const DOMAIN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d+)?$/i
-const PURL = /^pkg:[a-z][a-z0-9.+-]*\/[^\s/][^\s]*$/i
+/**
+ * A purl as its specification writes one: a type, then a name and what follows it in printable
+ * ASCII, every other character percent-encoded (a space, a control character, non-ASCII text).
+ */
+const PURL = /^pkg:[a-z][a-z0-9.+-]*\/(?!\/)(?:[\w.~!$&'()*+,;=:@/?#-]|%[0-9a-f]{2})+$/i
+/** User information before a registry (`user:password@ghcr.io/…`): credentials, never repeated. */
+const CREDENTIALS = /^(?:[a-z][a-z0-9+.-]*:\/\/)?[^/@\s]+@[^/@\s]*\//i
 
 export function parseArtifact(raw: string): Artifact | undefined {
   const value = raw.trim()
@@ -17,9 +23,14 @@ export function parseArtifact(raw: string): Artifact | undefined {
   const refuse = (why: string) => refusal(Inputs.Artifact, `${why}; got ${quote(value)}.`)
   if (value.length > MAX_ARTIFACT_CHARS)
     throw refuse(`must be at most ${MAX_ARTIFACT_CHARS.toLocaleString('en')} characters`)
+  if (CREDENTIALS.test(value))
+    throw refusal(
+      Inputs.Artifact,
+      'must not hold credentials (user:password@ before the registry), which are not repeated here: give the image reference alone.'
+    )
   if (value.startsWith('pkg:') && PURL.test(value)) return { purl: value }
   if (value.startsWith('pkg:'))
-    throw refuse('must be a package URL (pkg:TYPE/NAME…) without spaces')
+    throw refuse('must be a package URL (pkg:TYPE/NAME…), each part percent-encoded')
   const [named, digest, extra] = value.split('@')
   if (digest !== undefined && (extra !== undefined || !/^sha256:[0-9a-f]{64}$/.test(digest)))
     throw refuse('must name its digest as sha256: and 64 lowercase hex digits')
