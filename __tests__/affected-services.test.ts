@@ -46,7 +46,7 @@ describe('selectServices', () => {
       {
         name: 'api',
         recorded: true,
-        reason: 'recorded: 2 changed files match',
+        reason: 'selected: 2 changed files match',
         matchedPaths: ['services/api/src/server.ts', 'libs/common/log.ts'],
         matchedCount: 2
       },
@@ -60,7 +60,7 @@ describe('selectServices', () => {
       {
         name: 'docs',
         recorded: true,
-        reason: 'always recorded: no patterns',
+        reason: 'always selected: no patterns',
         matchedPaths: [],
         matchedCount: 0
       }
@@ -69,7 +69,7 @@ describe('selectServices', () => {
 
   it('says "1 changed file matches" in the singular', () => {
     expect(decide(['src/**'], ['src/a.ts', 'README.md']).reason).toBe(
-      'recorded: 1 changed file matches'
+      'selected: 1 changed file matches'
     )
   })
 
@@ -167,7 +167,7 @@ describe('selectServices', () => {
       }).decisions[0]
       expect(decision.matchedCount).toBe(1)
       expect(decision.matchedPaths).toEqual(['services/api/b.ts'])
-      expect(decision.reason).toBe('recorded: 1 changed file matches')
+      expect(decision.reason).toBe('selected: 1 changed file matches')
     })
 
     it('touch the service that owned the file before, and the one that owns it after', () => {
@@ -216,20 +216,20 @@ describe('selectServices', () => {
         {
           name: 'api',
           recorded: true,
-          reason: 'recorded: matching the changed files took too long',
+          reason: 'selected: matching the changed files took too long',
           matchedPaths: [],
           matchedCount: 0
         },
         {
           name: 'docs',
           recorded: true,
-          reason: 'always recorded: no patterns',
+          reason: 'always selected: no patterns',
           matchedPaths: [],
           matchedCount: 0
         }
       ])
       expect(selection.allRecordedBecause).toMatch(
-        /^Every service is recorded: matching the services' patterns against the changed files took longer than 0\.1 s\. Simplify the patterns/
+        /^Every service is selected: matching the services' patterns against the changed files took longer than 0\.1 s\. Simplify the patterns/
       )
     })
 
@@ -266,14 +266,14 @@ describe('selectServices', () => {
       reason: 'no previous deploy was found'
     })
     expect(selection.decisions.every(d => d.recorded)).toBe(true)
-    expect(selection.decisions[0].reason).toBe('recorded: the changed files are unknown')
-    expect(selection.decisions[2].reason).toBe('always recorded: no patterns')
+    expect(selection.decisions[0].reason).toBe('selected: the changed files are unknown')
+    expect(selection.decisions[2].reason).toBe('always selected: no patterns')
     expect(selection.allRecordedBecause).toBe(
-      'Every service is recorded: the files changed since the previous deploy are unknown (no previous deploy was found).'
+      'Every service is selected: the files changed since the previous deploy are unknown (no previous deploy was found).'
     )
     // "complete" cannot make an absent list known.
     expect(selectServices(SHOP, { complete: true }).allRecordedBecause).toBe(
-      'Every service is recorded: the files changed since the previous deploy are unknown.'
+      'Every service is selected: the files changed since the previous deploy are unknown.'
     )
   })
 
@@ -289,10 +289,10 @@ describe('selectServices', () => {
       [true, 0]
     ])
     expect(selection.decisions[1].reason).toBe(
-      'recorded: the changed files are incomplete (0 changed files match so far)'
+      'selected: the changed files are incomplete (0 changed files match so far)'
     )
     expect(selection.allRecordedBecause).toBe(
-      "Every service is recorded: the list of files changed since the previous deploy is incomplete (GitHub's compare lists at most 300 files); 1 file known."
+      "Every service is selected: the list of files changed since the previous deploy is incomplete (GitHub's compare lists at most 300 files); 1 file known."
     )
   })
 

@@ -76,30 +76,30 @@ export function selectServices(
   const because = changed.reason ? ` (${changed.reason})` : ''
   const everyService = (reason: string, why: string): ServiceSelection => ({
     decisions: specs.map(spec => unmatched(spec, reason)),
-    allRecordedBecause: `Every service is recorded: ${why}`
+    allRecordedBecause: `Every service is selected: ${why}`
   })
   const { files, complete } = changed
   if (files === undefined) {
     return everyService(
-      'recorded: the changed files are unknown',
+      'selected: the changed files are unknown',
       `the files changed since the previous deploy are unknown${because}.`
     )
   }
   const matched = runWithin(budgetMs, () => specs.map(spec => decide(spec, files, complete)))
   if (!matched.finished) {
     return everyService(
-      'recorded: matching the changed files took too long',
+      'selected: matching the changed files took too long',
       `matching the services' patterns against the changed files took longer than ${formatSeconds(budgetMs)}. Simplify the patterns: several * in one folder or file name, as **/*a*a*b, make a match slow.`
     )
   }
   if (complete) return { decisions: matched.value }
   const why = `the list of files changed since the previous deploy is incomplete${because}; ${plural(files.length, 'file')} known.`
-  return { decisions: matched.value, allRecordedBecause: `Every service is recorded: ${why}` }
+  return { decisions: matched.value, allRecordedBecause: `Every service is selected: ${why}` }
 }
 
 /** A service whose patterns were not matched against any file. */
 function unmatched(spec: ServiceSpec, reason: string): ServiceDecision {
-  const why = spec.patterns.length === 0 ? 'always recorded: no patterns' : reason
+  const why = spec.patterns.length === 0 ? 'always selected: no patterns' : reason
   return { name: spec.name, recorded: true, reason: why, matchedPaths: [], matchedCount: 0 }
 }
 
@@ -125,8 +125,8 @@ function decide(spec: ServiceSpec, files: ChangedPath[], complete: boolean): Ser
   const touched = files.filter(file => touches(matches, file))
   const count = touched.length
   const matching = `${plural(count, 'changed file')} ${count === 1 ? 'matches' : 'match'}`
-  let reason = `recorded: ${matching}`
-  if (!complete) reason = `recorded: the changed files are incomplete (${matching} so far)`
+  let reason = `selected: ${matching}`
+  if (!complete) reason = `selected: the changed files are incomplete (${matching} so far)`
   else if (count === 0) reason = 'skipped: no changed file matches its patterns'
   return {
     name: spec.name,

@@ -212,8 +212,8 @@ describe('recordServices', () => {
     const { client, changes } = service()
     const { runner } = await record({ client, shipped: undefined })
     expect(changes).toHaveLength(4)
-    expect(runner.notices[0]).toMatch(/^Every service is recorded: .*unknown/)
-    expect(runner.summary).toContain('Every service is recorded')
+    expect(runner.notices[0]).toMatch(/^Every service is selected: .*unknown/)
+    expect(runner.summary).toContain('Every service is selected')
   })
 
   it('names each service not recorded, keeps the ids of the others, and stays an outage only if all were', async () => {
@@ -229,6 +229,26 @@ describe('recordServices', () => {
       billing: 'chg-billing'
     })
     expect(runner.summary).toMatch(/\| web \| not recorded \|/)
+  })
+
+  it('keeps a mistake a mistake, whatever the number of services: a host not found is no outage', async () => {
+    const notFound = new ServiceError(
+      'POST /v2/change was not sent: the host was not found (ENOTFOUND).',
+      {
+        kind: 'configuration',
+        call: 'POST /v2/change'
+      }
+    )
+    const client = {
+      createChange: async ({ service }: { service?: string }) => {
+        if (service === 'web') throw notFound
+        return `chg-${service}`
+      }
+    } as unknown as ChangeService
+    const { runner, error } = await record({ shipped: undefined, client })
+    expect((error as ServiceError).kind).toBe('configuration')
+    expect(runner.lines).toContain('web: selected: the changed files are unknown')
+    expect(runner.lines.join('\n')).not.toMatch(/: recorded: /)
   })
 
   it('in a dry run prints each change it would send and sets no output', async () => {

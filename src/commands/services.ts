@@ -91,13 +91,16 @@ export async function recordServices(
   }
 }
 
-/** One error naming every service not recorded and why; an outage only if all were outages. */
+/**
+ * One error naming every service not recorded and why: an outage only if all were outages, else
+ * the first mistake's kind (the failure policy treats a mistake alike, whatever the count).
+ */
 function notRecorded(
   failures: ReadonlyArray<{ name: string; error: unknown }>,
   recordedCount: number
 ): ServiceError {
   const kinds = failures.map(failure => failureKind(failure.error))
-  const kind = kinds.find(each => each === 'rejected' || each === 'protocol') ?? 'outage'
+  const kind = kinds.find(each => each !== 'outage' && each !== 'input') ?? 'outage'
   const why = failures.map(failure => `${failure.name}: ${errorMessage(failure.error)}`).join(' ')
   return new ServiceError(
     `${plural(failures.length, 'service')} not recorded (${plural(recordedCount, 'other')} recorded). ${why}`,
