@@ -81,23 +81,19 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
     const { context, warning } = readRunContext(env)
     if (warning) open.report.warning(warning)
     environment = await jobEnvironmentFor(settings, context, env, runner, open)
-    const saveState = (name: string, value: string) => runner.saveState(name, value)
     const defaults = contextDefaults({ ...context, jobEnvironment: environment }, process.cwd())
     error = await runCommand(open, {
       // A CDEvent only here: at the job's end no later step could read an output.
       run: { ...defaults, cdevent: true },
       lookUp: lookUpFor(settings, context, env),
       budgetCap: jobEnd ? KEY_CHECK_BUDGET_MS : Infinity,
-      act: jobEnd
-        ? context =>
-            prepareJobEnd(context, saveState, { at: startedAt, jobEnvironment: environment })
-        : undefined
+      act: jobEnd ? prepareJobEnd : undefined
     })
   }
   const command = settings?.command ?? (runner.getInput(Inputs.Command) as Command)
   const verdict = await finishRun(open, error, jobEnd ? 'before-deploy' : momentOf(command))
-  // Unless it fails now, the post step records after the deploy, or meets the mistake again.
-  if (jobEnd && verdict && !verdict.failsNow && (verdict.recordsAfter || verdict.failsAfter)) {
+  // Unless it fails now, the post step records after the deploy, or says why it cannot.
+  if (jobEnd && !verdict?.failsNow) {
     runner.saveState(JOB_END_STATE, jobEndStateText(startedAt, environment))
   }
 }

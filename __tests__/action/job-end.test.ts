@@ -5,7 +5,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { tmpdir } from 'node:os'
 import type { Emulator } from '../../emulator/emulator.ts'
-import { run } from '../../src/main.ts'
+import { readJobEndState } from '../../src/action/post-state.ts'
+import { run, runPost } from '../../src/main.ts'
 import { useEmulator } from '../support/use-emulator.ts'
 import { FakeRunner } from '../support/fake-runner.ts'
 import { runnerContext } from '../support/run-action.ts'
@@ -70,6 +71,30 @@ describe('the main step of a job-end run', () => {
     expect(emulator.requests).toHaveLength(0)
     expect(runner.states['jobEnd']).toBeDefined()
     expect(runner.lines).toContain('Dry run: nothing was sent.')
+  })
+})
+
+describe('a job-end run with an invalid input under fail-on-error false', () => {
+  it('lets the post step say once, at the job’s end, that the deploy was not recorded and why', async () => {
+    const inputs = { 'fail-on-error': 'false', 'max-attempts': '11' }
+    const main = await mainStep(inputs)
+    expect(main.warnings).toEqual([
+      expect.stringMatching(/max-attempts.*it will not be recorded \(fail-on-error: false\)\.$/)
+    ])
+    const jobEnd = readJobEndState({ STATE_jobEnd: main.states['jobEnd'] })
+    expect(jobEnd).toBeDefined()
+    const post = new FakeRunner({
+      'api-key': emulator.apiKey,
+      'base-url': emulator.url,
+      'record-at': 'job-end',
+      ...inputs
+    })
+    await runPost(jobEnd ?? {}, post, runnerContext(tmpdir()))
+    expect(post.warnings).toEqual([
+      'The deploy was not recorded: Input "max-attempts" must be a whole number from 1 to 10; got "11". (Not failing the step: fail-on-error is false.)'
+    ])
+    expect(post.failures).toEqual([])
+    expect(emulator.requests).toHaveLength(0)
   })
 })
 

@@ -5,20 +5,14 @@
  */
 import type { CommandContext } from '../commands/command.ts'
 import { Inputs } from '../settings.ts'
-import { JOB_END_STATE, jobEndStateText } from './post-state.ts'
 
 /**
- * The key is checked, then the start (and the job's environment) is saved for the post step.
- * Nothing is recorded and no output is set. A failure here is the caller's to defer (see Report.deferFailure).
+ * The key is checked; the caller then saves the start (and the job's environment) for the post
+ * step, unless the failure policy fails the step now. Nothing is recorded and no output is set.
  */
-export async function prepareJobEnd(
-  context: CommandContext,
-  saveState: (name: string, value: string) => void,
-  started: { at: number; jobEnvironment?: string }
-): Promise<void> {
+export async function prepareJobEnd(context: CommandContext): Promise<void> {
   const { settings, client, report } = context
   await client.hello()
-  saveState(JOB_END_STATE, jobEndStateText(started.at, started.jobEnvironment))
   const what =
     settings.command === 'heartbeat'
       ? 'The heartbeat will be sent when the job ends, if it succeeds'
