@@ -153,6 +153,37 @@ describe('run: an error recording after a successful deploy', () => {
   })
 })
 
+describe('an output file that cannot be written: a failure to report', () => {
+  const unwritable = join(work, 'no-such-folder', 'outputs.env')
+
+  it.each([
+    ['auto', 0, 'warning'],
+    ['false', 0, 'warning'],
+    ['true', 1, 'error']
+  ] as const)('under %s: exit %i, with a %s, and the change recorded', async (mode, exit, kind) => {
+    const found = await run(mode, { CHANGE_TRACKING_OUTPUTS: unwritable })
+    expect(found).toMatchObject({ status: exit, ran: 1, recorded: 1 })
+    expect(found.stderr).toContain(
+      `${kind}: --outputs "${unwritable}" could not be written (ENOENT).`
+    )
+  })
+
+  it('keeps a failed deploy’s own status under true', async () => {
+    const args = [
+      'run',
+      '--fail-on-error',
+      'true',
+      '--outputs',
+      unwritable,
+      '--',
+      'sh',
+      '-c',
+      'exit 3'
+    ]
+    expect((await cli(args)).status).toBe(3)
+  })
+})
+
 describe('change, heartbeat, events: recording alone', () => {
   it.each(WHEN_RECORDING)('change under %s, %j: exit %i', async (mode, fault, exit) => {
     emulator.inject('POST /v2/change', fault)

@@ -1,7 +1,10 @@
 /** The command line's terminal and files: lines to standard error, outputs a shell can source. */
-import { describe, expect, it } from '@jest/globals'
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { once } from 'node:events'
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { symlinkSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { outputsDotenv, Terminal, writeFiles } from '../../src/cli/terminal.ts'
@@ -69,11 +72,102 @@ describe('Terminal', () => {
     }
   })
 
-  it('says a file it cannot write, and goes on', () => {
+  it('says a file it cannot write, and goes on: a warning, or an error the policy counts', () => {
+    for (const fails of [false, true]) {
+      const lines: string[] = []
+      const terminal = new Terminal(line => lines.push(line), same)
+      expect(writeFiles(terminal, { summary: '/nonexistent/summary.md' }, fails)).toBe(true)
+      const kind = fails ? 'error' : 'warning'
+      expect(lines).toEqual([
+        `${kind}: --summary "/nonexistent/summary.md" could not be written (ENOENT).`
+      ])
+    }
+  })
+})
+
+describe('the output files: only regular files are written or removed', () => {
+  let folder: string
+  let outside: string
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'cta-files-'))
+    outside = join(folder, 'outside.txt')
+    writeFileSync(outside, 'not ours')
+  })
+  afterEach(() => rmSync(folder, { recursive: true, force: true }))
+
+  /** Writes each of --outputs, --summary and --cdevent at `path`, with or without an event. */
+  function writeAt(path: string, event?: string): { lines: string[]; unwritten: boolean } {
     const lines: string[] = []
-    writeFiles(new Terminal(line => lines.push(line), same), { summary: '/nonexistent/summary.md' })
-    expect(lines).toEqual([
-      'warning: --summary "/nonexistent/summary.md" could not be written (ENOENT).'
-    ])
+    const terminal = new Terminal(line => lines.push(line), same)
+    terminal.setOutput('change-id', 'chg-1')
+    if (event) terminal.setOutput('cdevent', event)
+    const unwritten = writeFiles(terminal, { outputs: path, summary: path, cdevent: path }, true)
+    return { lines, unwritten }
+  }
+
+  it('writes a new file and replaces a regular one, whole', () => {
+    const path = join(folder, 'out.txt')
+    writeFileSync(path, 'x'.repeat(1000))
+    expect(writeAt(path, '{"e":1}')).toEqual({ lines: [], unwritten: false })
+    expect(readFileSync(path, 'utf8')).toBe('{"e":1}\n')
+  })
+
+  it('never writes through a symbolic link, nor removes one: one warning per flag', () => {
+    const link = join(folder, 'cdevents.ndjson')
+    symlinkSync(outside, link)
+    for (const event of ['{"e":1}', undefined]) {
+      const { lines, unwritten } = writeAt(link, event)
+      expect(unwritten).toBe(false)
+      const flags = lines.filter(line => line.includes('symbolic link, which is never followed'))
+      expect(flags).toHaveLength(3)
+      expect(readFileSync(outside, 'utf8')).toBe('not ours')
+      expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    }
+  })
+
+  it('neither waits on a FIFO nobody reads nor writes into it, and never removes it', () => {
+    const fifo = join(folder, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    for (const event of ['{"e":1}', undefined]) {
+      const { lines } = writeAt(fifo, event)
+      expect(lines.filter(line => line.includes('not a regular file'))).toHaveLength(3)
+      expect(lstatSync(fifo).isFIFO()).toBe(true)
+    }
+  })
+
+  it('writes nothing into a socket, and leaves it', async () => {
+    const path = join(folder, 'socket')
+    const server = createServer().listen(path)
+    await once(server, 'listening')
+    try {
+      expect(
+        writeAt(path, '{"e":1}').lines.filter(line => line.includes('not a regular file'))
+      ).toHaveLength(3)
+      expect(lstatSync(path).isSocket()).toBe(true)
+    } finally {
+      server.close()
+    }
+  })
+
+  // Making a device node needs root: as root (CI's containers), in this test's own folder.
+  const asRoot = process.getuid?.() === 0 ? it : it.skip
+  asRoot('never removes or writes a device (a null device made in a temporary folder)', () => {
+    const device = join(folder, 'null')
+    execFileSync('mknod', ['-m', '666', device, 'c', '1', '3'])
+    for (const event of [undefined, '{"e":1}']) {
+      expect(
+        writeAt(device, event).lines.filter(line => line.includes('not a regular file'))
+      ).toHaveLength(3)
+      expect(lstatSync(device).isCharacterDevice()).toBe(true)
+    }
+  })
+
+  it('removes a regular file at the --cdevent path when there is no event: it is not sent again', () => {
+    const path = join(folder, 'cdevents.ndjson')
+    writeFileSync(path, '{"old":1}\n')
+    const lines: string[] = []
+    writeFiles(new Terminal(line => lines.push(line), same), { cdevent: path })
+    expect(existsSync(path)).toBe(false)
+    expect(lines).toEqual(['warning: No CDEvent: no change was recorded.'])
   })
 })

@@ -119,10 +119,12 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
       ? await runWrapped(door, invocation, env, io, KEY_CHECK_BUDGET_MS - (Date.now() - startedAt))
       : await runAlone(door, command)
   const cdevent = options.cdevent && resolve(io.cwd, options.cdevent)
-  writeFiles(terminal, { ...options, cdevent })
+  // A file that cannot be written fails the command only under true; a deploy's status is kept.
+  const failsOnFiles = open.reporting.failOnError === 'true'
+  const unwritten = writeFiles(terminal, { ...options, cdevent }, failsOnFiles)
   // The outputs as one JSON object: the last line of standard output, whole.
   if (options.json) io.stdout(`${JSON.stringify(Object.fromEntries(terminal.outputs))}\n`)
-  return status
+  return status === 0 && unwritten && failsOnFiles ? 1 : status
 }
 
 type DoorRun = { open: OpenRun; run: ReturnType<typeof ciDefaults>; lookUp: ShippedLookup }

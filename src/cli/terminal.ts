@@ -4,7 +4,9 @@
  * (--outputs, --summary). Every line passes `safe` (redacted, inert, cut) on its way out, the
  * door's own lines too.
  */
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync } from 'node:fs'
 import { rmSync, writeFileSync } from 'node:fs'
+import { attempt } from '../errors.ts'
 import type { ReportSink } from '../report.ts'
 
 export class Terminal implements ReportSink {
@@ -55,11 +57,17 @@ function dotenvValue(value: string): string {
   )
 }
 
-/** Writes the files asked for; a file that cannot be written is a warning, not thrown. */
+/**
+ * Writes the files asked for; none throws. A path that is a link, or anything but a regular file
+ * (a device, a FIFO, a socket), is left untouched with one warning. A regular file that cannot be
+ * written is a failure to report: `fails` says whether the failure policy counts it (else a
+ * warning). Returns whether one could not be written.
+ */
 export function writeFiles(
   terminal: Terminal,
-  files: { outputs?: string; summary?: string; cdevent?: string }
-): void {
+  files: { outputs?: string; summary?: string; cdevent?: string },
+  fails = false
+): boolean {
   const events = terminal.outputs.get('cdevent')
   // No event (a failed deploy, none recorded): an earlier run's file must not be sent for this one.
   if (events === undefined && files.cdevent !== undefined)
@@ -69,15 +77,66 @@ export function writeFiles(
     ['--summary', files.summary, () => terminal.summary],
     ['--cdevent', files.cdevent, () => (events ? `${events}\n` : undefined)]
   ] as const
+  let unwritten = false
   for (const [flag, path, text] of writes) {
     if (path === undefined) continue
+    const named = `${flag} ${JSON.stringify(path)}`
     try {
       const body = text()
-      if (body === undefined) rmSync(path, { force: true })
-      else writeFileSync(path, body)
+      const refused = body === undefined ? removeRegularFile(path) : writeRegularFile(path, body)
+      if (refused) terminal.warning(`${named} was left untouched: ${refused}.`)
     } catch (error) {
+      unwritten = true
       const code = (error as NodeJS.ErrnoException).code ?? 'an error'
-      terminal.warning(`${flag} ${JSON.stringify(path)} could not be written (${code}).`)
+      const say = fails ? terminal.error : terminal.warning
+      say(`${named} could not be written (${code}).`)
     }
   }
+  return unwritten
+}
+
+/** Opened for writing: no link followed, and a FIFO without a reader refused instead of awaited. */
+const WRITE_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
+
+/**
+ * Why `path` is not written to or removed, when it is a link or anything but a regular file: read
+ * with lstat first (every platform), then checked again on what was opened (O_NOFOLLOW, fstat).
+ */
+function notRegular(path: string): string | undefined {
+  const found = attempt(() => lstatSync(path))
+  if (found?.isSymbolicLink()) return 'it is a symbolic link, which is never followed'
+  if (found && !found.isFile()) return 'it is not a regular file (a device, a FIFO or a socket)'
+  return undefined
+}
+
+/** Writes `text` to the regular file at `path`, or says why not; other failures are thrown. */
+function writeRegularFile(path: string, text: string): string | undefined {
+  const refused = notRegular(path)
+  if (refused) return refused
+  let fd: number
+  try {
+    fd = openSync(path, WRITE_FLAGS, 0o666)
+  } catch (error) {
+    // What lstat saw changed since: a link (ELOOP) or a FIFO with no reader (ENXIO).
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ELOOP' || code === 'ENXIO') return notRegular(path) ?? `it is no longer a file`
+    throw error
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return 'it is not a regular file (a device, a FIFO or a socket)'
+    ftruncateSync(fd)
+    writeFileSync(fd, text)
+  } finally {
+    closeSync(fd)
+  }
+  return undefined
+}
+
+/** Removes the regular file at `path`, if any: nothing else is ever removed. */
+function removeRegularFile(path: string): string | undefined {
+  const refused = notRegular(path)
+  if (refused) return refused
+  rmSync(path, { force: true })
+  return undefined
 }
