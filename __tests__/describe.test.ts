@@ -46,6 +46,26 @@ describe('describeChange with what shipped', () => {
     )
   })
 
+  it('names merge requests as GitLab does, !N, on GitLab', () => {
+    const web = 'https://gitlab.example.com/acme/shop'
+    const requests = [
+      { number: 41, title: 'Add login', url: `${web}/-/merge_requests/41` },
+      { number: 42, title: 'Fix cart', url: `${web}/-/merge_requests/42` }
+    ]
+    const gitlab = {
+      commitCount: 3,
+      forge: { kind: 'gitlab', web } as const,
+      pullRequests: requests,
+      pullRequestCount: 2
+    }
+    expect(describeChange({ ...base, shipped: shipped(gitlab) })).toBe(
+      'Deploy acme/shop 6113728 to production: 3 commits since 9f2c1d0 (!41 Add login, !42 Fix cart)'
+    )
+    // No title fits: the count, in GitLab's word.
+    const event = 'e'.repeat(155)
+    expect(describeChange({ event, shipped: shipped(gitlab) })).toMatch(/ \(2 merge requests\)$/)
+  })
+
   it('states no count it does not know when commits were left unread', () => {
     const partial = { commitCount: 3000, pullRequests: pulls, pullRequestsComplete: false }
     expect(

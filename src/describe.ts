@@ -100,20 +100,24 @@ function shippedDetail(shipped: Shipped, matchingFiles: number | undefined): str
 /**
  * " (#41 Add login, #42 Fix cart, +1 more)", as many as fit; '' when there are none. When commits
  * were left unread the count is unknown: "+more" when more were found than fit, and no bare count.
+ * On GitLab, merge requests as GitLab names them: " (!41 Add login, !42 Fix cart)".
  */
 function pullRequestList(shipped: Shipped, used: number): string {
   // One commit described by its own line already names its pull request.
   if (shipped.rollback || shipped.commitCount === 1 || shipped.pullRequests.length === 0) return ''
+  const gitlab = shipped.forge?.kind === 'gitlab'
+  const mark = gitlab ? '!' : '#'
   const items: string[] = []
   for (const pull of shipped.pullRequests.slice(0, MAX_DESCRIBED_PULL_REQUESTS)) {
     const item = pull.title
-      ? `#${pull.number} ${truncateText(oneLine(pull.title), MAX_DESCRIBED_TITLE_CHARS)}`
-      : `#${pull.number}`
+      ? `${mark}${pull.number} ${truncateText(oneLine(pull.title), MAX_DESCRIBED_TITLE_CHARS)}`
+      : `${mark}${pull.number}`
     if (used + listText([...items, item], shipped).length > MAX_DESCRIPTION_CHARS) break
     items.push(item)
   }
   if (items.length === 0) {
-    const onlyCount = ` (${plural(shipped.pullRequestCount, 'pull request')})`
+    const noun = gitlab ? 'merge request' : 'pull request'
+    const onlyCount = ` (${plural(shipped.pullRequestCount, noun)})`
     const fits = used + onlyCount.length <= MAX_DESCRIPTION_CHARS
     return fits && shipped.pullRequestsComplete ? onlyCount : ''
   }

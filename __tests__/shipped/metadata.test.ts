@@ -177,4 +177,34 @@ describe('shippedMetadata with triage', () => {
     expect(fields).toMatchObject({ issues, closes })
     expect(fields).not.toHaveProperty('close_count')
   })
+
+  it('keeps the newest issues and closed issues, the first of their lists, when they must give way', () => {
+    // Categories whose names alone take nearly all the room: only the issues can give way.
+    const risk = Object.fromEntries(
+      Array.from({ length: 100 }, (_, c) => [`${'c'.repeat(300)}${c}`, [] as string[]])
+    )
+    const newestFirst = (count: number) => Array.from({ length: count }, (_, i) => count - i)
+    const issues = newestFirst(50).map(n => `PROJECTNAME-${100000000 + n}`)
+    const closes = newestFirst(50).map(n => `${'o'.repeat(39)}/${'r'.repeat(100)}#${n}`)
+    const fields = shippedMetadata(shipped({ commitCount: 7 }), {
+      risk,
+      riskComplete: true,
+      issues,
+      issueCount: 70,
+      closes,
+      closeCount: 60
+    })
+    expect(Buffer.byteLength(JSON.stringify(fields))).toBeLessThanOrEqual(
+      MAX_SHIPPED_METADATA_BYTES
+    )
+    const keptIssues = fields.issues as string[]
+    const keptCloses = fields.closes as string[]
+    expect(keptIssues.length).toBeGreaterThan(0)
+    expect(keptIssues.length).toBeLessThan(50)
+    expect(keptIssues).toEqual(issues.slice(0, keptIssues.length))
+    expect(keptCloses.length).toBeGreaterThan(0)
+    expect(keptCloses.length).toBeLessThan(50)
+    expect(keptCloses).toEqual(closes.slice(0, keptCloses.length))
+    expect(fields).toMatchObject({ issue_count: 70, close_count: 60 })
+  })
 })

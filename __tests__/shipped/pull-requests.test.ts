@@ -40,6 +40,48 @@ describe('pullRequestInMessage', () => {
     expect(pullRequestInMessage(message)).toEqual(expected)
   })
 
+  describe('on GitLab', () => {
+    const WEB = 'https://gitlab.example.com/acme/shop'
+    const merge = (last: string) =>
+      `Merge branch 'login' into 'main'\n\nAdd login\n\nCloses #3\n\n${last}\n`
+
+    it.each([
+      ['See merge request acme/shop!41', { number: 41, title: 'Add login' }],
+      ['See merge request !41', { number: 41, title: 'Add login' }],
+      [`See merge request ${WEB}/-/merge_requests/41`, { number: 41, title: 'Add login' }],
+      [
+        'See merge request https://GitLab.example.com/acme/shop/-/merge_requests/41',
+        { number: 41, title: 'Add login' }
+      ],
+      ['See merge request https://gitlab.com/acme/shop/-/merge_requests/41', undefined],
+      [
+        'See merge request https://gitlab.example.com:8443/acme/shop/-/merge_requests/41',
+        undefined
+      ],
+      [`See merge request ${WEB}/-/issues/41`, undefined]
+    ])("reads a merge commit's last line %j, a URL only on the run's server", (last, expected) => {
+      expect(pullRequestInMessage(merge(last), 'gitlab', WEB)).toEqual(expected)
+    })
+
+    it('reads no URL without a server, and a squash by its "(!N)", never "(#N)", an issue there', () => {
+      const url = merge(`See merge request ${WEB}/-/merge_requests/41`)
+      expect(pullRequestInMessage(url, 'gitlab')).toBeUndefined()
+      expect(pullRequestInMessage('Fix cart (!42)\n\nCloses #7', 'gitlab', WEB)).toEqual({
+        number: 42,
+        title: 'Fix cart'
+      })
+      expect(pullRequestInMessage('Fix cart (#42)', 'gitlab', WEB)).toBeUndefined()
+    })
+
+    it('links each merge request on the forge', () => {
+      const messages = [merge('See merge request !41'), 'Fix cart (!42)']
+      expect(pullRequestsIn(messages, { kind: 'gitlab', web: WEB }).pullRequests).toEqual([
+        { number: 41, title: 'Add login', url: `${WEB}/-/merge_requests/41` },
+        { number: 42, title: 'Fix cart', url: `${WEB}/-/merge_requests/42` }
+      ])
+    })
+  })
+
   it('cuts a title at 256 characters', () => {
     expect(pullRequestInMessage(`${'T'.repeat(300)} (#8)`)).toEqual({
       number: 8,

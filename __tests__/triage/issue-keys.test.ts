@@ -84,11 +84,45 @@ describe('issueKeysIn', () => {
     expect(
       keys('AB-1 ABCDEFGHIJ-123456789 X-509 ABCDEFGHIJK-1 ENG-0 ENG-012 ENG-1234567890')
     ).toEqual(['AB-1', 'ABCDEFGHIJ-123456789'])
-    expect(keys('xENG-1 ENG-1x 1ENG-2 ENG-3a ENG-4_ (ENG-5) fix-ENG-6')).toEqual([
-      'ENG-4',
-      'ENG-5',
-      'ENG-6'
+    expect(keys('xENG-1 ENG-1x 1ENG-2 ENG-3a ENG-4_ (ENG-5)')).toEqual(['ENG-4', 'ENG-5'])
+  })
+
+  it("reads no hyphenated word's tail nor a standard's number after a standards body, unless the deploy writes the prefix as a key elsewhere", () => {
+    const weak = [
+      'docs-i18n/ko-KR-1',
+      'Translate the ja-JP-1 strings',
+      'feature-ENG-123',
+      'Support NEMA L22-20 outlets',
+      'Follow ISO AB-2, IEC CD-3, IEEE EF-4, ANSI C63-4 and DIN EN-60204'
+    ]
+    expect(issueKeysIn(weak, 'auto')).toEqual([])
+    // The prefix written as a key: at a subject's start, in a branch, in brackets, after a closing word.
+    const written = [
+      'KR-7: Fix the Korean plural forms',
+      'feature/ENG-124-login',
+      'Add outlet types [L22-5]',
+      'Add the cart\n\nCloses C63-9'
+    ]
+    expect(issueKeysIn([...weak, ...written], 'auto')).toEqual([
+      'KR-1',
+      'ENG-123',
+      'L22-20',
+      'C63-4',
+      'KR-7',
+      'ENG-124',
+      'L22-5',
+      'C63-9'
     ])
+    // A mention in a subject's prose is no such writing; a listed prefix is a key anywhere.
+    expect(issueKeysIn(['feature-ENG-123', 'Add login for ENG-9 users'], 'auto')).toEqual(['ENG-9'])
+    expect(keys('feature-ENG-123', { prefixes: ['ENG'] })).toEqual(['ENG-123'])
+  })
+
+  it('reads a bracketed key at a subject start in any case when its prefix is in capitals elsewhere, in capitals', () => {
+    const subjects = ['[web-599] Fix the search box', 'Add login (WEB-600)']
+    expect(issueKeysIn(subjects, 'auto')).toEqual(['WEB-599', 'WEB-600'])
+    expect(keys('[web-599] Fix the search box')).toEqual([])
+    expect(issueKeysIn(['Fix [web-599] the box', 'WEB-600 Add login'], 'auto')).toEqual(['WEB-600'])
   })
 
   it('reads only capitals in auto mode: lowercase words with numbers are prose and tool names', () => {
@@ -190,6 +224,31 @@ describe('closedIssuesIn', () => {
     expect(closes(text)).toEqual(['acme/.api#9'])
   })
 
+  it("reads GitLab's keywords before a list of issues, in other projects and by URL on the same server", () => {
+    const server = 'https://gitlab.example.com'
+    const texts = [
+      'Add login\n\nCloses #1, #2, and #3',
+      'Fix cart\n\nImplementing #4, #5 and group/other#22; fixes group/sub/other#23 #6',
+      `Resolves ${server}/acme/shop/-/work_items/7 and ${server}/acme/api/-/issues/8`,
+      'closes https://gitlab.com/acme/shop/-/work_items/9, resolving #10'
+    ]
+    expect(closedIssuesIn(texts, REPO, server, true)).toEqual([
+      '#1',
+      '#2',
+      '#3',
+      '#4',
+      '#5',
+      'group/other#22',
+      'group/sub/other#23',
+      '#6',
+      '#7',
+      'acme/api#8',
+      '#10'
+    ])
+    // GitHub closes one issue a keyword.
+    expect(closes('Closes #1, #2, and #3, implements #4')).toEqual(['#1'])
+  })
+
   it('lists each issue once, letter case aside', () => {
     expect(closes('Fixes #1, closes #1', 'fixes acme/api#2', 'fixes ACME/API#2')).toEqual([
       '#1',
@@ -237,11 +296,20 @@ describe('hostile texts', () => {
       fill('AB-1'),
       fill('ABCDEFGHIJ-1234'),
       fill('-1'),
-      fill('AB-12345678', ' ENG-1')
+      fill('AB-12345678', ' ENG-1'),
+      fill('a-AB-1 '),
+      fill('NEMA AB-1 '),
+      fill('[ab-1] '),
+      fill('(AB-'),
+      fill('/AB-1/')
     ]
     for (const mode of ['auto', { prefixes: ['AB'] }] as const) {
       const found = runWithin(MARGIN_MS, () => issueKeysIn(texts, mode))
-      expect(found).toEqual({ finished: true, value: mode === 'auto' ? ['ENG-1'] : [] })
+      // AB is written as a key (`/AB-1/`), so its weak and bracketed keys count too.
+      expect(found).toEqual({
+        finished: true,
+        value: mode === 'auto' ? ['ENG-1', 'AB-1'] : ['AB-1']
+      })
     }
   })
 
@@ -279,5 +347,15 @@ describe('hostile texts', () => {
     ]
     const found = runWithin(MARGIN_MS, () => closedIssuesIn(texts, REPO, SERVER))
     expect(found).toEqual({ finished: true, value: ['#1'] })
+    const lists = [
+      ...texts,
+      fill('closes #1, '),
+      fill('closes #1 and '),
+      fill('closes a/b#1  ,  '),
+      fill(`closes ${SERVER}/a/b/-/work_items/1 `),
+      fill('closes a/b/c/d/')
+    ]
+    const gitlab = runWithin(MARGIN_MS, () => closedIssuesIn(lists, REPO, SERVER, true))
+    expect(gitlab).toEqual({ finished: true, value: ['#1', 'a/b#1'] })
   })
 })

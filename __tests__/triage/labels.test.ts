@@ -49,7 +49,7 @@ describe('labelsWith', () => {
     expect(labels).toEqual(['risk:ci', 'Outcome:Success', 'outcome:success'])
   })
 
-  it('labels at most MAX_ISSUE_LABELS issues, the first ones', () => {
+  it('labels at most MAX_ISSUE_LABELS issues: the first of the list, which triage gives newest first', () => {
     const issues = Array.from({ length: MAX_ISSUE_LABELS + 3 }, (_, i) => `ENG-${i + 1}`)
     const labels = labelsWith([], { issues }, true)
     expect(labels).toEqual(issues.slice(0, MAX_ISSUE_LABELS).map(key => `issue:${key}`))

@@ -67,6 +67,74 @@ describe('remediationOf', () => {
     }
   })
 
+  it('reads a revert behind a closing word and an issue, or an issue key', () => {
+    for (const subject of [
+      'Fixes #21955: Revert errant docs addition',
+      'closes #7 revert the docs addition',
+      '#21955: Revert errant docs addition',
+      'DOCS-12: Revert the docs addition'
+    ]) {
+      expect([subject, remediation({ messages: [subject] })]).toEqual([
+        subject,
+        { type: 'revert', reverts: [] }
+      ])
+    }
+  })
+
+  it('cancels a revert whose reverted commit ships in the same deploy, by its SHA or its quoted subject', () => {
+    const added = { sha: SHA, message: 'Add login' }
+    const revert = (line: string) => `Revert "Add login"\n\nThis reverts commit ${line}.`
+    const commits = [added, { sha: '1'.repeat(40), message: 'Revert "Add login"' }]
+    for (const named of [SHA, SHA.slice(0, 7).toUpperCase()]) {
+      const messages = ['Add login', revert(named)]
+      expect([named, remediation({ messages, commits })]).toEqual([named, undefined])
+    }
+    // Named by its subject only, as a title or a message quotes it.
+    const subjectOnly = ['Add   login\n\nThe form.', 'Revert "Add login"']
+    expect(remediation({ messages: subjectOnly })).toBeUndefined()
+    const title = [{ number: 45, title: 'Revert "Add login"' }]
+    expect(remediation({ messages: ['Add login (#41)'], pullRequests: title })).toEqual({
+      type: 'revert',
+      reverts: ['"Add login"']
+    })
+    expect(
+      remediation({
+        messages: ['Add login'],
+        pullRequests: [{ number: 41, title: 'Add login' }, ...title]
+      })
+    ).toBeUndefined()
+  })
+
+  it('counts a revert whose reverted commit is not in the deploy, whatever the subjects say', () => {
+    const other = '0123456789abcdef0123456789abcdef01234567'
+    const commits = [{ sha: other, message: 'Add login' }]
+    // A shallow clone: the SHA is unknown here, and a later commit of the same subject is another.
+    const messages = ['Add login', `Revert "Add login"\n\nThis reverts commit ${SHA}.`]
+    expect(remediation({ messages, commits })).toEqual({ type: 'revert', reverts: [SHA] })
+    expect(remediation({ messages: [messages[1]] })).toEqual({ type: 'revert', reverts: [SHA] })
+    // Of two reverts, the one of a shipped commit gives way and the other stays.
+    const both = [`Revert "Fix cart"\n\nThis reverts commit ${other}.`, messages[1]]
+    expect(remediation({ messages: both, commits })).toEqual({ type: 'revert', reverts: [SHA] })
+  })
+
+  it("reads no revert a squash merge lists beside the branch's commit it reverts", () => {
+    const squash = [
+      'Add login (#41)',
+      '',
+      '* Add the login form',
+      '',
+      '* Revert "Add the login form"',
+      '',
+      `This reverts commit ${SHA}.`,
+      '',
+      '* Add the login form with a captcha'
+    ].join('\n')
+    expect(remediation({ messages: [squash] })).toBeUndefined()
+    // A revert of a commit the branch does not list reverts what was merged before.
+    const reverting = squash.replace('* Add the login form\n', '* Add the captcha\n')
+    expect(remediation({ messages: [reverting] })).toEqual({ type: 'revert', reverts: [SHA] })
+  })
+
   it('reads no revert from words about reverts that revert nothing', () => {
     const subjects = [
       'Add a Revert button to the order admin',

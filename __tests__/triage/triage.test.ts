@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import { MAX_SCANNED_CHARS_PER_TEXT } from '../../src/triage/issue-keys.ts'
+import { labelsWith, MAX_ISSUE_LABELS } from '../../src/triage/labels.ts'
 import { MAX_CLOSES, MAX_ISSUES, triage, type TriageInput } from '../../src/triage/triage.ts'
 
 const SHA = '9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c'
@@ -56,14 +57,62 @@ describe('triage', () => {
     expect(found.remediation).toEqual({ type: 'fix', of: 'chg_123' })
   })
 
-  it('lists at most MAX_ISSUES keys with their exact count, and at most MAX_CLOSES closed issues', () => {
-    const count = Math.max(MAX_ISSUES, MAX_CLOSES) + 7
-    const messages = Array.from({ length: count }, (_, i) => `ENG-${i + 1}\n\nFixes #${i + 1}`)
+  it('lists the newest MAX_ISSUES keys and MAX_CLOSES closed issues, newest first, with their exact counts, and labels the newest', () => {
+    // Sixty commits, oldest first, each with its key and its closed issue.
+    const numbers = Array.from({ length: 60 }, (_, i) => i + 1)
+    const messages = numbers.map(n => `ENG-${n} Change ${n}\n\nFixes #${n}`)
     const found = triage(empty({ messages }), RISK)
-    expect(found.issues).toEqual(messages.slice(0, MAX_ISSUES).map((_, i) => `ENG-${i + 1}`))
-    expect(found.issueCount).toBe(count)
-    expect(found.closes).toEqual(messages.slice(0, MAX_CLOSES).map((_, i) => `#${i + 1}`))
-    expect(found.closeCount).toBe(count)
+    const newest = numbers.toReversed()
+    expect(found.issues).toEqual(newest.slice(0, MAX_ISSUES).map(n => `ENG-${n}`))
+    expect(found.issueCount).toBe(60)
+    expect(found.closes).toEqual(newest.slice(0, MAX_CLOSES).map(n => `#${n}`))
+    expect(found.closeCount).toBe(60)
+    const labels = labelsWith([], { issues: found.issues }, true)
+    expect(labels).toEqual(newest.slice(0, MAX_ISSUE_LABELS).map(n => `issue:ENG-${n}`))
+    // A key mentioned again by a newer commit is as new as that mention.
+    const again = triage(empty({ messages: [...messages, 'ENG-1: follow-up'] }), RISK)
+    expect(again.issues?.slice(0, 2)).toEqual(['ENG-1', 'ENG-60'])
+  })
+
+  it("reads the branch's keys and the titles' before the newest commit's", () => {
+    const found = triage(
+      empty({
+        branch: 'feature/ENG-9-login',
+        pullRequests: [
+          { number: 1, title: 'OPS-1 Old' },
+          { number: 2, title: 'OPS-2 New' }
+        ],
+        messages: ['ENG-1 Oldest', 'ENG-2 Newest']
+      }),
+      RISK
+    )
+    expect(found.issues).toEqual(['ENG-9', 'OPS-2', 'OPS-1', 'ENG-2', 'ENG-1'])
+  })
+
+  it('reads no revert remediation from a revert that ships with what it reverts', () => {
+    const pair = {
+      messages: ['Add cart', `Revert "Add cart"\n\nThis reverts commit ${SHA}.`],
+      commits: [{ sha: SHA }, { sha: 'a'.repeat(40) }]
+    }
+    expect(triage(empty(pair), RISK)).not.toHaveProperty('remediation')
+    expect(triage(empty({ ...pair, commits: undefined }), RISK).remediation).toEqual({
+      type: 'revert',
+      reverts: [SHA]
+    })
+  })
+
+  it("closes GitLab's lists of issues, other projects' included", () => {
+    const found = triage(
+      empty({
+        messages: [
+          "Merge branch 'cart' into 'main'\n\nFix cart\n\nCloses #1, #2, and #3, group/other#22\n\nSee merge request acme/shop!42"
+        ],
+        serverUrl: 'https://gitlab.example.com',
+        gitlab: true
+      }),
+      RISK
+    )
+    expect(found.closes).toEqual(['#1', '#2', '#3', 'group/other#22'])
   })
 
   it('says the issues found are a part when some shipped commits were not read', () => {

@@ -62,8 +62,9 @@ type Lists = {
 }
 
 /**
- * Halves the list that takes the most room: commits and pull requests keep their newest, the
- * others their first. False when no list has anything left to give.
+ * Halves the list that takes the most room, keeping its newest: the last commits and pull requests
+ * (listed oldest first), the first issues and closed issues (listed newest first), and each risk
+ * category's first paths. False when no list has anything left to give.
  */
 function shrinkLargest(lists: Lists): boolean {
   const room = (name: keyof Lists): number =>

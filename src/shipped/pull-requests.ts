@@ -2,7 +2,8 @@
  * Pull requests named by the messages GitHub writes when it merges one: a squash merge's "Title
  * (#123)" and a merge commit's "Merge pull request #123 from owner/branch" (the title is the
  * body's first line); and merge requests by the last line GitLab writes in a merge commit, "See
- * merge request group/project!123". Titles come from those messages, else from GET /pulls/{number}.
+ * merge request group/project!123", "See merge request !123" or the request's URL, and by a
+ * squash's "Title (!123)". Titles come from those messages, else from GET /pulls/{number}.
  */
 import { collapseWhitespace } from '../text.ts'
 import type { GitHub } from './github-client.ts'
@@ -20,12 +21,21 @@ const SQUASH_SUFFIX = /\(#(\d{1,9})\)$/
 /** On GitLab `#N` is an issue, and `!N` a merge request. */
 const GITLAB_SUFFIX = /\(!(\d{1,9})\)$/
 const MERGE = /^Merge pull request #(\d{1,9}) from \S/
-const GITLAB_MERGE = /^See merge request \S+!(\d{1,9})$/
+/** `group/project!N`, `!N`, or the request's URL (group 1: its origin). Group 2: the number. */
+const GITLAB_MERGE =
+  /^See merge request (?:[^\s!]{0,400}!|(https?:\/\/[^\s/]{1,255})\/\S{1,400}\/-\/merge_requests\/)(\d{1,9})$/
 
 type Titled = { number: number; title?: string }
 
-/** The pull request a commit message names, when GitHub or GitLab wrote it for a merge. */
-export function pullRequestInMessage(message: string, host?: Forge['kind']): Titled | undefined {
+/**
+ * The pull request a commit message names, when GitHub or GitLab wrote it for a merge; a merge
+ * request's URL only on the server of `web` (the forge's page).
+ */
+export function pullRequestInMessage(
+  message: string,
+  host?: Forge['kind'],
+  web?: string
+): Titled | undefined {
   const [line, ...body] = message.split(/\r\n|\r|\n/)
   const first = line.trim()
   const merge = host !== 'gitlab' && MERGE.exec(first)
@@ -35,7 +45,8 @@ export function pullRequestInMessage(message: string, host?: Forge['kind']): Tit
   const last = body.findLast(isText)?.trim() ?? ''
   const request = GITLAB_MERGE.exec(last)
   const title = body.find(text => isText(text) && text.trim() !== last)
-  if (request) return titled(Number(request[1]), title)
+  const onServer = !request?.[1] || (!!web && request[1].toLowerCase() === new URL(web).origin)
+  if (request && onServer) return titled(Number(request[2]), title)
   const squash = (host === 'gitlab' ? GITLAB_SUFFIX : SQUASH_SUFFIX).exec(first)
   return squash ? titled(Number(squash[1]), first.slice(0, squash.index)) : undefined
 }
@@ -59,7 +70,7 @@ export function pullRequestsIn(
 ): Pick<Shipped, 'pullRequests' | 'pullRequestCount'> {
   const pullUrl = forge?.web && forge.web + FORGE_PAGES[forge.kind][1]
   const found = new Map<number, string | undefined>()
-  for (const pull of messages.map(message => pullRequestInMessage(message, forge?.kind))) {
+  for (const pull of messages.map(text => pullRequestInMessage(text, forge?.kind, forge?.web))) {
     if (pull && pull.number > 0) found.set(pull.number, found.get(pull.number) ?? pull.title)
   }
   const all = [...found].map(([number, title]) => ({

@@ -104,32 +104,77 @@ export function scannedMessages(messages: readonly string[]): string[] {
 }
 
 /**
+ * Before a key (in the WEAK_WINDOW characters before it), what makes it a hyphenated word's tail
+ * (`docs-i18n/ko-KR-1`, `feature-ENG-1`) or a standard's number after a standards body's name in
+ * prose (`NEMA L22-20`): a key in auto mode only when the texts write its prefix as a key elsewhere.
+ */
+const WEAK_BEFORE = /[A-Za-z0-9]-$|(?<![A-Za-z0-9])(?:ANSI|DIN|EN|IEC|IEEE|ISO|NEMA) $/
+/** The longest standards body's name, its space, and the character before it. */
+const WEAK_WINDOW = 6
+/**
+ * Where a text writes a key as one (group 2): a line's start, a branch's folder (`feature/ENG-1`),
+ * a bracket (`[ENG-1]`, `(ENG-1)`), or after a word that closes or refers to an issue.
+ */
+const AS_KEY = new RegExp(`${WHOLE}|(?:${LINE_START}|(?<=[/[(])|${REFERRING})(${KEY_LIST})`, 'gim')
+/** `[web-599] Fix …`: a key in brackets at a subject's start, in any case (group 1). */
+const BRACKETED = new RegExp(`^[ \\t]{0,8}\\[(${KEY})\\]`, 'i')
+
+/**
+ * How auto mode found a key: as a key; in a weak place (WEAK_BEFORE), kept when its prefix is
+ * written as a key elsewhere (AS_KEY); or bracketed at a subject's start in another case, kept
+ * when its prefix appears in capitals elsewhere.
+ */
+type Standing = 'key' | 'weak' | 'bracketed'
+
+const prefixOf = (key: string): string => key.slice(0, key.indexOf('-')).toUpperCase()
+
+/**
  * Every distinct key in the texts, uppercase, in order of first appearance: any key on a text's
  * first line (a branch, a title, a commit's subject), the explicit ones of the lines after it, and
  * in either the key of a tracker's issue URL; none in other URLs or in e-mail addresses.
  */
 export function issueKeysIn(texts: readonly string[], mode: IssueKeyMode): string[] {
   if (mode === 'none') return []
-  const keys = new Set<string>()
-  const read = (text: string, pattern: RegExp): void => {
-    for (const [, url, found] of text.matchAll(pattern)) {
-      const named = url === undefined ? found : TRACKER_URL.exec(url)?.[1]
-      for (const [key] of named?.matchAll(ANY_KEY) ?? []) {
-        const prefix = key.slice(0, key.indexOf('-')).toUpperCase()
-        const accepted =
-          mode === 'auto'
-            ? key === key.toUpperCase() && !NOT_ISSUE_PREFIXES.includes(prefix)
-            : mode.prefixes.includes(prefix)
-        if (accepted) keys.add(key.toUpperCase())
-      }
+  const found = new Map<string, Standing>()
+  const note = (key: string, standing: Standing): void => {
+    const upper = key.toUpperCase()
+    const accepted =
+      mode === 'auto'
+        ? !NOT_ISSUE_PREFIXES.includes(prefixOf(key)) && (key === upper || standing === 'bracketed')
+        : mode.prefixes.includes(prefixOf(key))
+    // A listed prefix is a key wherever it is written.
+    if (accepted && found.get(upper) !== 'key') found.set(upper, mode === 'auto' ? standing : 'key')
+  }
+  const read = (text: string, pattern: RegExp, firstLine: boolean): void => {
+    for (const { 1: url, 2: plain, index } of text.matchAll(pattern)) {
+      const named = url === undefined ? plain : TRACKER_URL.exec(url)?.[1]
+      const before = text.slice(Math.max(0, index - WEAK_WINDOW), index)
+      const weak = firstLine && plain !== undefined && WEAK_BEFORE.test(before)
+      for (const [key] of named?.matchAll(ANY_KEY) ?? []) note(key, weak ? 'weak' : 'key')
     }
   }
   for (const text of texts) {
     const newline = text.indexOf('\n')
-    read(newline === -1 ? text : text.slice(0, newline), ANYWHERE)
-    if (newline !== -1) read(text.slice(newline + 1), EXPLICIT)
+    const line = newline === -1 ? text : text.slice(0, newline)
+    const bracketed = BRACKETED.exec(line)?.[1]
+    if (bracketed !== undefined) note(bracketed, 'bracketed')
+    read(line, ANYWHERE, true)
+    if (newline !== -1) read(text.slice(newline + 1), EXPLICIT, false)
   }
-  return [...keys]
+  if (mode !== 'auto') return [...found.keys()]
+  const written = new Set<string>()
+  for (const text of texts) {
+    for (const [, , list] of text.matchAll(AS_KEY)) {
+      for (const [key] of list?.matchAll(ANY_KEY) ?? []) {
+        if (key === key.toUpperCase()) written.add(prefixOf(key))
+      }
+    }
+  }
+  const plain = [...found].filter(([, standing]) => standing === 'key').map(([key]) => key)
+  const capitals = new Set([...written, ...plain.map(prefixOf)])
+  const kept = ([key, standing]: [string, Standing]): boolean =>
+    standing === 'key' || (standing === 'weak' ? written : capitals).has(prefixOf(key))
+  return [...found].filter(kept).map(([key]) => key)
 }
 
 /** GitHub's closing keywords (GitLab's add -ing and implement), any case, then a colon, spaces or both. */
@@ -141,10 +186,15 @@ const OWNER = '([A-Za-z0-9-]{1,39})'
 const REPO = '([A-Za-z0-9._-]{1,100})'
 const NUMBER = '([1-9][0-9]{0,8})(?![A-Za-z0-9])'
 
+/** Between two references after one GitLab keyword: `#1, #2 and #3`, `#1, #2, and #3`, `#1 #2`. */
+const GITLAB_SEPARATOR = '(?:[ \\t]{0,4},?[ \\t]{1,4}and[ \\t]{1,4}|[ \\t]{0,4},?[ \\t]{0,4})'
+
 /**
  * The issues the texts close, as GitHub reads closing keywords: `Fixes #12`, `closes:
- * acme/api#7`, `Resolves {serverUrl}/acme/api/issues/7`. Each as `#N` in `repository` (owner/repo)
- * or `owner/repo#N` elsewhere, distinct (letter case aside), in order of first appearance.
+ * acme/api#7`, `Resolves {serverUrl}/acme/api/issues/7`; on GitLab, up to twenty references after
+ * one keyword, and the URLs of issues and work items (`…/-/issues/7`, `…/-/work_items/7`). Each as
+ * `#N` in `repository` (owner/repo) or `owner/repo#N` elsewhere, distinct (letter case aside), in
+ * order of first appearance.
  */
 export function closedIssuesIn(
   texts: readonly string[],
@@ -155,22 +205,26 @@ export function closedIssuesIn(
   // An issue's URL is read only on the run's own server, when it has one.
   const server = serverUrl?.replace(/\/$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   const owner = gitlab ? GITLAB_OWNER : OWNER
-  const issues = gitlab ? '-/issues' : 'issues'
+  const issues = gitlab ? '-/(?:issues|work_items)' : 'issues'
   // Without a server, a branch that never matches keeps the groups' numbers.
   const url = server ? `|${server}/${owner}/${REPO}/${issues}/${NUMBER}` : '|(?!)()()()'
   const reference = `(?:#${NUMBER}|${owner}/${REPO}#${NUMBER}${url})`
-  const closing = new RegExp(closingKeyword(gitlab) + reference, 'gi')
+  const list = gitlab ? `${reference}(?:${GITLAB_SEPARATOR}${reference}){0,19}` : reference
+  const closing = new RegExp(`${closingKeyword(gitlab)}(${list})`, 'gi')
+  const each = new RegExp(reference, 'gi')
   const closed = new Map<string, string>()
   for (const text of texts) {
-    for (const match of text.matchAll(closing)) {
-      const [, local, owner, repo, number, urlOwner, urlRepo, urlNumber] = match
-      const name = `${owner ?? urlOwner}/${repo ?? urlRepo}`
-      // No host has a group or repository "." or "..": as a path it names another page.
-      if (!local && name.split('/').some(part => /^\.\.?$/.test(part))) continue
-      const n = local ?? number ?? urlNumber
-      const ref =
-        local || name.toLowerCase() === repository.toLowerCase() ? `#${n}` : `${name}#${n}`
-      if (!closed.has(ref.toLowerCase())) closed.set(ref.toLowerCase(), ref)
+    for (const [, references] of text.matchAll(closing)) {
+      for (const match of references.matchAll(each)) {
+        const [, local, owner, repo, number, urlOwner, urlRepo, urlNumber] = match
+        const name = `${owner ?? urlOwner}/${repo ?? urlRepo}`
+        // No host has a group or repository "." or "..": as a path it names another page.
+        if (!local && name.split('/').some(part => /^\.\.?$/.test(part))) continue
+        const n = local ?? number ?? urlNumber
+        const ref =
+          local || name.toLowerCase() === repository.toLowerCase() ? `#${n}` : `${name}#${n}`
+        if (!closed.has(ref.toLowerCase())) closed.set(ref.toLowerCase(), ref)
+      }
     }
   }
   return [...closed.values()]

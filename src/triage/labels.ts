@@ -11,7 +11,7 @@ import type { Remediation } from './remediation.ts'
 export const MAX_ADDED_LABELS = 20
 /** An added label longer than this is cut, ending in "…". */
 export const MAX_LABEL_CHARS = 100
-/** At most this many `issue:KEY` labels, the first keys found. */
+/** At most this many `issue:KEY` labels: the first of the keys, which are listed newest first. */
 export const MAX_ISSUE_LABELS = 10
 
 /** What is known of a change; each fact that is absent adds no label. */
@@ -20,7 +20,7 @@ export interface LabelFacts {
   remediation?: Remediation['type']
   /** The matched risk categories. */
   risk?: readonly string[]
-  /** Issue keys, in order of first appearance. */
+  /** Issue keys, newest first (as triage lists them). */
   issues?: readonly string[]
 }
 

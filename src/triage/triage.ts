@@ -9,9 +9,9 @@ import { remediationOf, unrevertedText } from './remediation.ts'
 import type { Remediation, RemediationInput } from './remediation.ts'
 import type { Risk } from './risk.ts'
 
-/** Issue keys listed; `issueCount` gives the exact number beyond. */
+/** Issue keys listed, the newest; `issueCount` gives the exact number beyond. */
 export const MAX_ISSUES = 50
-/** Closed issues listed. */
+/** Closed issues listed, the newest. */
 export const MAX_CLOSES = 50
 
 /** How the `issue-keys`, `risk-paths` and `remediates` inputs ask for triage. */
@@ -39,6 +39,7 @@ export interface TriageInput extends RemediationInput {
 
 /** Keys are absent when nothing was found. */
 export interface Triage extends Risk {
+  /** Newest first, as `closes`: the branch's, the titles', then the commits' from the newest. */
   issues?: string[]
   /** Set when there are more than MAX_ISSUES keys. */
   issueCount?: number
@@ -55,7 +56,12 @@ export interface Triage extends Risk {
 export function triage(input: TriageInput, risk: Risk): Triage {
   const titles = input.pullRequests.map(pull => pull.title)
   const sources = [input.branch, ...titles, ...input.messages]
-  const texts = [...scannedTexts([input.branch, ...titles]), ...scannedMessages(input.messages)]
+  // Newest first, so that the lists keep the newest past their bounds: the branch (the deploy's
+  // own), the titles, then the messages, the titles and the messages each newest first.
+  const texts = [
+    ...scannedTexts([input.branch, ...titles.toReversed()]),
+    ...scannedMessages(input.messages).toReversed()
+  ]
   const everyTextRead = texts.join('').length === sources.join('').length
   const keys = issueKeysIn(texts, input.issueKeys)
   const { repository, serverUrl, gitlab } = input
