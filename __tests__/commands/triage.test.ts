@@ -145,6 +145,7 @@ describe('triage at a job’s end', () => {
       },
       risk_complete: true
     })
+    expect(metadata.github).not.toHaveProperty('issues_complete')
     expect(metadata.remediation).toEqual({ type: 'revert', reverts: [sha(1)] })
     // The summary, as GitHub renders it: how it ended, then the triage block first.
     const summary = renderSummary(post.summary)
@@ -163,6 +164,18 @@ describe('triage at a job’s end', () => {
     expect(github().requests.map(request => request.path)).toEqual([
       `/repos/${REPOSITORY}/compare/${sha(1)}...${sha(5)}?per_page=250&page=1`
     ])
+  })
+
+  it('says the issues are a part when a shipped message runs past the 2,000 characters read of it', async () => {
+    const long = `Add the orders table (ENG-142)\n\n${'x'.repeat(2000)}\n\nFixes #99`
+    const commits = COMMITS.map(commit =>
+      commit.sha === sha(2) ? { ...commit, message: long } : commit
+    )
+    github().repository = { fullName: REPOSITORY, commits }
+    await deployJob({}, 'success')
+    const { metadata } = recorded()
+    expect(metadata.github).toMatchObject({ issues: ['OPS-7', 'ENG-142'], issues_complete: false })
+    expect(metadata.github).not.toHaveProperty('closes')
   })
 
   it('adds no label with auto-labels false, still sends the metadata, and records the fix it is told of', async () => {

@@ -53,9 +53,10 @@ describe('readCommits', () => {
       { sha: sha(3), message: '' }
     ])
     expect(read.messages).toEqual([`  Add   login (#41)\r\n\r\nbody`, 'x'.repeat(300), ''])
+    expect(read.messagesComplete).toBeUndefined()
   })
 
-  it('keeps every commit, and its message up to 2,000 characters', () => {
+  it('keeps every commit, and its message up to 2,000 characters, saying the longer ones were cut', () => {
     const items = shas(1, 600).map(sha => ({
       sha,
       message: `Fix ${sha}\n\n${'x'.repeat(3000)}`,
@@ -65,6 +66,23 @@ describe('readCommits', () => {
     const read = readCommits(items)
     expect(read.commits.map(commit => commit.sha)).toEqual(shas(1, 600))
     expect(read.messages.map(message => message.length)).toEqual(Array(600).fill(2000))
+    expect(read.messagesComplete).toBe(false)
+  })
+
+  it('reads a message of exactly 2,000 characters whole, and never cuts a character in half', () => {
+    const whole = 'Fit the page\n\n'.padEnd(2000, 'y')
+    const emoji = `${'Party\n\n'.padEnd(1999, 'y')}\u{1f389} and more`
+    const item = (n: number, message: string) => ({
+      sha: sha(n),
+      message,
+      authors: [],
+      committedAt: ''
+    })
+    expect(readCommits([item(1, whole)])).toMatchObject({ messages: [whole] })
+    expect(readCommits([item(1, whole)]).messagesComplete).toBeUndefined()
+    const cut = readCommits([item(1, whole), item(2, emoji)])
+    expect(cut.messages).toEqual([whole, emoji.slice(0, 1999)])
+    expect(cut.messagesComplete).toBe(false)
   })
 })
 

@@ -1,8 +1,9 @@
 /**
  * What shipped, read from real repositories built once in a temporary folder with fixed dates:
- * tags, a GitLab merge, a squash merge, a revert, a rename, a migration, hostile history, shallow
- * clones made with `git clone --depth` from a file:// URL, partial clones that lack a commit or
- * a file, and traps for any program the repository's configuration names. No git is mocked.
+ * tags, a GitLab merge, a squash merge, a revert, a rename, a migration, hostile history, messages
+ * of 17 MiB and 50 MB (made by git fast-import), shallow clones made with `git clone --depth` from
+ * a file:// URL, partial clones that lack a commit or a file, and traps for any program the
+ * repository's configuration names. No git is mocked.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
@@ -10,7 +11,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node
 import { realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MAX_COMPARE_FILES } from '../../src/shipped/compare.ts'
+import type { CommandContext } from '../../src/commands/command.ts'
+import { findTriage } from '../../src/commands/triage.ts'
+import { MAX_COMMIT_TEXT_READ_CHARS, MAX_COMPARE_FILES } from '../../src/shipped/compare.ts'
 import { shippedMetadata } from '../../src/shipped/metadata.ts'
 import { gitEnvironment } from '../../src/shipped/git.ts'
 import {
@@ -19,6 +22,7 @@ import {
   remoteRepository,
   type GitLookupOptions
 } from '../../src/shipped/git-lookup.ts'
+import type { Shipped } from '../../src/shipped/types.ts'
 import { gitEnv, TestRepository } from '../support/git-repository.ts'
 import { lose, partialClone, promisor, running } from './partial-clone.ts'
 
@@ -566,6 +570,131 @@ describe('bounds', () => {
     expect(shipped?.changedFiles).toHaveLength(LENGTH)
     expect(MAX_COMPARE_FILES).toBeLessThan(LENGTH)
     expect(shipped?.changedFilesComplete).toBe(true)
+  })
+})
+
+describe('a commit message of any size', () => {
+  let big: string
+  let at: Record<string, string>
+  /** 2,000 characters with git's newline after them: all that is read of a message, and whole. */
+  const FULL_PAGE = `${'Fit the page\n\n'.padEnd(2000, 'y')}\n`
+  /** `bytes` in all, made in place: the subject, a blank line, then one letter over and over. */
+  function sized(subject: string, bytes: number): Buffer {
+    const message = Buffer.alloc(bytes, 'x')
+    message.write(`${subject}\n\n`)
+    return message
+  }
+  /** What triage reads of it, as the change command asks: issue keys in auto mode. */
+  const triageOf = (shipped: Shipped | undefined) =>
+    findTriage(
+      {
+        settings: { includeCommits: true, triage: { issueKeys: 'auto' } },
+        run: {}
+      } as unknown as CommandContext,
+      shipped
+    )
+  const longer = (commit: string) =>
+    `Could not look up everything this change ships: the message of commit ${commit} (the newest such) is longer than the 2,000 characters read of each: only its start was read. The change is recorded with what was found.`
+
+  beforeAll(() => {
+    big = join(root, 'big')
+    const history = new TestRepository(big, env)
+    const start = history.commit('Start', { 'README.md': '# Big\n' })
+    const [hotfix, page, catalogue, banner, padded, dataset] = history.importCommits([
+      'HOTFIX: restore the cart\n\nFixes ENG-7\n',
+      FULL_PAGE,
+      sized('Import the catalogue', 17 * 1024 * 1024),
+      'Add a banner (#12)\n',
+      // Past its first 2,000 characters, blank lines beyond what is held of a message, then a key.
+      `${'Pad'.padEnd(2000, '.')}${'\n'.repeat(10_000)}ENG-9\n`,
+      sized('Vendor the dataset (DATA-3)', 50_000_000)
+    ])
+    at = { start, hotfix, page, catalogue, banner, dataset, padded }
+  })
+  const lookUpIn = (previousVersion: string, version: string) =>
+    lookUp({ cwd: big, previousVersion: at[previousVersion], version: at[version] })
+
+  it('reads messages of up to 2,000 characters whole, and says nothing', async () => {
+    const { shipped, warning } = await lookUpIn('start', 'page')
+    expect(warning).toBeUndefined()
+    expect(shipped?.messages).toEqual([
+      'HOTFIX: restore the cart\n\nFixes ENG-7',
+      FULL_PAGE.trimEnd()
+    ])
+    expect(shipped?.messagesComplete).toBeUndefined()
+    expect(triageOf(shipped)).toMatchObject({ issues: ['ENG-7'], remediation: { type: 'hotfix' } })
+    expect(triageOf(shipped).issuesComplete).toBeUndefined()
+  })
+
+  it('reads every commit past a 17 MiB message in the middle of a range: the older hotfix and its key too', async () => {
+    const { shipped, warning } = await lookUpIn('start', 'banner')
+    expect(warning).toBe(longer(at.catalogue))
+    expect(shipped).toMatchObject({
+      commitCount: 4,
+      pullRequestsComplete: true,
+      messagesComplete: false
+    })
+    expect(shipped?.commits.map(commit => commit.message)).toEqual([
+      'HOTFIX: restore the cart',
+      'Fit the page',
+      'Import the catalogue',
+      'Add a banner (#12)'
+    ])
+    expect(shipped?.messages[2]).toBe(`Import the catalogue\n\n${'x'.repeat(1978)}`)
+    const triage = triageOf(shipped)
+    expect(triage).toMatchObject({
+      issues: ['ENG-7'],
+      issuesComplete: false,
+      remediation: { type: 'hotfix' }
+    })
+  })
+
+  it('lists a commit whose message is 50 MB with the start of its message, and says it was cut', async () => {
+    const { shipped, warning } = await lookUpIn('padded', 'dataset')
+    expect(warning).toBe(longer(at.dataset))
+    expect(shipped?.commits).toEqual([
+      {
+        sha: at.dataset,
+        message: 'Vendor the dataset (DATA-3)',
+        author: 'Alice',
+        committedAt: expect.any(String)
+      }
+    ])
+    expect(shipped?.messages).toEqual([`Vendor the dataset (DATA-3)\n\n${'x'.repeat(1971)}`])
+    expect(shippedMetadata(shipped, triageOf(shipped))).toMatchObject({
+      commit_count: 1,
+      commits: [{ sha: at.dataset, message: 'Vendor the dataset (DATA-3)' }],
+      issues: ['DATA-3'],
+      issues_complete: false
+    })
+  })
+
+  it('says a message was cut when blank lines run past what is held of it, and a key after them', async () => {
+    const { shipped, warning } = await lookUpIn('banner', 'padded')
+    expect(warning).toBe(longer(at.padded))
+    expect(shipped?.messages).toEqual(['Pad'.padEnd(2000, '.')])
+    expect(shipped?.messagesComplete).toBe(false)
+  })
+
+  it('says so when what is held of git log passes its bound, and keeps the newest commits', async () => {
+    // Authors and messages each as long as is held of a field (3 bytes a character read, and 1):
+    // 1,500 commits hold more than 16 MiB.
+    const held = 3 * MAX_COMMIT_TEXT_READ_CHARS + 1
+    const hostile = new TestRepository(join(root, 'hostile-authors'), env)
+    const first = hostile.commit('Start', { 'README.md': '# Hostile\n' })
+    const added = hostile.importCommits(Array(1500).fill('x'.repeat(held)), 'M'.repeat(held))
+    const { shipped, warning } = await lookUp({
+      cwd: hostile.path,
+      previousVersion: first,
+      version: 'main'
+    })
+    expect(warning).toBe(
+      'Could not look up everything this change ships: git log printed more than 16 MiB: the oldest commits were not read. The change is recorded with what was found.'
+    )
+    expect(shipped?.commitCount).toBe(1500)
+    expect(shipped?.commits.length).toBeLessThan(1500)
+    expect(shipped?.commits.at(-1)?.sha).toBe(added.at(-1))
+    expect(shipped?.pullRequestsComplete).toBe(false)
   })
 })
 

@@ -35,7 +35,7 @@ export class TestRepository {
   }
 
   /** What git printed, trimmed; `extra` variables over the repository's. */
-  git(args: string[], input?: string, extra: Record<string, string> = {}): string {
+  git(args: string[], input?: string | Buffer, extra: Record<string, string> = {}): string {
     return execFileSync('git', args, {
       cwd: this.path,
       input,
@@ -57,6 +57,31 @@ export class TestRepository {
     }
     this.git(['add', '-A'])
     return this.dated(['commit', '-q', '-F', '-'], message, author)
+  }
+
+  /**
+   * Commits on main after HEAD by git fast-import, each an hour later, with the files of HEAD,
+   * as `author`: a message of any size (a Buffer of 50 MB) goes to git as it is, copied once into
+   * the stream. Their SHAs, oldest first.
+   */
+  importCommits(messages: (string | Buffer)[], author = 'Alice'): string[] {
+    const parent = this.git(['rev-parse', 'HEAD'])
+    const stream = messages.flatMap((message, i) => {
+      this.clock += 3_600_000
+      const seconds = this.clock / 1000
+      const header = [
+        'commit refs/heads/main',
+        `author ${author} <alice@example.com> ${seconds} +0000`,
+        `committer CI <ci@example.com> ${seconds} +0000`,
+        `data ${Buffer.byteLength(message)}\n`
+      ]
+      const from = i === 0 ? `from ${parent}\n` : ''
+      const body = typeof message === 'string' ? Buffer.from(message) : message
+      return [Buffer.from(header.join('\n')), body, Buffer.from(`\n${from}\n`)]
+    })
+    // Kept as the pack git wrote: unpacking a few objects would compress each one again.
+    this.git(['-c', 'fastimport.unpackLimit=0', 'fast-import', '--quiet'], Buffer.concat(stream))
+    return this.git(['rev-list', '--reverse', `${parent}..main`]).split('\n')
   }
 
   /** A git command that commits or tags, an hour later, as `author`; the new HEAD. */

@@ -37,7 +37,8 @@ export function findTriage(
       gitlab: shipped?.forge?.kind === 'gitlab',
       rollbackOf: shipped?.rollback ? shipped.previousSha : undefined,
       remediates: settings.triage.remediates,
-      everyCommitRead: shipped?.pullRequestsComplete ?? false
+      commits: shipped?.commits,
+      everyCommitRead: !!shipped?.pullRequestsComplete && shipped.messagesComplete !== false
     },
     risk
   )
@@ -61,7 +62,9 @@ export function serviceShipped(shipped: Shipped, matches: (path: string) => bool
   const { touched, forge } = shipped
   const mine = shipped.commits.map(({ sha }) => !touched || !!touched[sha]?.some(matches))
   const messages = shipped.messages.filter((_, index) => mine[index])
-  const numbers = new Set(messages.map(text => pullRequestInMessage(text, forge?.kind)?.number))
+  const numbers = new Set(
+    messages.map(text => pullRequestInMessage(text, forge?.kind, forge?.web)?.number)
+  )
   return {
     ...shipped,
     changedFiles: shipped.changedFiles?.filter(file => touches(matches, file)),

@@ -15,13 +15,13 @@ export const MAX_COMPARE_FILES = 300
 /** A commit's first line longer than this is cut: enough for any real title. */
 export const MAX_COMMIT_MESSAGE_CHARS = 200
 /** Only the start of a message is kept: its title, and the body's references and trailers. */
-const MAX_COMMIT_TEXT_READ_CHARS = 2000
+export const MAX_COMMIT_TEXT_READ_CHARS = 2000
 /** An author longer than this is cut (GitHub logins are at most 39 characters). */
 const MAX_AUTHOR_CHARS = 100
 
 /** What a range of commits says (the compare's or a push's). */
-export type Range = Pick<Shipped, 'commitCount' | 'commits' | 'messages' | 'rollback'> &
-  Pick<Shipped, 'changedFiles' | 'changedFilesComplete' | 'pullRequestsComplete'>
+export type Range = Pick<Shipped, 'commitCount' | 'commits' | 'messages' | 'messagesComplete'> &
+  Pick<Shipped, 'changedFiles' | 'changedFilesComplete' | 'pullRequestsComplete' | 'rollback'>
 
 /** A full commit SHA: 40 hex digits (SHA-1) or 64 (SHA-256 repositories). */
 export function isFullSha(text: unknown): text is string {
@@ -30,16 +30,21 @@ export function isFullSha(text: unknown): text is string {
 
 /**
  * Commits (oldest first) as a range keeps them, from an answer's or a push payload's fields,
- * unchecked: the author is the first name given (the login, then the name in the commit).
+ * unchecked: the author is the first name given (the login, then the name in the commit). A
+ * message longer than what is read of it is cut, and said to be.
  */
 export function readCommits(
   items: { sha: unknown; message: unknown; authors: unknown[]; committedAt: unknown }[]
-): Pick<Range, 'commits' | 'messages'> {
+): Pick<Range, 'commits' | 'messages' | 'messagesComplete'> {
   const commits: ShippedCommit[] = []
   const messages: string[] = []
+  let cut = false
   for (const { sha, message, authors, committedAt } of items) {
     if (!isFullSha(sha)) continue
-    const text = (typeof message === 'string' ? message : '').slice(0, MAX_COMMIT_TEXT_READ_CHARS)
+    const whole = typeof message === 'string' ? message : ''
+    cut ||= whole.length > MAX_COMMIT_TEXT_READ_CHARS
+    // Never half of a surrogate pair.
+    const text = whole.slice(0, MAX_COMMIT_TEXT_READ_CHARS).replace(/[\ud800-\udbff]$/, '')
     const firstLine = collapseWhitespace(text.split(/\r\n|\r|\n/, 1)[0])
     const author = authors.find(name => typeof name === 'string' && name) as string | undefined
     const dated = typeof committedAt === 'string' && !Number.isNaN(Date.parse(committedAt))
@@ -56,7 +61,7 @@ export function readCommits(
     })
     messages.push(text)
   }
-  return { commits, messages }
+  return { commits, messages, ...(cut && { messagesComplete: false as const }) }
 }
 
 /** The range, and the previous deploy with the full SHA the compare resolved its tag or branch to. */

@@ -10,12 +10,12 @@ import type { ChangedPath } from '../affected-services.ts'
 import { attempt } from '../errors.ts'
 import type { Env } from '../settings.ts'
 import { formatSeconds, truncateText } from '../text.ts'
-import { COMPARE_PAGE_SIZE, isFullSha, readCommits } from './compare.ts'
+import { COMPARE_PAGE_SIZE, isFullSha, MAX_COMMIT_TEXT_READ_CHARS, readCommits } from './compare.ts'
 import { pullRequestsIn } from './pull-requests.ts'
 import { compareUrl, emptyShipped, LOOKUP_BUDGET_MS, type Forge, type Shipped } from './types.ts'
 import type { LookupOptions, PreviousDeploySource } from './types.ts'
 import { failureIn, LookupError, lookupWarning } from './warning.ts'
-import { gitIn, type Answer, type Git } from './git.ts'
+import { gitIn, type Answer, type Git, type Keep } from './git.ts'
 
 /** What the door knows of the run, as plain data; all but cwd, env, version and advice optional. */
 export type GitLookupOptions = Pick<LookupOptions, 'previousVersion' | 'budgetMs' | 'signal'> & {
@@ -39,8 +39,10 @@ export type GitLookupOptions = Pick<LookupOptions, 'previousVersion' | 'budgetMs
 
 /** Commits read from the range: as many as the GitHub lookup reads (ten compare pages). */
 export const MAX_COMMITS_READ = 10 * COMPARE_PAGE_SIZE
-/** What `git log` may print for them: whole messages, for the merge request on a last line. */
+/** What is held of `git log` for them, each field within MAX_LOG_FIELD_BYTES. */
 const MAX_LOG_BYTES = 16 * 1024 * 1024
+/** Held of each field: 3 bytes (UTF-8's most a UTF-16 unit) per character read, and one more. */
+const MAX_LOG_FIELD_BYTES = 3 * MAX_COMMIT_TEXT_READ_CHARS + 1
 /** What the list of changed paths may print, and each commit's paths: every path of a large deploy. */
 const MAX_PATHS_BYTES = 4 * 1024 * 1024
 /** The most of git's own error line a warning quotes. */
@@ -48,7 +50,7 @@ const MAX_QUOTED_CHARS = 200
 /**
  * `git log` never verifies a signature (log.showSignature would run gpg.program), and prints per
  * commit its SHA, author, committer date and whole message, each ended by a NUL, newest first: a
- * cut at the bound drops the oldest.
+ * cut at the bound drops the oldest, and says so.
  */
 // prettier-ignore
 const LOG = ['log', '--no-show-signature', '--encoding=UTF-8', '-z', '--format=%H%x00%an%x00%cI%x00%B',
@@ -64,6 +66,8 @@ export const KNOWN_HOSTS = new Map<string, Forge['kind']>(Object.entries({ 'gith
   'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket', 'gitea.com': 'gitea' }))
 
 const CANCELLED = 'the run was cancelled while git read the history'
+const LOG_CUT = `git log printed more than ${MAX_LOG_BYTES / 1024 / 1024} MiB: the oldest commits were not read`
+const TOO_LONG = ` (the newest such) is longer than the ${MAX_COMMIT_TEXT_READ_CHARS.toLocaleString('en')} characters read of each: only its start was read`
 /** Rules in messages, but the setting's (the door names it) and the tag's (never unknown). */
 // prettier-ignore
 const RULE_WORDS: Record<string, string> = { 'previous-push': 'the previous push',
@@ -121,8 +125,8 @@ interface Found {
 async function readHistory(git: Git, options: GitLookupOptions): Promise<Found> {
   let found: Found = {}
   /** git's answer; a failure it does not explain (an object the checkout lacks) is a gap. */
-  const read = async (args: string[], maxBytes?: number) => {
-    const answer = await git(args, maxBytes)
+  const read = async (args: string[], maxBytes?: number, keep?: Keep) => {
+    const answer = await git(args, maxBytes, keep)
     const line = answer.said?.split('\n').find(said => !/^\s*(?:$|warning:|hint:)/.test(said))
     const quoted = line && truncateText(line.trim(), MAX_QUOTED_CHARS)
     if (quoted) found.failure ??= new LookupError(`git ${args[0]} failed: "${quoted}"`)
@@ -153,9 +157,13 @@ async function readHistory(git: Git, options: GitLookupOptions): Promise<Found> 
     const range = since ? [`${since}..${head}`] : ['--no-walk', head]
     const count = since && (await read(['rev-list', '--count', ...range]))?.out.trim()
     if (count && /^\d{1,9}$/.test(count)) found.count = Number(count)
-    const log = await read([...LOG, ...range], MAX_LOG_BYTES)
-    found.log = logItems(log)
+    const fields = fieldStarts(MAX_LOG_FIELD_BYTES)
+    const log = await read([...LOG, ...range], MAX_LOG_BYTES, fields.keep)
+    found.log = logItems(log, fields.cut)
     if (!log) found.count = undefined
+    if (log?.cut) found.failure ??= new LookupError(LOG_CUT)
+    const long = found.log.findLast(item => item.message.length > MAX_COMMIT_TEXT_READ_CHARS)
+    if (long) found.failure ??= new LookupError(`the message of commit ${long.sha}${TOO_LONG}`)
     if (!since) return found
     const diff = (renames: string) => [...DIFF, renames, base || since, head]
     // Rename detection reads the files' contents, which a blobless clone lacks: then no renames.
@@ -226,14 +234,43 @@ function hasGitFolder(cwd: string): boolean {
   }
 }
 
+/**
+ * Keeps each NUL-ended field's first `maxBytes` across what git prints, and the place of each
+ * field it cut: a message of any size costs its start, and every field after it is still read.
+ */
+function fieldStarts(maxBytes: number): { keep: Keep; cut: Set<number> } {
+  const cut = new Set<number>()
+  let field = 0
+  let held = 0
+  const keep = (printed: Buffer) => {
+    const kept: Buffer[] = []
+    for (let at = 0; at <= printed.length;) {
+      const nul = printed.indexOf(0, at)
+      const end = nul === -1 ? printed.length : nul
+      kept.push(printed.subarray(at, Math.min(end, at + Math.max(maxBytes - held, 0))))
+      held += end - at
+      if (held > maxBytes) cut.add(field)
+      if (nul === -1) break
+      kept.push(printed.subarray(nul, nul + 1))
+      field += 1
+      held = 0
+      at = nul + 1
+    }
+    return Buffer.concat(kept)
+  }
+  return { keep, cut }
+}
+
 /** Commits as `git log -z` prints LOG, oldest first; one cut at the bound is left out. */
-function logItems(answer: Answer | undefined): LogItem[] {
+function logItems(answer: Answer | undefined, cut: Set<number>): LogItem[] {
   const fields = (answer?.out ?? '').split('\0')
   const items: LogItem[] = []
   for (let at = 0; at + 4 < fields.length; at += 4) {
     const [sha, author, committedAt, message] = fields.slice(at, at + 4)
     if (!isFullSha(sha)) continue
-    items.push({ sha, message: message.trimEnd(), authors: [author], committedAt })
+    // A message cut stays as held, longer than what is read of it: known as cut.
+    const text = cut.has(at + 3) ? message : message.trimEnd()
+    items.push({ sha, message: text, authors: [author], committedAt })
   }
   return items.reverse()
 }

@@ -22,7 +22,9 @@ const SAFE_OPTIONS = ['--no-pager', '--no-optional-locks', '-c', 'core.quotepath
 const NO_FETCH = { GIT_NO_LAZY_FETCH: '1', GIT_ALLOW_PROTOCOL: '', GIT_TERMINAL_PROMPT: '0' }
 /** What git printed (cut at the bound), and on a non-zero exit what it said on stderr. */
 export type Answer = { out: string; cut: boolean; said?: string }
-export type Git = (args: string[], maxBytes?: number) => Promise<Answer>
+export type Git = (args: string[], maxBytes?: number, keep?: Keep) => Promise<Answer>
+/** What to hold of each chunk git prints: the rest is never held. */
+export type Keep = (printed: Buffer) => Buffer
 /**
  * The variables the door hands git: its own, without any GIT_* (a CI's GIT_DIR, GIT_EXTERNAL_DIFF
  * or GIT_CONFIG_PARAMETERS would point git elsewhere or name a program), and without the locale.
@@ -34,15 +36,16 @@ export function gitEnvironment(env: Env): Env {
 }
 
 /**
- * git in `cwd` with `env` (gitEnvironment's), in English, cut at `maxBytes`, in its own process
- * group, killed when git ends or overflows and when `signal` aborts: nothing it started outlives
- * it. Rejects with a LookupError when git cannot start or refuses the checkout, or the signal's.
+ * git in `cwd` with `env` (gitEnvironment's), in English, cut at `maxBytes` (of what `keep` keeps
+ * as git prints it), in its own process group, killed when git ends or overflows and when `signal`
+ * aborts: nothing it started outlives it. Rejects with a LookupError when git cannot start or
+ * refuses the checkout, or the signal's.
  */
 export function gitIn(cwd: string, env: Env, signal: AbortSignal): Git {
   // prettier-ignore
   const options = { cwd, env: { ...env, ...NO_FETCH, LC_ALL: 'C' }, detached: true,
     windowsHide: true, stdio: 'pipe' } as const
-  return (args, maxBytes = MAX_ANSWER_BYTES) =>
+  return (args, maxBytes = MAX_ANSWER_BYTES, keep) =>
     new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason)
       const child = spawn('git', [...SAFE_OPTIONS, ...args], options)
@@ -53,7 +56,8 @@ export function gitIn(cwd: string, env: Env, signal: AbortSignal): Git {
       const [out, said] = [child.stdout, child.stderr].map(from => {
         const chunks: Buffer[] = []
         let room = maxBytes
-        from.on('data', (chunk: Buffer) => {
+        from.on('data', (printed: Buffer) => {
+          const chunk = keep && from === child.stdout ? keep(printed) : printed
           chunks.push(chunk.subarray(0, Math.max(room, 0)))
           cut ||= (room -= chunk.length) < 0
           if (cut) stop()

@@ -99,6 +99,8 @@ export interface Shipped {
   commits: ShippedCommit[]
   /** Each commit's message as read, its first 2,000 characters (for references in its body). */
   messages: string[]
+  /** False when a message was longer than what is read of it: the issues found are a part. */
+  messagesComplete?: false
   /** Oldest first; the newest MAX_PULL_REQUESTS of the pullRequestCount found in the commits read. */
   pullRequests: ShippedPullRequest[]
   pullRequestCount: number
