@@ -10,7 +10,7 @@ import type { ChangeFields } from '../src/settings.ts'
 import { ciDefaults, detectCiContext } from '../src/cli/ci-context.ts'
 import { MAX_OTEL_BYTES, OTEL_SCHEMA_URL } from '../src/change.ts'
 import type { Git } from '../src/shipped/git.ts'
-import { repositoryPage } from '../src/shipped/git-lookup.ts'
+import { repositoryPage } from '../src/shipped/remote.ts'
 import { emptyShipped } from '../src/shipped/types.ts'
 import { parseArtifact } from '../src/values/artifact.ts'
 

@@ -585,7 +585,7 @@ async function measureGitLookup(work: string): Promise<Figure> {
   })
   git(['fast-import', '--quiet'], `${stream.join('\n')}\n`)
   const previous = git(['rev-parse', `main~${RANGE}`])
-  const advice = { previousVersion: 'previous-version', fullHistory: 'fetch the whole history' }
+  const advice = { previousVersion: 'previous-version' }
   const times: number[] = []
   for (let run = 0; run < COLD_START_RUNS; run++) {
     const started = performance.now()

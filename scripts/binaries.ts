@@ -18,7 +18,7 @@
  *   npm run binaries -- --platform darwin-arm64       on a macOS machine (signed ad hoc)
  *   npm run binaries -- --no-code-cache --out DIR     without the cache, elsewhere (the bench)
  */
-import { build, type Plugin } from 'esbuild'
+import { build, type Metafile, type Plugin } from 'esbuild'
 import { execFileSync } from 'node:child_process'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs'
 import { readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -144,20 +144,56 @@ const lazyExeca: Plugin = {
   }
 }
 
-/** One CommonJS file of the command line, as single executables take it. */
-export async function bundleForExecutable(outFile: string): Promise<void> {
-  await build({
-    plugins: [lazyExeca],
+/**
+ * The GitHub API's lookup of what shipped is the action's (through the toolkit's Octokit, with
+ * undici, more than half a megabyte): the command line reads what shipped from the checkout, so
+ * its bundle carries none of it, and says so if it were ever asked.
+ */
+const actionOnly: Plugin = {
+  name: 'action-only',
+  setup(build) {
+    build.onResolve({ filter: /[\\/]github-lookup\.ts$|^\.\/github-lookup\.ts$/ }, ({ path }) => ({
+      path,
+      namespace: 'action-only'
+    }))
+    build.onLoad({ filter: /.*/, namespace: 'action-only' }, () => ({
+      contents: `export const lookUpWithGitHub = async () => { throw new Error('The command line reads what shipped from the checkout only.') }`
+    }))
+  }
+}
+
+/**
+ * The command line as one file, bundled by esbuild: every module in it, each module that a command
+ * loads with import() initialised only when it does (the bundle's own lazy initialisation), so no
+ * command pays for another's. ES module for dist/cli.js (with a `require` for the CommonJS
+ * libraries), CommonJS for the single executables, which take nothing else.
+ */
+export async function bundleCommandLine(
+  outFile: string,
+  { format, node }: { format: 'esm' | 'cjs'; node: string }
+): Promise<Metafile> {
+  const { metafile } = await build({
+    plugins: [lazyExeca, actionOnly],
     entryPoints: [join(PROJECT_ROOT, 'src', 'cli.ts')],
     bundle: true,
     platform: 'node',
-    format: 'cjs',
-    target: `node${SEA_NODE_VERSION.split('.')[0]}`,
+    format,
+    target: `node${node}`,
     minify: true,
-    legalComments: 'eof',
+    legalComments: 'none',
+    metafile: true,
     outfile: outFile,
-    logLevel: 'warning'
+    logLevel: 'warning',
+    ...(format === 'esm' && {
+      banner: { js: "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);" }
+    })
   })
+  return metafile
+}
+
+/** One CommonJS file of the command line, as single executables take it. */
+export async function bundleForExecutable(outFile: string): Promise<void> {
+  await bundleCommandLine(outFile, { format: 'cjs', node: SEA_NODE_VERSION.split('.')[0] })
 }
 
 /** The bundle as one function of CommonJS's five names, compiled alike by the cache's run and main. */

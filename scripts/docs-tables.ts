@@ -85,7 +85,7 @@ export function riskTable(): string {
 /** Each flag of the command line, its variable, default and the commands that take it. */
 export function flagsTable(): string {
   const quiet = { writeOut: () => {}, writeErr: () => {} }
-  const program = buildProgram('', quiet, {}, () => {})
+  const program = buildProgram('', quiet, {})
   const flags = new Map<
     string,
     { variable?: string; fallback?: string; help: string; in: string[] }

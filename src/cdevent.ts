@@ -1,10 +1,9 @@
 /** A change as a CDEvents 0.5.1 event, for a later step to send. */
-import { randomUUID } from 'node:crypto'
 import type { ChangeBasis } from './change.ts'
 import { ACTION_NAME } from './package.ts'
 import type { ChangeRequest } from './service/client.ts'
 import { isFullSha } from './shipped/compare.ts'
-import { KNOWN_HOSTS, remoteRepository } from './shipped/git-lookup.ts'
+import { KNOWN_HOSTS, remoteRepository } from './shipped/remote.ts'
 import type { Artifact } from './settings.ts'
 
 export const CDEVENTS_SPEC_VERSION = '0.5.1'
@@ -22,7 +21,7 @@ export interface CdEvent {
 /** A change's CDEvent (service.rolledback for a rollback), or why it has none (mid-sentence). */
 export function cdEvent(
   change: ChangeRequest,
-  changeId: string | undefined,
+  changeId: string,
   { run, deploy, shipped, triage, recordedAt }: ChangeBasis,
   artifact?: Artifact
 ): { event: CdEvent } | { none: string } {
@@ -34,7 +33,7 @@ export function cdEvent(
   const rolledBack = shipped?.rollback || triage?.remediation?.type === 'rollback'
   const context = {
     specversion: CDEVENTS_SPEC_VERSION,
-    id: changeId ?? randomUUID(),
+    id: changeId,
     source: run.otel?.['cicd.pipeline.run.url.full'] ?? repository ?? ACTION_NAME,
     type: `dev.cdevents.service.${rolledBack ? 'rolledback' : 'deployed'}.0.3.0`,
     timestamp: new Date(deploy?.finishedAt ?? recordedAt ?? Date.now()).toISOString()

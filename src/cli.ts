@@ -26,15 +26,7 @@ if (differs !== -1 && (found[differs] ?? 0) < oldest[differs]) {
 }
 
 async function start(): Promise<void> {
-  // Never true: these imports only make the bundler keep what the action loads lazily in this one
-  // file (still run only when a command needs it) instead of in files of their own.
-  if (process.exitCode === -1) {
-    await import(/* webpackMode: "eager" */ './commands/events.ts')
-    await import(/* webpackMode: "eager" */ './commands/services.ts')
-    await import(/* webpackMode: "eager" */ './affected-services.ts')
-    await import(/* webpackMode: "eager" */ 'picomatch')
-  }
-  const { main } = await import(/* webpackMode: "eager" */ './cli/main.ts')
+  const { main } = await import('./cli/main.ts')
   process.exitCode = await main(process.argv.slice(2), process.env, {
     stdout: text => process.stdout.write(text),
     stderr: line => process.stderr.write(`${line}\n`),

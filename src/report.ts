@@ -5,14 +5,21 @@
  * made inert (nothing can start a workflow command or move the terminal) and, in the summary,
  * escaped for markdown so that it is neither markup nor a link.
  */
-import { errorMessage, InputError } from './errors.ts'
-import { CancelledError, verdictOn, type Moment, type Verdict } from './policy.ts'
+import { attempt, errorMessage, InputError } from './errors.ts'
+import {
+  CancelledError,
+  rule,
+  UnreportedError,
+  type Moment,
+  type Ruling,
+  type Verdict
+} from './policy.ts'
 import { REDACTED, type Redactor } from './redact.ts'
-import type { CallHints, CallInFlight } from './service/client.ts'
+import type { CallHints } from './service/client.ts'
 import type { FailureAdvice } from './service/failures.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
-import { Outputs, type FailOnError, type OutputName } from './settings.ts'
-import { shownOf, Summary, type Answer } from './summary.ts'
+import { Outputs as OutputNames, type FailOnError, type OutputName } from './settings.ts'
+import { shownOf, Summary, type Answer, type Ending, type Section, type Title } from './summary.ts'
 import { endSentence, inert, truncateText } from './text.ts'
 
 /** A dry run prints at most this much of a request body. */
@@ -25,18 +32,18 @@ export const MAX_MESSAGE_CHARS = 4000
 
 /** The outputs a dry run sets: what the lookup found, and the CDEvent (its id a new one). */
 const DRY_RUN_OUTPUTS: ReadonlySet<OutputName> = new Set([
-  Outputs.PreviousVersion,
-  Outputs.CommitCount,
-  Outputs.CompareUrl,
-  Outputs.Rollback,
-  Outputs.Cdevent
+  OutputNames.PreviousVersion,
+  OutputNames.CommitCount,
+  OutputNames.CompareUrl,
+  OutputNames.Rollback,
+  OutputNames.Cdevent
 ])
 
 /**
- * Where a door shows what the report says: the runner (log commands, step outputs, the job
- * summary), or a terminal and files. Text reaches it already safe.
+ * A door's renderer: where it shows what the report says, in its own world (the runner's log
+ * commands, step outputs and job summary; or a terminal and files). Text reaches it already safe.
  */
-export interface ReportSink {
+export interface Renderer {
   setOutput(name: string, value: string): void
   /** An output of these lines, written one by one: 100,000 event ids are never one string. */
   setOutputLines(name: string, lines: Iterable<string>): void
@@ -55,17 +62,17 @@ export interface ReportSink {
 
 /** A door's own words, which the core says for it: the core speaks neither door's. */
 export interface DoorWords {
-  /** How a setting is named in a message: 'Input "labels"', '--labels'. */
-  inputName: (name: string) => string
+  /** How each setting is named in a message, by its name: 'Input "labels"', '--labels'. */
+  inputNames: Readonly<Record<string, string>>
   /** What a failure tells the user to do, in terms of the door's settings. */
   advice: FailureAdvice
   hints: CallHints
   /** The whole sentence for a missing API key. */
   missingKey: string
-  /** After an error that does not fail the run: why, by an outage or by fail-on-error false. */
-  notFailing: { outage: string; false: string }
+  /** After an error that does not fail the run: why, by what went wrong or by fail-on-error false. */
+  notFailing: { outage: string; unreported: string; false: string }
   /** After an error before the deploy: what happens next, by the failure policy's verdict. */
-  beforeDeploy: { failsNow: string; failsAfter: string; recordsAfter: string; unrecorded: string }
+  beforeDeploy: Record<Verdict, string>
   /** What to check when an output cannot be written. */
   outputsAdvice: string
 }
@@ -86,20 +93,38 @@ export function safeLine(
 /** A log line, or a line that tells an answer (which a dry run leaves out). */
 export type Line = string | Answer<string>
 
+/** The outputs a command sets: a value, or lines written one by one (100,000 event ids). */
+export type Outputs = Partial<Record<OutputName, string | Iterable<string>>>
+
+/**
+ * What a command did: the summary's title and sections, and the outputs, all door-neutral; and
+ * what kept part of it from being done. Each door's renderer shows it in its own world.
+ */
+export interface CommandResult {
+  title: Title
+  sections: Section[]
+  outputs: Outputs
+  error?: unknown
+}
+
+/** How a run ends: what its command did (none when it did not run), and its error, if any. */
+export interface Outcome {
+  result?: CommandResult
+  error?: unknown
+}
+
 export class Report {
-  private readonly runner: ReportSink
+  private readonly renderer: Renderer
   private readonly redactor: Redactor
   private readonly words: DoorWords
-  /** The job summary, written when the run ends. */
-  readonly summary: Summary
-  /** The first output that could not be written: an error for finish() unless another came first. */
-  private outputFailure: Error | undefined
+  /** A dry run: answers are left out, and only the lookup's outputs are set. */
+  readonly dryRun: boolean
 
-  constructor(runner: ReportSink, redactor: Redactor, words: DoorWords, dryRun = false) {
-    this.runner = runner
+  constructor(renderer: Renderer, redactor: Redactor, words: DoorWords, dryRun = false) {
+    this.renderer = renderer
     this.redactor = redactor
     this.words = words
-    this.summary = new Summary(redactor, dryRun)
+    this.dryRun = dryRun
   }
 
   /** Every printed message (log line, annotation) and the `error` output: see `safeLine`. */
@@ -107,56 +132,22 @@ export class Report {
     return safeLine(this.redactor, text)
   }
 
-  /** An output value: secrets out, one inert line, never cut (JSON outputs can be long). */
-  private outputValue(text: string): string {
-    return inert(this.redactor.redact(text))
-  }
-
-  /**
-   * Sets an output. One that cannot be written (a full disk) does not stop the run: what was
-   * recorded stays recorded, and finish() reports the first such failure under the policy.
-   */
-  output(name: OutputName, value: string): void {
-    if (this.summary.dryRun && !DRY_RUN_OUTPUTS.has(name)) return
-    this.writingOutput(name, () => this.runner.setOutput(name, this.outputValue(value)))
-  }
-
-  /** An output written line by line; see ReportSink.setOutputLines. */
-  outputLines(name: OutputName, lines: Iterable<string>): void {
-    if (this.summary.dryRun && !DRY_RUN_OUTPUTS.has(name)) return
-    this.writingOutput(name, () => this.runner.setOutputLines(name, this.outputValues(lines)))
-  }
-
-  private *outputValues(lines: Iterable<string>): Generator<string> {
-    for (const line of lines) yield this.outputValue(line)
-  }
-
-  private writingOutput(name: OutputName, write: () => void): void {
-    try {
-      write()
-    } catch (error) {
-      this.outputFailure ??= new Error(
-        `The ${name} output could not be written: ${errorMessage(error)}. ${this.words.outputsAdvice}`
-      )
-    }
-  }
-
   info(line: Line): void {
-    const text = shownOf(line, this.summary.dryRun)
-    if (text !== undefined) this.runner.info(this.safe(text))
+    const text = shownOf(line, this.dryRun)
+    if (text !== undefined) this.renderer.info(this.safe(text))
   }
 
   debug(text: string): void {
-    this.runner.debug(this.safe(text))
+    this.renderer.debug(this.safe(text))
   }
 
   notice(line: Line): void {
-    const text = shownOf(line, this.summary.dryRun)
-    if (text !== undefined) this.runner.notice(this.safe(text))
+    const text = shownOf(line, this.dryRun)
+    if (text !== undefined) this.renderer.notice(this.safe(text))
   }
 
   warning(message: string): void {
-    this.runner.warning(this.safe(message))
+    this.renderer.warning(this.safe(message))
   }
 
   /** Dry run: the request, as it would be sent, with the key masked. */
@@ -174,85 +165,120 @@ export class Report {
       this.info(`  … (${Buffer.byteLength(body)} bytes in all)`)
   }
 
-  /** An error in the door's words: an input named as the door names it, a missing key its way. */
-  private messageOf(error: unknown): string {
-    if (!(error instanceof InputError)) return errorMessage(error)
-    return error.missing ? this.words.missingKey : error.saying(this.words.inputName(error.input))
-  }
-
   /** A failure of the door's own, outside any command: it fails the run. */
   failed(text: string): void {
-    this.runner.setFailed(this.safe(text))
+    this.renderer.setFailed(this.safe(text))
   }
 
   /**
-   * Ends the run: says the error, if any, as the failure policy's verdict has it (a cancel as a
-   * warning that says whether something may already have been recorded), then writes the summary.
-   * Either way the `error` output carries the message.
+   * Ends the run: the command's outputs (in a dry run only the lookup's), its error said as the
+   * failure policy rules it at this moment, then the summary. Either way the `error` output
+   * carries the message. An output or summary that cannot be written is said last, by its own
+   * ruling. Resolves with the rulings, in that order (none without an error).
    */
-  async finish(options: {
-    error?: unknown
-    policy: FailOnError
-    jobSummary: boolean
-    moment?: Moment
-  }): Promise<Verdict | undefined> {
-    const { policy, jobSummary, moment = 'recording' } = options
-    if (this.summary.dryRun && options.error === undefined) this.info('Dry run: nothing was sent.')
-    const error = options.error ?? this.outputFailure
-    const verdict = error === undefined ? undefined : verdictOn(error, moment, policy)
+  async finish(
+    { result, error }: Outcome,
+    { moment, policy, jobSummary }: { moment: Moment; policy: FailOnError; jobSummary: boolean }
+  ): Promise<Ruling[]> {
+    if (this.dryRun && error === undefined) this.info('Dry run: nothing was sent.')
+    const unwritten = this.writeOutputs(result?.outputs ?? {})
+    const rulings: Ruling[] = []
+    let ending: Ending | undefined
+    if (error !== undefined) {
+      const ruling = rule(error, moment, policy)
+      ending = this.say(error, ruling, moment, policy)
+      rulings.push(ruling)
+    }
+    const summary = new Summary(this.redactor, this.dryRun)
+    const markdown = summary.markdown(result?.title ?? {}, result?.sections ?? [], ending)
+    const failures = [...unwritten]
+    if (jobSummary && markdown !== undefined) {
+      await this.renderer.appendSummary(this.redactor.redact(markdown)).catch((summaryError: unknown) => {
+        failures.push(new UnreportedError(`Could not write the summary: ${errorMessage(summaryError)}`))
+      })
+    }
+    // What could not be reported is said whatever else happened, by its own ruling.
+    for (const failure of failures) {
+      const ruling = rule(failure, moment, policy)
+      this.say(failure, ruling, moment, policy)
+      rulings.push(ruling)
+    }
+    return rulings
+  }
+
+  /** Writes each output (a dry run's, only the lookup's); resolves with those that failed. */
+  private writeOutputs(outputs: Outputs): UnreportedError[] {
+    const failures: UnreportedError[] = []
+    for (const [name, value] of Object.entries(outputs) as [OutputName, string | Iterable<string>][]) {
+      if (this.dryRun && !DRY_RUN_OUTPUTS.has(name)) continue
+      try {
+        if (typeof value === 'string') this.renderer.setOutput(name, this.outputValue(value))
+        else this.renderer.setOutputLines(name, this.outputValues(value))
+      } catch (error) {
+        failures.push(this.unwritten(name, error))
+      }
+    }
+    return failures
+  }
+
+  /** An output value: secrets out, one inert line, never cut (JSON outputs can be long). */
+  private outputValue(text: string): string {
+    return inert(this.redactor.redact(text))
+  }
+
+  private *outputValues(lines: Iterable<string>): Generator<string> {
+    for (const line of lines) yield this.outputValue(line)
+  }
+
+  private unwritten(name: OutputName, error: unknown): UnreportedError {
+    return new UnreportedError(
+      `The ${name} output could not be written: ${errorMessage(error)}. ${this.words.outputsAdvice}`
+    )
+  }
+
+  /**
+   * Says an error as its ruling has it: a failure line, an error annotation (the run fails after
+   * the deploy) or a warning, with what follows in the door's words; the `error` output carries
+   * the message. Returns how the summary tells it.
+   */
+  private say(error: unknown, ruling: Ruling, moment: Moment, policy: FailOnError): Ending {
+    const said = this.messageOf(error)
+    const message = this.safe(said)
+    // Where outputs cannot be written this one cannot either: the line still says it.
+    attempt(() => this.renderer.setOutput(OutputNames.Error, message))
+    const after = this.afterWords(ruling, moment, policy)
+    // Our own ending is kept whole: a cut falls in the message before it.
+    const line = after ? safeLine(this.redactor, endSentence(said), { ending: ` ${after}` }) : message
+    const fails = ruling.verdict === 'failsNow'
+    if (fails) this.renderer.setFailed(line)
+    else if (ruling.verdict === 'failsAfterDeploy') this.renderer.error(line)
+    else this.renderer.warning(line)
+    if (ruling.trouble === 'cancel') return { cancelled: said }
+    return { failed: { error, fails, message, after } }
+  }
+
+  /** What follows an error: what happens to the deploy, or why the run does not fail. */
+  private afterWords({ trouble, verdict }: Ruling, moment: Moment, policy: FailOnError): string {
+    if (trouble === 'cancel') return ''
+    if (moment === 'before-deploy' && trouble !== 'unreported') return this.words.beforeDeploy[verdict]
+    if (verdict !== 'warns') return ''
+    if (policy === 'false') return this.words.notFailing.false
+    return this.words.notFailing[trouble === 'unreported' ? 'unreported' : 'outage']
+  }
+
+  /**
+   * An error in the door's words: an input named as the door names it, a missing key its way, a
+   * cancel with the calls it stopped (and whether something may already be recorded).
+   */
+  private messageOf(error: unknown): string {
     if (error instanceof CancelledError) {
       const calls = error.inFlight.map(call => call.label).join(' and ')
-      const maybe = !calls
-        ? 'No request was in flight.'
-        : error.inFlight.some(call => call.records)
-          ? `${calls} was in flight, so it may already have been recorded.`
-          : `${calls} was in flight.`
-      const message = `${error.message} ${maybe}`
-      const line = this.safe(message)
-      this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, line))
-      this.runner.warning(line)
-      this.summary.cancelled(message)
-    } else if (verdict) {
-      const said = this.messageOf(error)
-      const message = this.safe(said)
-      // Where outputs cannot be written this one cannot either: the annotation still says it.
-      this.writingOutput(Outputs.Error, () => this.runner.setOutput(Outputs.Error, message))
-      const { beforeDeploy, notFailing } = this.words
-      // prettier-ignore
-      const after = moment === 'before-deploy'
-        ? beforeDeploy[verdict.failsNow ? 'failsNow' : verdict.recordsAfter ? 'recordsAfter'
-          : verdict.failsAfter ? 'failsAfter' : 'unrecorded']
-        : verdict.failsNow ? '' : notFailing[policy === 'false' ? 'false' : 'outage']
-      this.summary.failed(error, verdict.failsNow, message, after)
-      // Our own ending is kept whole: a cut falls in the message before it.
-      const line = after
-        ? safeLine(this.redactor, endSentence(said), { ending: ` ${after}` })
-        : message
-      if (verdict.failsNow) this.runner.setFailed(line)
-      else if (verdict.failsAfter) this.runner.error(line)
-      else this.runner.warning(line)
+      if (!calls) return `${error.message} No request was in flight.`
+      const records = error.inFlight.some(call => call.records)
+      return `${error.message} ${calls} was in flight${records ? ', so it may already have been recorded' : ''}.`
     }
-    if (jobSummary) await this.writeSummary()
-    return verdict
-  }
-
-  /** The run was cancelled (SIGTERM or SIGINT) while a command ran: ends it as finish() does. */
-  async cancel(
-    signal: NodeJS.Signals,
-    inFlight: readonly CallInFlight[],
-    jobSummary: boolean
-  ): Promise<void> {
-    // What a cancel says does not depend on the policy; the verdict is the caller's to make.
-    await this.finish({ error: new CancelledError(signal, inFlight), policy: 'false', jobSummary })
-  }
-
-  private async writeSummary(): Promise<void> {
-    const markdown = this.summary.take()
-    if (markdown === undefined) return
-    try {
-      await this.runner.appendSummary(this.redactor.redact(markdown))
-    } catch (summaryError) {
-      this.runner.warning(this.safe(`Could not write the summary: ${errorMessage(summaryError)}`))
-    }
+    if (!(error instanceof InputError)) return errorMessage(error)
+    if (error.missing) return this.words.missingKey
+    return error.saying(this.words.inputNames[error.input] ?? `Input "${error.input}"`)
   }
 }

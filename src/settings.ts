@@ -85,6 +85,8 @@ export type FailOnError = (typeof FAIL_ON_ERROR_MODES)[number]
 
 /** How a run reports: read before the other inputs, so that their errors are reported under it. */
 export interface ReportingSettings {
+  /** What the run does: a read fails on any error (see the failure policy). */
+  command: Command
   failOnError: FailOnError
   jobSummary: boolean
   /** `job-end`: the post step records, after the job's steps; under `auto` a failure waits too. */
@@ -122,7 +124,6 @@ export interface Settings extends Omit<ReportingSettings, 'error'> {
   apiKey: string
   /** Always ending in "/". */
   baseUrl: URL
-  command: Command
   change: ChangeFields
   /** Whether to add the run's GitHub metadata to custom_metadata. */
   githubMetadata: boolean

@@ -1,28 +1,25 @@
 /**
- * The core's steps, which each door calls in order: `openRun`, `runCommand`, `finishRun`. The door
- * hands its words in as data; nothing here calls back into a door.
+ * The core's steps, which each door calls in order: `openRun`, then `checkKey` before a deploy,
+ * `runCommand` and `finishRun`. Each returns a value. A door hands in its inputs and its words as
+ * data, and a cancel as an AbortSignal whose reason is the signal's name; nothing here touches
+ * the process: a door decides what a signal means and what the process exits with.
  */
-import { recordChange, sendHeartbeat } from './commands/change.ts'
-import type { CommandContext, CommandHandler, ShippedLookup } from './commands/command.ts'
+import { recordChange, requireSubject, sendHeartbeat } from './commands/change.ts'
+import type { CommandContext, CommandHandler } from './commands/command.ts'
 import { getChange, hello } from './commands/read.ts'
 import type { RunDefaults } from './change.ts'
 import type { DeployRecord } from './deploy.ts'
-import { errorMessage } from './errors.ts'
 import { ACTION_NAME, ACTION_VERSION } from './package.ts'
-import { CancelledError, type Moment, type Verdict } from './policy.ts'
+import { CancelledError, type Moment, type Ruling } from './policy.ts'
 import { Redactor } from './redact.ts'
-import { Report, type DoorWords, type ReportSink } from './report.ts'
+import { Report, type DoorWords, type Outcome, type Renderer } from './report.ts'
 import { ServiceClient } from './service/client.ts'
 import { DryRunClient } from './service/dry-run-client.ts'
 import { OUTAGE_BUDGET_MS } from './service/retry.ts'
+import type { ServiceRequest } from './service/request.ts'
 import { Transport } from './service/transport.ts'
-import {
-  Inputs,
-  type Command,
-  type GetInput,
-  type ReportingSettings,
-  type Settings
-} from './settings.ts'
+import { Inputs, type Command, type ReportingSettings, type Settings } from './settings.ts'
+import type { LookupSource } from './shipped/source.ts'
 import { readReportingSettings, readSecrets, readSettings } from './values/read-settings.ts'
 import { checkServiceGlobs } from './values/services.ts'
 
@@ -37,16 +34,11 @@ export const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   hello
 }
 
-/** After SIGTERM or SIGHUP, or a SIGINT with no change to record, the process exits within this. */
-const CANCEL_EXIT_MS = 800
 /**
- * After SIGINT, a step with a change to record sends it with what it knows within this, then
- * exits: before the runner's SIGTERM, 7.5 s after its SIGINT.
+ * After a SIGINT, a step with a change to record sends it with what it knows within this (before
+ * the runner's SIGTERM, 7.5 s after its SIGINT); any other cancel stops every call at once.
  */
 export const CANCEL_GRACE_MS = 5_000
-const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
-/** The shell's exit status for a process a signal ended. */
-export const SIGNAL_EXIT_CODES: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }
 /** A key check before a deploy, retries included: the most a tracking outage delays a deploy. */
 export const KEY_CHECK_BUDGET_MS = 10_000
 /**
@@ -66,15 +58,16 @@ export function serviceBudget(timeoutSeconds: number, cap: number) {
   return { timeoutMs: Math.min(timeoutMs, outageBudgetMs), outageBudgetMs }
 }
 
-/** What a door gives the core: where the report writes, its inputs, and its words. */
+/** What a door gives the core: where the report goes, its settings as given, and its words. */
 export interface Door {
-  sink: ReportSink
-  getInput: GetInput
+  renderer: Renderer
+  /** Every setting's raw value, by name: '' when it was not given. */
+  inputs: Readonly<Record<string, string>>
   words: DoorWords
-  /** Hides a secret where the door's own log could show it (the runner's ::add-mask::). */
-  mask?: (secret: string) => void
   /** The door's own redactor, when it already holds secrets (the command line's parser's). */
   redactor?: Redactor
+  /** Why the door could not read part of its world (a key file): the run opens with it. */
+  problem?: string
 }
 
 /** A run, opened: its report, and its settings or why they are invalid. */
@@ -84,54 +77,85 @@ export interface OpenRun {
   redactor: Redactor
   words: DoorWords
   settings?: Settings
-  /** Why a setting is invalid: nothing was sent. */
+  /** Why a setting is invalid, or the door's problem: nothing is sent. */
   error?: unknown
 }
 
-/** Masks the secrets first, then reads every setting once; an invalid one is kept as `error`. */
+/** Reads every setting once, its secrets redacted first; an invalid one is kept as `error`. */
 export async function openRun(door: Door): Promise<OpenRun> {
-  const { getInput, sink, words } = door
+  const { renderer, words } = door
+  const getInput = (name: string): string => door.inputs[name] ?? ''
   const redactor = door.redactor ?? new Redactor()
-  for (const secret of readSecrets(getInput)) {
-    door.mask?.(secret)
-    redactor.add(secret)
-  }
+  for (const secret of readSecrets(getInput)) redactor.add(secret)
   const reporting = readReportingSettings(getInput)
   const opened = { reporting, redactor, words }
   try {
+    if (door.problem !== undefined) throw new Error(door.problem)
     const settings = readSettings(getInput, { reporting })
     if (settings.services) await checkServiceGlobs(settings.services)
     if (settings.triage.riskPaths)
       await checkServiceGlobs(settings.triage.riskPaths, Inputs.RiskPaths)
-    return { ...opened, report: new Report(sink, redactor, words, settings.dryRun), settings }
+    return { ...opened, report: new Report(renderer, redactor, words, settings.dryRun), settings }
   } catch (error) {
-    return { ...opened, report: new Report(sink, redactor, words), error }
+    return { ...opened, report: new Report(renderer, redactor, words), error }
   }
 }
 
-/** What runCommand runs, and how. */
-export interface CommandPlan {
+/** How a step may be stopped: a cancel, then, for a change in flight, a halt. */
+export interface Stopping {
+  /**
+   * Aborted by a cancel, its reason the signal's name: the lookup stops at once, and every call
+   * too, but a change being recorded after a SIGINT, which is sent with what is known until
+   * CANCEL_GRACE_MS or `halt`.
+   */
+  cancel?: AbortSignal
+  /** Aborted when every call must stop now (a second signal). */
+  halt?: AbortSignal
+}
+
+/** What a step against the service is given: the run as data, and its bound. */
+export interface StepPlan extends Stopping {
   run: RunDefaults
   /** serviceBudget's cap: KEY_CHECK_BUDGET_MS before a deploy, AFTER_DEPLOY_BUDGET_MS after. */
   budgetCap: number
-  /** The command's own work; the settings' command unless given. */
-  act?: (context: CommandContext) => Promise<void>
-  lookUp?: ShippedLookup
-  deploy?: DeployRecord
-  /**
-   * `exit`, the default: a SIGTERM or SIGHUP ends the process at once, and a SIGINT while a change
-   * is recorded lets it be sent with what is known within `graceMs`, then exits. `stop`: any of
-   * them stops the command at once, which ends with a CancelledError; the door decides what next.
-   */
-  onSignal?: 'exit' | 'stop'
-  graceMs?: number
 }
 
-/** Runs one command against the service (or prints it, in a dry run); resolves with its error. */
-export async function runCommand(open: OpenRun, plan: CommandPlan): Promise<unknown> {
-  const { settings, report, redactor, reporting, words } = open
-  // A run opened with an error (an invalid setting, or the door's own) sends nothing.
-  if (!settings || open.error !== undefined) return open.error
+/**
+ * Before a deploy: that the command can say what shipped (a change's version and service), and
+ * that the service accepts the key. Nothing is recorded.
+ */
+export async function checkKey(open: OpenRun, plan: StepPlan): Promise<Outcome> {
+  return withService(open, plan, false, async ({ settings, run, client }) => {
+    if (settings.command === 'change') requireSubject(settings, run)
+    await client.hello()
+    return undefined
+  })
+}
+
+/** Runs the settings' command against the service (or prints it, in a dry run). */
+export async function runCommand(
+  open: OpenRun,
+  plan: StepPlan & { lookup?: LookupSource; deploy?: DeployRecord }
+): Promise<Outcome> {
+  const recordsChange = open.settings?.command === 'change'
+  return withService(open, plan, recordsChange, context =>
+    COMMAND_HANDLERS[context.settings.command](context)
+  )
+}
+
+/**
+ * One step against the service: its client within the step's budget, stopped as `plan` says
+ * (`recordsChange`: a SIGINT lets the change be sent). A cancel answers with a CancelledError
+ * naming the calls it found in flight, beside what the command did; a run opened with an error
+ * sends nothing.
+ */
+async function withService(
+  { settings, report, redactor, words, error }: OpenRun,
+  plan: StepPlan & { lookup?: LookupSource; deploy?: DeployRecord },
+  recordsChange: boolean,
+  act: (context: CommandContext) => Promise<Outcome['result']>
+): Promise<Outcome> {
+  if (!settings || error !== undefined) return { error }
   const budget = serviceBudget(settings.timeoutSeconds, plan.budgetCap)
   const transport = settings.dryRun
     ? undefined
@@ -146,49 +170,44 @@ export async function runCommand(open: OpenRun, plan: CommandPlan): Promise<unkn
         retry: { outageBudgetMs: budget.outageBudgetMs },
         log: message => report.info(message)
       })
-  const client = transport && new ServiceClient(transport, words.hints)
-  const inFlight = () => client?.callsInFlight() ?? []
-  // A cancel stops the lookup; the change is then sent with what is known.
-  const cancelled = new AbortController()
-  let stopped: CancelledError | undefined
-  const exit = (signal: NodeJS.Signals): void => {
-    const end = (): never => process.exit(SIGNAL_EXIT_CODES[signal])
-    const late = setTimeout(end, CANCEL_EXIT_MS).unref()
-    void report.cancel(signal, inFlight(), reporting.jobSummary).finally(() => {
-      clearTimeout(late)
-      end()
-    })
+  const service = transport && new ServiceClient(transport, words.hints)
+  const print = (request: ServiceRequest, url: URL) => report.printRequest(request, url)
+  const lookups = new AbortController()
+  let cancelled: CancelledError | undefined
+  const stopAll = (): void => transport?.close()
+  const onCancel = (): void => {
+    const signal = plan.cancel?.reason as NodeJS.Signals
+    cancelled = new CancelledError(signal, service?.callsInFlight() ?? [])
+    lookups.abort()
+    // A change being recorded is sent with what is known, unless a halt comes first.
+    if (signal === 'SIGINT' && recordsChange) setTimeout(stopAll, CANCEL_GRACE_MS).unref()
+    else stopAll()
   }
-  const recordsChange = settings.command === 'change' && plan.act === undefined
-  const onSignal = (signal: NodeJS.Signals): void => {
-    const first = stopped === undefined
-    stopped ??= new CancelledError(signal, inFlight())
-    if (plan.onSignal === 'stop') {
-      cancelled.abort()
-      return transport?.close()
-    }
-    if (signal !== 'SIGINT' || !recordsChange || !first) return exit(signal)
-    cancelled.abort()
-    setTimeout(() => exit(signal), plan.graceMs ?? CANCEL_GRACE_MS).unref()
+  const stops = [
+    [plan.cancel, onCancel],
+    [plan.halt, stopAll]
+  ] as const
+  for (const [signal, stop] of stops) {
+    if (signal?.aborted) stop()
+    else signal?.addEventListener('abort', stop, { once: true })
   }
-  for (const signal of SIGNALS) process.on(signal, onSignal)
   try {
-    await (plan.act ?? COMMAND_HANDLERS[settings.command])({
+    const result = await act({
       settings,
       run: plan.run,
-      client: client ?? new DryRunClient(settings.baseUrl, (r, url) => report.printRequest(r, url)),
+      client: service ?? new DryRunClient(settings.baseUrl, print),
       report,
       clock: Date.now,
-      signal: cancelled.signal,
-      lookUp: plan.lookUp,
+      signal: lookups.signal,
+      lookup: plan.lookup,
       deploy: plan.deploy
     })
-    return stopped
-  } catch (error) {
-    return stopped ?? error
+    return { result, error: cancelled ?? result?.error }
+  } catch (thrown) {
+    return { error: cancelled ?? thrown }
   } finally {
     transport?.close()
-    for (const signal of SIGNALS) process.off(signal, onSignal)
+    for (const [signal, stop] of stops) signal?.removeEventListener('abort', stop)
   }
 }
 
@@ -198,23 +217,14 @@ export function momentOf(command: Command): Moment {
 }
 
 /**
- * Ends the run: the error, if any, judged by the failure policy at this moment and said in the
- * door's words, then the summary written. After a cancel the process exits with the signal's
- * status unless the door decides its own. Resolves with the verdict (none without an error).
+ * Ends the run: the command's outputs and summary, and its error judged by the failure policy at
+ * this moment and said in the door's words. Resolves with the rulings, which the door applies.
  */
 export async function finishRun(
   { report, reporting }: OpenRun,
-  error: unknown,
+  outcome: Outcome,
   moment: Moment
-): Promise<Verdict | undefined> {
+): Promise<Ruling[]> {
   const { failOnError: policy, jobSummary } = reporting
-  try {
-    const verdict = await report.finish({ error, policy, jobSummary, moment })
-    if (error instanceof CancelledError) process.exitCode = SIGNAL_EXIT_CODES[error.signal]
-    return verdict
-  } catch (reportError) {
-    // Reporting itself failed (the runner refused an annotation, say): still say why.
-    report.failed(`The result could not be reported: ${errorMessage(reportError)}`)
-    return { failsNow: true, recordsAfter: false, failsAfter: false }
-  }
+  return report.finish(outcome, { moment, policy, jobSummary })
 }

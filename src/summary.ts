@@ -56,19 +56,40 @@ export type Cell =
   string | number | Link | readonly Link[] | Answer<string | number | undefined> | undefined
 export type SummaryRow = readonly [label: string, value: Cell]
 
+/** A part of the summary, as a command's result gives it. Rows without a value are left out. */
+export type Section =
+  /** A table right under the title, before the failure line: what the on-call engineer reads first. */
+  | { lead: string; rows: readonly SummaryRow[] }
+  /** A titled two-column table; with an outcome, a dry run's title says it: "Heartbeat (not sent)". */
+  | { table: string; rows: readonly SummaryRow[]; outcome?: Outcome }
+  /** A titled table with a header row; in a dry run an answer's cell says what was not done. */
+  | { list: string; headers: readonly string[]; rows: ReadonlyArray<readonly Cell[]>; outcome?: Outcome }
+  /** A line of text. */
+  | { note: string }
+
+/** The summary's title, as a command's result says it. */
+export interface Title {
+  /** What the title opens with, before what was done: "Deploy failed after 9 s". */
+  opening?: string
+  /**
+   * What was done: "Change recorded" ('Change', 'recorded'), or in a dry run what was not
+   * ("Change not sent"); `rest` follows the outcome (", 2 skipped").
+   */
+  done?: { subject: string; outcome?: Outcome; rest?: string }
+  /** What was not done, and the error that kept it from being done. */
+  notDone?: { what: string; error: unknown }
+}
+
+/** How the run ended, when not as the command said: a failure (or its warning), or a cancel. */
+export type Ending =
+  | { failed: { error: unknown; fails: boolean; message: string; after: string } }
+  | { cancelled: string }
+
+/** The job summary's markdown, from a command's title and sections and how the run ended. */
 export class Summary {
   private readonly redactor: Redactor
-  /** A dry run (the report's too): answers are left out, and the titles say what was not done. */
-  readonly dryRun: boolean
-  private readonly sections: string[] = []
-  /** The lead tables (see `lead`): first under the title. */
-  private readonly leads: string[] = []
-  /** What the title opens with, before what was done ("Deploy failed after 9 s"). */
-  private opening: string | undefined
-  /** What was done ("Change recorded"), once a command says it. */
-  private title: string | undefined
-  /** What was not done, and why ("Heartbeat not sent", "the service was unavailable"). */
-  private notDoneTitle: { what: string; why: string } | undefined
+  /** A dry run: answers are left out, and the titles say what was not done. */
+  private readonly dryRun: boolean
 
   constructor(redactor: Redactor, dryRun: boolean) {
     this.redactor = redactor
@@ -76,55 +97,62 @@ export class Summary {
   }
 
   /**
-   * The summary's heading: what happened, e.g. "Change recorded" ('Change', 'recorded'), or in a
-   * dry run what did not ("Change not sent"). `rest` follows the outcome (", 2 skipped").
+   * The whole summary: the title, the lead tables, the failure (or cancel) line, then the other
+   * sections; undefined when there is nothing to show.
    */
-  setTitle(subject: string, outcome?: Outcome, rest = ''): void {
-    if (outcome === undefined) this.title = subject
-    else this.title = `${subject} ${this.dryRun ? DRY_RUN_OUTCOMES[outcome] : outcome}${rest}`
-  }
-
-  /** What the title opens with: "Deploy failed after 9 s" makes "…after 9 s: change recorded". */
-  openTitleWith(opening: string): void {
-    this.opening = opening
+  markdown(title: Title, sections: readonly Section[], ending?: Ending): string | undefined {
+    const leads = sections.flatMap(section => ('lead' in section ? this.lead(section) : []))
+    const rest = sections.flatMap(section => ('lead' in section ? [] : this.section(section)))
+    const blocks = [...leads, ...(ending ? [this.endingLine(ending)] : []), ...rest]
+    if (blocks.length === 0) return undefined
+    return `## ${this.text(this.heading(title, ending))}\n\n${blocks.join('\n\n')}\n`
   }
 
   /**
-   * What was not done, for the title, and the error that kept it from being done (the first one
-   * said stays): "Change not recorded" and an outage make "Change not recorded: the service was
-   * unavailable", after whatever was done ("Change recorded; heartbeat not sent: …").
+   * The opening, what was done, then what was not done and why; an ending that names no command
+   * (an input error, nothing done yet) names the action, and a cancel is the title.
    */
-  notDone(what: string, error: unknown): void {
-    this.notDoneTitle ??= { what, why: failureReason(error) }
-  }
-
-  /** The opening, what was done, then what was not done and why; DEFAULT_TITLE if none was said. */
-  private heading(): string {
-    const notDone = this.notDoneTitle
+  private heading(title: Title, ending: Ending | undefined): string {
+    if (ending && 'cancelled' in ending) return 'Cancelled'
+    const failure = ending?.failed
+    if (failure && (failureKind(failure.error) === 'input' || (!title.done && !title.notDone)))
+      return `${ACTION_NAME}: ${failureReason(failure.error)}`
+    const { opening, notDone } = title
+    let done = title.done && this.doneText(title.done)
+    if (failure && done !== undefined && !notDone)
+      done += failure.fails ? ', then failed' : ' (with a warning)'
+    const why = notDone && failureReason(notDone.error)
     const said = [
-      this.title,
-      notDone &&
-        (this.opening ? `${notDone.what} (${notDone.why})` : `${notDone.what}: ${notDone.why}`)
+      done,
+      notDone && (opening ? `${notDone.what} (${why})` : `${notDone.what}: ${why}`)
     ].filter(text => text !== undefined)
     const body = said.map((text, index) => (index ? lowerFirst(text) : text)).join('; ')
-    if (!this.opening) return body || DEFAULT_TITLE
-    return body ? `${this.opening}: ${lowerFirst(body)}` : this.opening
+    if (!opening) return body || DEFAULT_TITLE
+    return body ? `${opening}: ${lowerFirst(body)}` : opening
   }
 
-  /**
-   * A titled two-column table in the job summary; rows without a value (or with an answer, in a
-   * dry run) are left out. With an outcome, a dry run's title says it: "Heartbeat (not sent)".
-   */
-  table(title: string, rows: readonly SummaryRow[], outcome?: Outcome): void {
-    this.sections.push(...this.fieldTable(title, rows, outcome))
+  private doneText({ subject, outcome, rest = '' }: NonNullable<Title['done']>): string {
+    if (outcome === undefined) return subject
+    return `${subject} ${this.dryRun ? DRY_RUN_OUTCOMES[outcome] : outcome}${rest}`
   }
 
-  /**
-   * A table right under the title, before the failure line and every other section, whenever it
-   * is called (several keep their order): what the on-call engineer reads first (how it ended).
-   */
-  lead(title: string, rows: readonly SummaryRow[]): void {
-    this.leads.push(...this.fieldTable(title, rows))
+  /** The run's failure (or its warning), or its cancel, first after the lead. */
+  private endingLine(ending: Ending): string {
+    if ('cancelled' in ending) return `**Cancelled:** ${this.text(ending.cancelled)}`
+    const { fails, message, after } = ending.failed
+    const text = this.text(after ? `${endSentence(message)} ${after}` : message)
+    return `**${fails ? 'Failed' : 'Warning'}:** ${text}`
+  }
+
+  private lead({ lead, rows }: { lead: string; rows: readonly SummaryRow[] }): string[] {
+    return this.fieldTable(lead, rows)
+  }
+
+  private section(section: Exclude<Section, { lead: string }>): string[] {
+    if ('note' in section) return [this.text(section.note)]
+    if ('table' in section) return this.fieldTable(section.table, section.rows, section.outcome)
+    const { list, headers, rows, outcome } = section
+    return [this.tableMarkdown(list, headers, rows, outcome)]
   }
 
   /** A two-column table of the rows shown, or none when no row is. */
@@ -132,16 +160,6 @@ export class Summary {
     const shown = rows.filter(([, value]) => (shownOf(value, this.dryRun) ?? '') !== '')
     const said = outcome && this.dryRun ? `${title} (${DRY_RUN_OUTCOMES[outcome]})` : title
     return shown.length === 0 ? [] : [this.tableMarkdown(said, ['Field', 'Value'], shown)]
-  }
-
-  /** A titled table with a header row; in a dry run an answer's cell says what was not done. */
-  list(
-    title: string,
-    headers: readonly string[],
-    rows: ReadonlyArray<readonly Cell[]>,
-    outcome?: Outcome
-  ): void {
-    this.sections.push(this.tableMarkdown(title, headers, rows, outcome))
   }
 
   private tableMarkdown(
@@ -160,46 +178,6 @@ export class Summary {
       `|${headers.map(() => ' --- |').join('')}`,
       ...rows.map(line)
     ].join('\n')
-  }
-
-  /** A line of text in the job summary. */
-  note(text: string): void {
-    this.sections.push(this.text(text))
-  }
-
-  /**
-   * The run's failure (or its warning, when it does not fail the run), first after the lead, then
-   * what follows in the door's words. Unless a command said what the error kept from being done,
-   * the title names the action (an input error, or nothing done yet) or says what then happened.
-   */
-  failed(error: unknown, fails: boolean, message: string, after: string): void {
-    if (failureKind(error) === 'input' || (this.title === undefined && !this.notDoneTitle)) {
-      this.retitle(`${ACTION_NAME}: ${failureReason(error)}`)
-    } else if (!this.notDoneTitle) {
-      this.title = `${this.title}${fails ? ', then failed' : ' (with a warning)'}`
-    }
-    const text = this.text(after ? `${endSentence(message)} ${after}` : message)
-    this.sections.unshift(`**${fails ? 'Failed' : 'Warning'}:** ${text}`)
-  }
-
-  /** The run was cancelled: that is the title, and the message comes first. */
-  cancelled(message: string): void {
-    this.retitle('Cancelled')
-    this.sections.unshift(`**Cancelled:** ${this.text(message)}`)
-  }
-
-  /** A title that replaces whatever the commands said. */
-  private retitle(title: string): void {
-    this.opening = undefined
-    this.notDoneTitle = undefined
-    this.title = title
-  }
-
-  /** The whole summary, once (it is then empty); undefined when there is nothing to show. */
-  take(): string | undefined {
-    const blocks = [...this.leads.splice(0), ...this.sections.splice(0)]
-    if (blocks.length === 0) return undefined
-    return `## ${this.text(this.heading())}\n\n${blocks.join('\n\n')}\n`
   }
 
   /** A paragraph or heading: as a cell, cut at MAX_SUMMARY_TEXT_CHARS. */

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { basename, join } from 'node:path'
 import {
-  checkoutLookup,
+  checkoutSource,
   ciDefaults,
   ciMetadata,
   detectCiContext,
@@ -12,6 +12,7 @@ import {
 } from '../../src/cli/ci-context.ts'
 import type { Env } from '../../src/settings.ts'
 import type { Git } from '../../src/shipped/git.ts'
+import { lookUpShipped } from '../../src/shipped/source.ts'
 import { gitEnv, TestRepository } from '../support/git-repository.ts'
 
 const SHA = '3f786850e387550fdab836ed7e6dc881de23001b'
@@ -754,7 +755,7 @@ describe('outside any CI', () => {
   })
 })
 
-describe('checkoutLookup: what shipped, from the checkout and what the CI says', () => {
+describe('checkoutSource: what shipped, from the checkout and what the CI says', () => {
   let root: string
   let repo: TestRepository
   let shallow: string
@@ -779,8 +780,9 @@ describe('checkoutLookup: what shipped, from the checkout and what the CI says',
   async function lookUp(env: Env, cwd: string, previousVersion?: string) {
     // A variable the CI set for its own git never reaches the lookup's.
     const door = { ...gitEnv(root), ...env, GIT_DIR: join(root, 'nowhere') }
-    const lookUp = checkoutLookup(door, await detectCiContext(door, cwd), cwd, '--previous-version')
-    return lookUp(previousVersion)({ version: commits[2] })
+    const ci = await detectCiContext(door, cwd)
+    const source = checkoutSource(door, ci, cwd, { named: '--previous-version', previousVersion })
+    return lookUpShipped(source, { version: commits[2] })
   }
 
   it('takes GitLab’s commit before the push, and links the compare on the CI’s own server', async () => {

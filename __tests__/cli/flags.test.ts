@@ -1,18 +1,19 @@
 /** The command line's flags: each setting from its flag, else its variable, else its default. */
 import { describe, expect, it } from '@jest/globals'
 import { CommanderError } from 'commander'
-import { buildProgram, sensitiveValues, type Invocation } from '../../src/cli/flags.ts'
+import {
+  buildProgram,
+  parseCommandLine,
+  sensitiveValues,
+  type Invocation
+} from '../../src/cli/flags.ts'
 import { Redactor } from '../../src/redact.ts'
 
 const quiet = { writeOut: () => {}, writeErr: () => {} }
 
 /** The command line `args` read with these variables, which only the env given holds. */
 function parse(args: string[], env: Record<string, string> = {}): Invocation {
-  let found: Invocation | undefined
-  buildProgram('1.2.3', quiet, env, invocation => (found = invocation)).parse(args, {
-    from: 'user'
-  })
-  return found!
+  return parseCommandLine(args, env, quiet, '1.2.3')!
 }
 
 /** What refusing `args` threw. */
@@ -33,26 +34,26 @@ describe('flags', () => {
     [['change', '--dry-run', 'false'], 'false'],
     [['change', '--dry-run', 'true'], 'true']
   ])('read %j as dry-run %s: a boolean flag alone means true', (args, value) => {
-    expect(parse(args).getInput('dry-run')).toBe(value)
+    expect(parse(args).inputs['dry-run']).toBe(value)
   })
 
   it('take a value from its CHANGE_TRACKING_ variable, and a flag wins over it, each named as given', () => {
     const fromVariable = parse(['change'], { CHANGE_TRACKING_ENVIRONMENT: 'staging' })
-    expect(fromVariable.getInput('environment')).toBe('staging')
-    expect(fromVariable.nameOf('environment')).toBe('CHANGE_TRACKING_ENVIRONMENT')
+    expect(fromVariable.inputs['environment']).toBe('staging')
+    expect(fromVariable.inputNames['environment']).toBe('CHANGE_TRACKING_ENVIRONMENT')
     const fromFlag = parse(['change', '--environment', 'prod'], {
       CHANGE_TRACKING_ENVIRONMENT: 'staging'
     })
-    expect(fromFlag.getInput('environment')).toBe('prod')
-    expect(fromFlag.nameOf('environment')).toBe('--environment')
+    expect(fromFlag.inputs['environment']).toBe('prod')
+    expect(fromFlag.inputNames['environment']).toBe('--environment')
   })
 
   it('read each variable from the env given, never from the process', () => {
     process.env['CHANGE_TRACKING_SERVICE'] = 'from-the-process'
     try {
       const invocation = parse(['change'], { CHANGE_TRACKING_ENVIRONMENT: 'staging' })
-      expect(invocation.getInput('environment')).toBe('staging')
-      expect(invocation.getInput('service')).toBe('')
+      expect(invocation.inputs['environment']).toBe('staging')
+      expect(invocation.inputs['service']).toBe('')
     } finally {
       delete process.env['CHANGE_TRACKING_SERVICE']
     }
@@ -60,12 +61,12 @@ describe('flags', () => {
 
   it('read an empty variable as its default, as an empty action input is', () => {
     const invocation = parse(['change'], { CHANGE_TRACKING_TIMEOUT_SECONDS: '' })
-    expect(invocation.getInput('timeout-seconds')).toBe('30')
-    expect(invocation.nameOf('timeout-seconds')).toBe('--timeout-seconds')
+    expect(invocation.inputs['timeout-seconds']).toBe('30')
+    expect(invocation.inputNames['timeout-seconds']).toBe('--timeout-seconds')
   })
 
   it('name each variable in the help', () => {
-    const program = buildProgram('1.2.3', quiet, {}, () => {})
+    const program = buildProgram('1.2.3', quiet, {})
     const change = program.commands.find(command => command.name() === 'change')!
     expect(change.helpInformation()).toContain('env: CHANGE_TRACKING_ENVIRONMENT')
   })
@@ -83,21 +84,21 @@ describe('flags', () => {
 
   it('show their default, and leave a setting the command does not take empty', () => {
     const hello = parse(['hello'])
-    expect(hello.getInput('timeout-seconds')).toBe('30')
-    expect(hello.getInput('labels')).toBe('')
-    expect(hello.getInput('include-commits')).toBe('')
-    expect(hello.getInput('command')).toBe('hello')
+    expect(hello.inputs['timeout-seconds']).toBe('30')
+    expect(hello.inputs['labels']).toBe('')
+    expect(hello.inputs['include-commits']).toBe('')
+    expect(hello.inputs['command']).toBe('hello')
   })
 
   it('read `change --version` as the change’s version, not the tool’s', () => {
-    expect(parse(['change', '--version', 'v1.2.3']).getInput('version')).toBe('v1.2.3')
+    expect(parse(['change', '--version', 'v1.2.3']).inputs['version']).toBe('v1.2.3')
   })
 
   it('keep the deploy command after --, with its own flags, and record it as a change', () => {
     const run = parse(['run', '--labels', 'web', '--', './deploy.sh', '--prod', '-v'])
     expect(run.deploy).toEqual(['./deploy.sh', '--prod', '-v'])
-    expect(run.getInput('command')).toBe('change')
-    expect(run.getInput('labels')).toBe('web')
+    expect(run.inputs['command']).toBe('change')
+    expect(run.inputs['labels']).toBe('web')
   })
 
   it.each([
@@ -109,9 +110,9 @@ describe('flags', () => {
   ])('give `run` %j, without --, to the deploy, every word', deploy => {
     const run = parse(['run', ...deploy])
     expect(run.deploy).toEqual(deploy)
-    expect(run.getInput('version')).toBe('')
-    expect(run.getInput('environment')).toBe('')
-    expect(run.getInput('dry-run')).toBe('false')
+    expect(run.inputs['version']).toBe('')
+    expect(run.inputs['environment']).toBe('')
+    expect(run.inputs['dry-run']).toBe('false')
     expect(run.options.json).toBe(false)
   })
 
@@ -119,21 +120,21 @@ describe('flags', () => {
     const json = parse(['run', '--json', '--', 'printf', 'x'])
     expect([json.deploy, json.options.json]).toEqual([['printf', 'x'], true])
     const dryRun = parse(['run', '--dry-run', '--', 'cmd'])
-    expect([dryRun.deploy, dryRun.getInput('dry-run')]).toEqual([['cmd'], 'true'])
+    expect([dryRun.deploy, dryRun.inputs['dry-run']]).toEqual([['cmd'], 'true'])
   })
 })
 
 describe('the API key', () => {
   it('comes from CHANGE_TRACKING_API_KEY', () => {
     const hello = parse(['hello'], { CHANGE_TRACKING_API_KEY: 'k-env' })
-    expect(hello.getInput('api-key')).toBe('k-env')
+    expect(hello.inputs['api-key']).toBe('k-env')
     expect(hello.apiKeyFile).toBeUndefined()
   })
 
   it('is left to its file when --api-key-file (or its variable) names one, read after parsing', () => {
     const env = { CHANGE_TRACKING_API_KEY: 'k-env' }
     const fromFlag = parse(['hello', '--api-key-file', '/no/such/key'], env)
-    expect([fromFlag.apiKeyFile, fromFlag.getInput('api-key')]).toEqual(['/no/such/key', ''])
+    expect([fromFlag.apiKeyFile, fromFlag.inputs['api-key']]).toEqual(['/no/such/key', ''])
     const fromVariable = parse(['hello'], { ...env, CHANGE_TRACKING_API_KEY_FILE: '/run/key' })
     expect(fromVariable.apiKeyFile).toBe('/run/key')
   })
@@ -167,7 +168,7 @@ describe('the values no message may repeat', () => {
     const redactor = new Redactor()
     for (const value of sensitiveValues(argv, given)) redactor.add(value)
     const write = (text: string) => messages.push(redactor.redact(text))
-    const program = buildProgram('1.2.3', { writeOut: write, writeErr: write }, given, () => {})
+    const program = buildProgram('1.2.3', { writeOut: write, writeErr: write }, given)
     expect(() => program.parse(argv, { from: 'user' })).toThrow()
     expect(messages.join('')).toMatch(/^error: /)
     expect(messages.join('')).not.toContain(key)
@@ -183,7 +184,7 @@ describe('the values no message may repeat', () => {
 
 describe('buildProgram, for the command line given', () => {
   const names = (argv: string[]) =>
-    buildProgram('1.2.3', quiet, {}, () => {}, argv).commands.map(command => command.name())
+    buildProgram('1.2.3', quiet, {}, argv).commands.map(command => command.name())
   it('builds only the command the line names, and every one for help, a typo or --version', () => {
     expect(names(['change', '--version', 'v1'])).toEqual(['change'])
     expect(names(['run', '--', 'change'])).toEqual(['run'])

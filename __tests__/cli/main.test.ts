@@ -125,10 +125,12 @@ const metadataOf = (change: { custom_metadata?: unknown }) =>
 describe('change-tracking change, in a GitLab tag pipeline’s checkout', () => {
   it('records what shipped since the previous tag: the migration, the revert, and their labels', async () => {
     const tagged = new TestRepository(join(root, 'tagged'), gitEnv(root))
-    const start = tagged.commit('Initial commit', { 'README.md': '# Shop\n' })
+    tagged.commit('Initial commit', { 'README.md': '# Shop\n' })
+    // The banner shipped with v1.0.0: its revert in v1.1.0 remediates it.
+    const banner = tagged.commit('Show a banner (#13)', { 'web/banner.ts': 'export {}\n' })
+    const start = banner
     tagged.dated(['tag', '-a', 'v1.0.0', '-m', 'v1.0.0'])
     tagged.commit('Add the orders table (#12)', { 'db/migrations/002_orders.sql': 'create;\n' })
-    const banner = tagged.commit('Show a banner (#13)', { 'web/banner.ts': 'export {}\n' })
     const reverted = tagged.dated(['revert', '--no-edit', banner])
     tagged.dated(['tag', '-a', 'v1.1.0', '-m', 'v1.1.0'])
     const origin = 'https://gitlab-ci-token:s3cret@gitlab.example.com/acme/shop.git'
@@ -140,14 +142,14 @@ describe('change-tracking change, in a GitLab tag pipeline’s checkout', () => 
       CI_SERVER_URL: 'https://gitlab.example.com'
     })
     expect(run.status).toBe(0)
-    expect(run.stderr).toContain(`previous deploy ${start} (from previous-tag), 3 commits`)
+    expect(run.stderr).toContain(`previous deploy ${start} (from previous-tag), 2 commits`)
     const [change] = [...emulator.changes.values()]
     expect(change.labels).toBe('remediation:revert,risk:migration')
     expect(metadataOf(change)['ci']).toMatchObject({ provider: 'gitlab', tag: 'v1.1.0' })
     expect(metadataOf(change)['git']).toMatchObject({
       source: 'git',
       previous_sha: start,
-      commit_count: 3,
+      commit_count: 2,
       compare_url: `https://gitlab.example.com/acme/shop/-/compare/${start}...${reverted}`,
       risk: { migration: ['db/migrations/002_orders.sql'] }
     })

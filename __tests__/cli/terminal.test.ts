@@ -76,7 +76,7 @@ describe('Terminal', () => {
     for (const fails of [false, true]) {
       const lines: string[] = []
       const terminal = new Terminal(line => lines.push(line), same)
-      expect(writeFiles(terminal, { summary: '/nonexistent/summary.md' }, fails)).toBe(true)
+      expect(writeFiles(terminal, { summary: '/nonexistent/summary.md' }, fails)).toBe(false)
       const kind = fails ? 'error' : 'warning'
       expect(lines).toEqual([
         `${kind}: --summary "/nonexistent/summary.md" could not be written (ENOENT).`
@@ -96,19 +96,19 @@ describe('the output files: only regular files are written or removed', () => {
   afterEach(() => rmSync(folder, { recursive: true, force: true }))
 
   /** Writes each of --outputs, --summary and --cdevent at `path`, with or without an event. */
-  function writeAt(path: string, event?: string): { lines: string[]; unwritten: boolean } {
+  function writeAt(path: string, event?: string): { lines: string[]; written: boolean } {
     const lines: string[] = []
     const terminal = new Terminal(line => lines.push(line), same)
     terminal.setOutput('change-id', 'chg-1')
     if (event) terminal.setOutput('cdevent', event)
-    const unwritten = writeFiles(terminal, { outputs: path, summary: path, cdevent: path }, true)
-    return { lines, unwritten }
+    const written = writeFiles(terminal, { outputs: path, summary: path, cdevent: path }, true)
+    return { lines, written }
   }
 
   it('writes a new file and replaces a regular one, whole', () => {
     const path = join(folder, 'out.txt')
     writeFileSync(path, 'x'.repeat(1000))
-    expect(writeAt(path, '{"e":1}')).toEqual({ lines: [], unwritten: false })
+    expect(writeAt(path, '{"e":1}')).toEqual({ lines: [], written: true })
     expect(readFileSync(path, 'utf8')).toBe('{"e":1}\n')
   })
 
@@ -116,8 +116,8 @@ describe('the output files: only regular files are written or removed', () => {
     const link = join(folder, 'cdevents.ndjson')
     symlinkSync(outside, link)
     for (const event of ['{"e":1}', undefined]) {
-      const { lines, unwritten } = writeAt(link, event)
-      expect(unwritten).toBe(false)
+      const { lines, written } = writeAt(link, event)
+      expect(written).toBe(true)
       const flags = lines.filter(line => line.includes('symbolic link, which is never followed'))
       expect(flags).toHaveLength(3)
       expect(readFileSync(outside, 'utf8')).toBe('not ours')

@@ -22,7 +22,7 @@ import { lose } from '../shipped/partial-clone.ts'
 
 let root: string
 let env: Record<string, string>
-const ADVICE = { previousVersion: '--previous-version', fullHistory: 'set GIT_DEPTH: 0' }
+const ADVICE = { previousVersion: '--previous-version' }
 
 beforeAll(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'cta-triage-history-')))

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs'
-import { realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CommandContext } from '../../src/commands/command.ts'
@@ -19,7 +19,6 @@ import { gitEnvironment } from '../../src/shipped/git.ts'
 import {
   lookUpInCheckout,
   MAX_COMMITS_READ,
-  remoteRepository,
   type GitLookupOptions
 } from '../../src/shipped/git-lookup.ts'
 import type { Shipped } from '../../src/shipped/types.ts'
@@ -33,7 +32,7 @@ let repo: string
 let env: Record<string, string>
 const sha: Record<string, string> = {}
 
-const ADVICE = { previousVersion: '--previous-version', fullHistory: 'set GIT_DEPTH: 0' }
+const ADVICE = { previousVersion: '--previous-version' }
 const HOSTILE_MESSAGE =
   'Hostile ::error::title\u2028next\u0007 `code`\n\n[click](https://evil.example) <b>x</b>\u001b[31m\r\n::set-output name=x::y'
 const HOSTILE_AUTHOR = 'Mallory\u0007 ::warning::x\u2028'
@@ -77,7 +76,14 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 function lookUp(overrides: Partial<GitLookupOptions> = {}) {
-  return lookUpInCheckout({ cwd: repo, env, version: sha.hostile, advice: ADVICE, ...overrides })
+  return lookUpInCheckout({
+    cwd: repo,
+    env,
+    version: sha.hostile,
+    ci: 'gitlab',
+    advice: ADVICE,
+    ...overrides
+  })
 }
 
 describe('the range since the previous deploy', () => {
@@ -269,36 +275,6 @@ describe('links on the origin remote’s host', () => {
   })
 })
 
-describe('remoteRepository', () => {
-  it.each([
-    ['https://user:pw@git.example.com/acme/shop.git', 'git.example.com', 'acme/shop'],
-    ['https://GitHub.com/acme/shop', 'github.com', 'acme/shop'],
-    ['git@gitlab.com:acme/platform/shop.git', 'gitlab.com', 'acme/platform/shop'],
-    ['ssh://git@git.example.com:2222/acme/shop.git', 'git.example.com', 'acme/shop'],
-    ['https://git.example.com/acme/shop.git/', 'git.example.com', 'acme/shop']
-  ])('reads %s as %s and %s', (remote, host, path) => {
-    expect(remoteRepository(remote)).toEqual({ host, path })
-  })
-
-  it.each(['/srv/git/shop.git', 'C:\\repos\\shop', '../shop', 'file:///srv/git/shop.git', ''])(
-    'finds no repository in the folder %j',
-    remote => {
-      expect(remoteRepository(remote)).toBeUndefined()
-    }
-  )
-})
-
-describe('remoteRepository and a path with "." or ".." segments', () => {
-  it.each([
-    'https://github.com/acme%2F..%2F..%2Fevil/x.git',
-    'https://github.com/acme/%2e%2e/evil/x.git',
-    'git@github.com:acme/../evil/x.git',
-    'ssh://git@github.com/./x.git'
-  ])('finds no repository in %s', remote => {
-    expect(remoteRepository(remote)).toBeUndefined()
-  })
-})
-
 describe('a version the checkout does not have', () => {
   it('as a SHA: one warning, and nothing read from HEAD in its place', async () => {
     for (const version of ['feedface'.repeat(5), 'feedfac']) {
@@ -405,7 +381,7 @@ describe('a shallow clone', () => {
   it('that lacks the previous deploy: one warning naming the CI’s setting, and no count', async () => {
     const { shipped, warning } = await inShallow({ previousVersion: sha.initial })
     expect(warning).toBe(
-      `Could not look up everything this change ships: the checkout is a shallow clone without the previous deploy ${sha.initial}: set GIT_DEPTH: 0. The change is recorded without the commits it ships.`
+      `Could not look up everything this change ships: the checkout is a shallow clone without the previous deploy ${sha.initial}: set GIT_DEPTH: 0 in the job's variables. The change is recorded without the commits it ships.`
     )
     expect(shipped?.commitCount).toBeUndefined()
     expect(shipped?.commits.map(c => c.sha)).toEqual([sha.hostile])
@@ -454,16 +430,24 @@ describe('when git cannot read the checkout', () => {
     )
   })
 
-  it('owned by another user: one warning with git’s own fix, and no change to any git configuration', async () => {
-    const home = readdirSync(join(root, 'home'))
-    const found = await lookUp({ env: { ...env, GIT_TEST_ASSUME_DIFFERENT_OWNER: '1' } })
-    expect(found.shipped).toBeUndefined()
-    expect(found.warning).toBe(
-      `Could not look up everything this change ships: git refuses the checkout in ${repo}, which another user owns ("dubious ownership"); if you trust it, run: git config --global --add safe.directory ${repo}. The change is recorded without the commits it ships.`
-    )
-    expect(readdirSync(join(root, 'home'))).toEqual(home)
-    expect(git(repo, ['config', '--list', '--local'])).not.toContain('safe.directory')
-  })
+  // A checkout another user owns: as root (CI's containers), a clone given to nobody.
+  const asRoot = process.getuid?.() === 0 ? it : it.skip
+  asRoot(
+    'owned by another user: one warning with git’s own fix, and no change to any git configuration',
+    async () => {
+      const home = readdirSync(join(root, 'home'))
+      const theirs = join(root, 'theirs')
+      git(root, ['clone', '-q', repo, theirs])
+      execFileSync('chown', ['-R', '65534', theirs])
+      const found = await lookUp({ cwd: theirs })
+      expect(found.shipped).toBeUndefined()
+      expect(found.warning).toBe(
+        `Could not look up everything this change ships: git refuses the checkout in ${theirs}, which another user owns ("dubious ownership"); if you trust it, run: git config --global --add safe.directory ${theirs}. The change is recorded without the commits it ships.`
+      )
+      expect(readdirSync(join(root, 'home'))).toEqual(home)
+      expect(readFileSync(join(theirs, '.git', 'config'), 'utf8')).not.toContain('safe')
+    }
+  )
 })
 
 describe('the programs a repository’s configuration names', () => {

@@ -154,11 +154,11 @@ describe('the process', () => {
         `  if (specifier === '@actions/github') loads++`,
         `  return next(specifier, context)`,
         `} })`,
-        `const { lookUpShipped } = await import(${JSON.stringify(join(process.cwd(), 'src/shipped/lookup.ts'))})`,
+        `const { lookUpWithGitHub } = await import(${JSON.stringify(join(process.cwd(), 'src/shipped/github-lookup.ts'))})`,
         `const options = ${JSON.stringify(options)}`,
-        `await lookUpShipped({ ...options, token: '' })`,
+        `await lookUpWithGitHub({ ...options, token: '' })`,
         `const withoutCalls = loads`,
-        `const { warning } = await lookUpShipped(options)`,
+        `const { warning } = await lookUpWithGitHub(options)`,
         `console.log(JSON.stringify({ withoutCalls, loads, warning, at: Date.now() }))`
       ].join('\n')
     )

@@ -10,7 +10,7 @@ import { testCertificate } from '../../emulator/tls.ts'
 import { leadTime } from '../../src/lead-time.ts'
 import { COMPARE_PAGE_SIZE } from '../../src/shipped/compare.ts'
 import { MAX_API_CALLS } from '../../src/shipped/github-client.ts'
-import { lookUpShipped } from '../../src/shipped/lookup.ts'
+import { lookUpWithGitHub } from '../../src/shipped/github-lookup.ts'
 import { shippedMetadata } from '../../src/shipped/metadata.ts'
 import {
   history,
@@ -54,7 +54,7 @@ const pushPayload = {
 
 describe('with a token', () => {
   it('composes the previous deploy, the range, its pull requests and files, and the run’s start', async () => {
-    const result = await lookUpShipped(lookupOptions(fake()))
+    const result = await lookUpWithGitHub(lookupOptions(fake()))
     expect(result).toEqual({
       shipped: {
         previousSha: sha(9),
@@ -99,7 +99,7 @@ describe('with a token', () => {
 
   it('names a missing permission, and finds the previous deploy by the next rule', async () => {
     fake().inject('GET /repos/*/*/deployments', GitHubFaults.forbidden)
-    const { shipped, warning } = await lookUpShipped(
+    const { shipped, warning } = await lookUpWithGitHub(
       lookupOptions(fake(), { environment: 'production' })
     )
     expect(shipped).toMatchObject({ source: 'workflow-run', commitCount: 3 })
@@ -110,7 +110,7 @@ describe('with a token', () => {
 
   it('keeps the previous deploy when the compare fails, and says the commits are unknown', async () => {
     fake().inject('GET /repos/*/*/compare/*', GitHubFaults.notFound)
-    const { shipped, warning } = await lookUpShipped(
+    const { shipped, warning } = await lookUpWithGitHub(
       lookupOptions(fake(), { previousVersion: sha(9) })
     )
     expect(shipped).toMatchObject({ previousSha: sha(9), source: 'input', apiCalls: 1 })
@@ -125,7 +125,7 @@ describe('with a token', () => {
       commit.sha === sha(300) ? { ...commit, message: 'Merge pull request #42 from a/b' } : commit
     )
     fake().inject('GET /repos/*/*/compare/*?page=2', GitHubFaults.badGateway)
-    const { shipped, warning } = await lookUpShipped(
+    const { shipped, warning } = await lookUpWithGitHub(
       lookupOptions(fake(), { version: sha(301), previousVersion: sha(1) })
     )
     expect(shipped).toMatchObject({ commitCount: 300, apiCalls: 2 })
@@ -142,7 +142,7 @@ describe('with a token', () => {
       clearInterval(watch)
       cancel.abort()
     }, 5)
-    const { shipped, warning } = await lookUpShipped(
+    const { shipped, warning } = await lookUpWithGitHub(
       lookupOptions(fake(), {
         version: sha(601),
         previousVersion: sha(1),
@@ -161,7 +161,7 @@ describe('with a token', () => {
 
   it('returns when its time budget runs out, with what it found before', async () => {
     fake().inject('GET /repos/*/*/compare/*', GitHubFaults.hang)
-    const { shipped, warning } = await lookUpShipped(
+    const { shipped, warning } = await lookUpWithGitHub(
       lookupOptions(fake(), { previousVersion: sha(9), budgetMs: 200 })
     )
     // Whether the hanging call had started when the budget ran out depends on the machine's load.
@@ -171,7 +171,7 @@ describe('with a token', () => {
 
   it('counts the pull requests of 1,000 commits exactly, over every compare page', async () => {
     fake().repository.commits = squashMerges(1001)
-    const { shipped, warning } = await lookUpShipped(
+    const { shipped, warning } = await lookUpWithGitHub(
       lookupOptions(fake(), { version: sha(1001), previousVersion: sha(1) })
     )
     expect(warning).toBeUndefined()
@@ -187,7 +187,7 @@ describe('with a token', () => {
   it(`makes at most ${MAX_API_CALLS} calls, and says so when a longer range is left unread`, async () => {
     const length = MAX_API_CALLS * COMPARE_PAGE_SIZE + 500
     fake().repository.commits = squashMerges(length + 1)
-    const { shipped, warning } = await lookUpShipped(
+    const { shipped, warning } = await lookUpWithGitHub(
       lookupOptions(fake(), { version: sha(length + 1), previousVersion: sha(1) })
     )
     expect(warning).toBeUndefined()
@@ -205,7 +205,7 @@ describe('with a token', () => {
       ...commit,
       date: new Date(at(i)).toISOString()
     }))
-    const { shipped } = await lookUpShipped(
+    const { shipped } = await lookUpWithGitHub(
       lookupOptions(fake(), { version: sha(301), previousVersion: sha(1) })
     )
     expect(leadTime(shipped.commits, at(301))).toEqual({
@@ -218,7 +218,7 @@ describe('with a token', () => {
 
   it('falls back to the push payload when the API refuses the token', async () => {
     fake().inject('GET /repos/*/*/actions/runs/*', GitHubFaults.badCredentials)
-    const { shipped, warning } = await lookUpShipped(
+    const { shipped, warning } = await lookUpWithGitHub(
       lookupOptions(fake(), { eventName: 'push', payload: pushPayload })
     )
     expect(shipped).toMatchObject({
@@ -240,7 +240,7 @@ describe('with a token', () => {
       cert: await testCertificate()
     })
     try {
-      const { shipped, warning } = await lookUpShipped(
+      const { shipped, warning } = await lookUpWithGitHub(
         lookupOptions(ghes, { serverUrl: 'https://ghes.example.com', previousVersion: sha(9) })
       )
       expect(warning).toBeUndefined()
@@ -259,7 +259,7 @@ describe('with a token', () => {
 
 describe('without a token', () => {
   it('tells what a push brought from its payload alone, with no call', async () => {
-    const result = await lookUpShipped(
+    const result = await lookUpWithGitHub(
       lookupOptions(fake(), { token: '', eventName: 'push', payload: pushPayload })
     )
     expect(result.shipped).toMatchObject({
@@ -278,7 +278,7 @@ describe('without a token', () => {
   })
 
   it('takes a previous-version SHA for the previous deploy and its compare link', async () => {
-    const { shipped, warning } = await lookUpShipped(
+    const { shipped, warning } = await lookUpWithGitHub(
       lookupOptions(fake(), { token: '', previousVersion: sha(9) })
     )
     expect(shipped).toMatchObject({
@@ -295,7 +295,7 @@ it.each([
   ['a repository that is not owner/repo', { repository: 'octo-org' }],
   ['an empty version', { version: ' ' }]
 ])('says what it cannot look up with %s', async (_, overrides) => {
-  const { shipped, warning } = await lookUpShipped(lookupOptions(fake(), overrides))
+  const { shipped, warning } = await lookUpWithGitHub(lookupOptions(fake(), overrides))
   expect(shipped).toMatchObject({ commits: [], apiCalls: 0 })
   expect(warning).toBe(
     'Could not look up what this change ships: the repository ("owner/repo") or the version is unknown.'

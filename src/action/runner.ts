@@ -11,10 +11,10 @@ import type { Duplex } from 'node:stream'
 import * as core from '@actions/core'
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import { parseJsonSafely } from '../json.ts'
-import type { ReportSink } from '../report.ts'
+import type { Renderer } from '../report.ts'
 
 /** Everything the action says to the runner goes through one of these; tests replace it. */
-export interface Runner extends ReportSink {
+export interface Runner extends Renderer {
   /** The raw input, as the runner passes it (INPUT_<NAME>), trimmed. Empty when not given. */
   getInput(name: string): string
   setSecret(secret: string): void

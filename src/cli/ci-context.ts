@@ -11,8 +11,8 @@ import { attempt } from '../errors.ts'
 import { withoutUserInfo } from '../redact.ts'
 import { hasUnsafeCharacter } from '../text.ts'
 import { gitEnvironment, gitIn, type Git } from '../shipped/git.ts'
-import * as checkout from '../shipped/git-lookup.ts'
-import type { ShippedLookup } from '../commands/command.ts'
+import * as checkout from '../shipped/remote.ts'
+import type { LookupSource } from '../shipped/source.ts'
 import type { Env } from '../settings.ts'
 
 /**
@@ -84,8 +84,9 @@ export async function detectCiContext(
   cwd: string,
   {
     budgetMs = DETECTION_GIT_BUDGET_MS,
-    git = gitIn(cwd, gitEnvironment(env), AbortSignal.timeout(budgetMs))
-  }: { budgetMs?: number; git?: Git } = {}
+    signal,
+    git = gitIn(cwd, gitEnvironment(env), AbortSignal.any([AbortSignal.timeout(budgetMs), ...(signal ? [signal] : [])]))
+  }: { budgetMs?: number; signal?: AbortSignal; git?: Git } = {}
 ): Promise<CiContext> {
   const context: CiContext = { sources: {} }
   /** The first usable value of a field wins, with where it came from; `value` is read lazily. */
@@ -206,17 +207,22 @@ export function ciMetadata(context: CiContext): Record<string, unknown> {
   return withoutUndefined({ ...fields, branch, tag, pull_request: pullRequest })
 }
 
-/** What shipped, from the checkout and what the CI says; `named`: how previous-version is named. */
-export function checkoutLookup(env: Env, ci: CiContext, cwd: string, named: string) {
-  const { provider = '', serverUrl: url, tag, previousBuild, previousPush } = ci
+/**
+ * Where what shipped is read: the checkout, with what the CI says; `named` is how the
+ * previous-version setting is named, `previousVersion` its value.
+ */
+export function checkoutSource(
+  env: Env,
+  ci: CiContext,
+  cwd: string,
+  { named, previousVersion }: { named: string; previousVersion?: string }
+): LookupSource {
+  const { provider, serverUrl: url, tag, previousBuild, previousPush } = ci
   const kind = provider === 'github' || provider === 'gitlab' ? provider : undefined
-  const fullHistory = checkout.fullHistoryAdvice(provider)
-  // prettier-ignore
-  const options = { cwd, env: gitEnvironment(env), tag, previousBuild, previousPush,
-    server: kind && url ? ({ kind, url } as const) : undefined, advice: { previousVersion: named, fullHistory } }
-  return (previousVersion?: string): ShippedLookup =>
-    ({ version }, signal) =>
-      checkout.lookUpInCheckout({ ...options, version, previousVersion, signal })
+  const server = kind && url ? ({ kind, url } as const) : undefined
+  const advice = { previousVersion: named }
+  const options = { cwd, env, tag, previousBuild, previousPush, previousVersion, server, advice }
+  return { from: 'git', options: { ...options, ci: provider } }
 }
 
 /** A link from its template and the variables read (trimmed); none if one is unset. */

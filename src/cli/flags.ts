@@ -42,12 +42,14 @@ const FLAGS: Partial<Record<InputName, [help: string, ...commands: CliCommand[]]
   'event-ids': ['event ids, separated by commas', 'event-results'],
   'change-id': ['the id of the change to read back', 'get-change']
 }
-// prettier-ignore
 const COMMAND_HELP: Record<CliCommand, string> = {
   run: 'run the deploy command, then record how it ended as one change',
-  change: 'record a change (then a heartbeat, with --heartbeat-id)', heartbeat: 'send a heartbeat',
-  events: 'send events', 'event-results': 'read the evaluation results of events',
-  'get-change': 'read a change back', hello: 'check the API key'
+  change: 'record a change (then a heartbeat, with --heartbeat-id)',
+  heartbeat: 'send a heartbeat',
+  events: 'send events',
+  'event-results': 'read the evaluation results of events',
+  'get-change': 'read a change back',
+  hello: 'check the API key'
 }
 const BOOLEAN_FLAGS = new Set(['dry-run', 'include-commits', 'auto-labels', 'otel-attributes'])
 
@@ -60,15 +62,31 @@ export interface Invocation {
   apiKeyFile?: string
   /** The command line's own flags, which no action input matches. */
   options: { json: boolean; outputs?: string; summary?: string; cdevent?: string; debug: boolean }
-  /** A setting's raw value: its flag, else its variable, else its default, else ''. */
-  getInput: (name: string) => string
-  /** The flag, or the variable, a setting's value came from, for messages. */
-  nameOf: (name: string) => string
+  /** Each setting's raw value, by name: its flag, else its variable, else its default, else ''. */
+  inputs: Record<string, string>
+  /** How each setting is named in messages: the flag, or the variable its value came from. */
+  inputNames: Record<string, string>
 }
 
 export const variableOf = (name: string): string =>
   `CHANGE_TRACKING_${name.toUpperCase().replace(/-/g, '_')}`
 const camel = (name: string): string => name.replace(/-(.)/g, (_, c: string) => c.toUpperCase())
+
+/**
+ * The command line read: what to do, or undefined when no command was named. Help, --version and
+ * a refusal throw commander's error (see `exitCode`), having written where `output` says.
+ */
+export function parseCommandLine(
+  argv: readonly string[],
+  env: Env,
+  output: OutputConfiguration,
+  version: string
+): Invocation | undefined {
+  let invocation: Invocation | undefined
+  const program = buildProgram(version, output, env, argv, found => (invocation = found))
+  program.parse(argv, { from: 'user' })
+  return invocation
+}
 
 /**
  * The program, with one subcommand per command, for parsing and for the help. It throws rather
@@ -78,8 +96,8 @@ export function buildProgram(
   version: string,
   output: OutputConfiguration,
   env: Env,
-  onCommand: (invocation: Invocation) => void,
-  argv: readonly string[] = []
+  argv: readonly string[] = [],
+  onCommand: (invocation: Invocation) => void = () => {}
 ): Program {
   const program = new Program('change-tracking')
     .description('Record deploys as changes in the change-tracking service, from any CI.')
@@ -105,8 +123,8 @@ export function buildProgram(
       .option('--debug', 'say where each value came from')
     if (command === 'run' || command === 'change')
       sub.addOption(flagOption('cdevent', 'write a CDEvent per change to this file, as JSON lines'))
-    // Commander reads each flag's variable from process.env: here, from the env given.
-    Object.assign(sub, { _parseOptionsEnv: () => fromEnv(sub, env) })
+    // Commander reads each flag's variable from process.env: the env given wins, before the action.
+    sub.hook('preAction', () => fromEnv(sub, env))
     // Every word from the deploy's own name on is the deploy's: `run helm … --version 1.2.3`.
     if (command === 'run')
       sub.argument('<deploy...>', 'the deploy command, after --').passThroughOptions()
@@ -125,12 +143,18 @@ function flagOption(name: string, help: string): Option {
   return fallback === undefined ? option : option.default(fallback)
 }
 
-/** Each flag that the command line left unset, from its variable; an empty one means its default. */
+/**
+ * Each flag that the command line left unset, from its variable in the env given; an empty one
+ * means its default. Commander read its variables from process.env: one the env given lacks, or
+ * holds empty, goes back to the default.
+ */
 function fromEnv(sub: Program, env: Env): void {
   for (const option of sub.options) {
     const [key, value] = [option.attributeName(), env[option.envVar ?? '']]
-    if (value && sub.getOptionValueSource(key) !== 'cli')
-      sub.setOptionValueWithSource(key, value, 'env')
+    const source = sub.getOptionValueSource(key)
+    if (source === 'cli') continue
+    if (value) sub.setOptionValueWithSource(key, value, 'env')
+    else if (source === 'env') sub.setOptionValueWithSource(key, option.defaultValue, 'default')
   }
 }
 
@@ -155,6 +179,7 @@ function invocationOf(command: CliCommand, sub: Program, env: Env): Invocation {
     [Inputs.Command]: command === 'run' ? 'change' : command,
     [Inputs.ApiKey]: apiKeyFile === undefined ? (env[variableOf('api-key')] ?? '') : ''
   }
+  const names = Object.values(Inputs)
   return {
     command,
     deploy: sub.args,
@@ -166,9 +191,15 @@ function invocationOf(command: CliCommand, sub: Program, env: Env): Invocation {
       cdevent: text('cdevent'),
       debug: values['debug'] === true
     },
-    getInput: name => fixed[name] ?? (text(camel(name)) ?? '').trim(),
-    nameOf: name =>
-      sub.getOptionValueSource(camel(name)) === 'env' ? variableOf(name) : `--${name}`
+    inputs: Object.fromEntries(
+      names.map(name => [name, fixed[name] ?? (text(camel(name)) ?? '').trim()])
+    ),
+    inputNames: Object.fromEntries(
+      names.map(name => {
+        const source = sub.getOptionValueSource(camel(name))
+        return [name, source === 'env' ? variableOf(name) : `--${name}`]
+      })
+    )
   }
 }
 

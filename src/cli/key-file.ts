@@ -13,7 +13,7 @@ export const MAX_KEY_FILE_BYTES = 64 * 1024
 /** The key, without its trailing line break; or why it is unusable, never what the file holds. */
 export async function readKeyFile(
   path: string,
-  { timeoutMs }: { timeoutMs: number }
+  { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal }
 ): Promise<{ key: string } | { problem: string }> {
   const deadline = Date.now() + timeoutMs
   // Loaded here, as only --api-key-file reads a file: node:fs/promises costs every start ~5 ms.
@@ -40,6 +40,7 @@ export async function readKeyFile(
         return { key: buffer.toString('utf8', 0, length).replace(/\r?\n$/, '') }
       if (Date.now() >= deadline)
         return problem(`was not read to its end within ${formatSeconds(timeoutMs)}`)
+      if (signal?.aborted) return problem('was not read to its end: the run was cancelled')
       if (!read) await sleep(Math.min(20, deadline - Date.now()))
     }
   } catch (error) {

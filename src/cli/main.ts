@@ -1,31 +1,38 @@
 /**
- * The command line's door: flags and CHANGE_TRACKING_* variables in, the CI's context detected,
- * then the core's steps (src/step.ts), reported to a terminal and the files a CI reads. `run`
- * checks the key, runs the deploy as a child process and records how it ended. Every line it
- * prints, the parser's included, is redacted, made inert and cut on its way out.
+ * The command line's door: flags and CHANGE_TRACKING_* variables in, the key file and the CI's
+ * context read, then the core's steps (src/step.ts) in order, reported to a terminal and the
+ * files a CI reads. `run` checks the key, runs the deploy as a child process and records how it
+ * ended. Every line it prints, the parser's included, is redacted, made inert and cut on its way
+ * out. Signals and the exit status are this door's.
  */
 import { resolve } from 'node:path'
-import type { ShippedLookup } from '../commands/command.ts'
-import { requireSubject } from '../commands/change.ts'
-import { InputError } from '../errors.ts'
 import { ACTION_VERSION } from '../package.ts'
-import { CancelledError } from '../policy.ts'
+import {
+  CancelledError,
+  exitStatus,
+  rule,
+  SIGNAL_EXIT_CODES,
+  UnreportedError,
+  type Ruling
+} from '../policy.ts'
 import { Redactor } from '../redact.ts'
 import { safeLine, type DoorWords } from '../report.ts'
-import { Inputs, type Command, type Env } from '../settings.ts'
+import { Inputs, type Env } from '../settings.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
+  CANCEL_GRACE_MS,
+  checkKey,
   finishRun,
   KEY_CHECK_BUDGET_MS,
   momentOf,
   openRun,
   runCommand,
-  SIGNAL_EXIT_CODES,
-  type OpenRun
+  type OpenRun,
+  type Stopping
 } from '../step.ts'
-import { checkoutLookup, ciDefaults, detectCiContext } from './ci-context.ts'
+import { checkoutSource, ciDefaults, detectCiContext } from './ci-context.ts'
 import { runDeploy } from './deploy-process.ts'
-import { buildProgram, sensitiveValues, variableOf, type Invocation } from './flags.ts'
+import { parseCommandLine, sensitiveValues, variableOf, type Invocation } from './flags.ts'
 import { readKeyFile } from './key-file.ts'
 import { Terminal, writeFiles } from './terminal.ts'
 
@@ -33,6 +40,9 @@ import { Terminal, writeFiles } from './terminal.ts'
 const USAGE_EXIT = 2
 /** The least a key check is given, whatever reading the key file and the checkout took. */
 const MIN_KEY_CHECK_MS = 1000
+/** After a signal that stops every call, the process ends within this, whatever is left. */
+const CANCEL_EXIT_MS = 800
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 type Io = {
   stdout: (text: string | Uint8Array) => void
   stderr: (line: string) => void
@@ -40,7 +50,7 @@ type Io = {
 }
 
 /** The command line's words: its flags and variables, "the command" and "the deploy". */
-const CLI_WORDS: Omit<DoorWords, 'inputName'> = {
+const CLI_WORDS: Omit<DoorWords, 'inputNames'> = {
   advice: {
     raiseTimeout: 'raise --timeout-seconds',
     checkAddress: 'check --base-url',
@@ -54,14 +64,16 @@ const CLI_WORDS: Omit<DoorWords, 'inputName'> = {
   notFailing: {
     outage:
       '(Not counted as a failure: an outage fails the command only under --fail-on-error true.)',
+    unreported:
+      '(Not counted as a failure: what could not be reported fails the command only under --fail-on-error true.)',
     false: '(Not counted as a failure: --fail-on-error is false.)'
   },
   beforeDeploy: {
     failsNow: 'The deploy was not run (--fail-on-error true).',
-    failsAfter:
+    failsAfterDeploy:
       'The deploy runs, unrecorded, and the command exits 1 after it; to run it unrecorded without failing, give --fail-on-error false.',
-    recordsAfter: 'The deploy runs; its change will be recorded when it ends.',
-    unrecorded: 'The deploy runs, unrecorded (--fail-on-error false).'
+    recordsAfterDeploy: 'The deploy runs; its change will be recorded when it ends.',
+    warns: 'The deploy runs, unrecorded (--fail-on-error false).'
   },
   outputsAdvice: 'Check the disk.'
 }
@@ -81,8 +93,7 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
       writeErr: (text: string) => io.stderr(text.trimEnd()),
       outputError: (text: string) => say(text.trimEnd())
     }
-    const program = buildProgram(ACTION_VERSION, output, env, found => (invocation = found), argv)
-    program.parse(argv, { from: 'user' })
+    invocation = parseCommandLine(argv, env, output, ACTION_VERSION)
   } catch (error) {
     // Help and --version exit 0; every other refusal of the command line is a usage error.
     if (!(error as { code?: string }).code?.startsWith('commander.'))
@@ -90,99 +101,147 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
     return (error as { exitCode?: number }).exitCode === 0 ? 0 : USAGE_EXIT
   }
   if (invocation === undefined) return USAGE_EXIT
-  const { command, options, nameOf, apiKeyFile } = invocation
+  const { command, options, apiKeyFile } = invocation
   const terminal = new Terminal(io.stderr, safe, options.debug)
+  // Before the run is opened, a signal stops what reads the key file and the checkout.
+  const opening = stopOnSignals({ graceful: false })
   // The key file and the CI's context are read at once, within the key check's ten seconds, and
   // leave the check itself at least its last second: the deploy starts within the ten.
   const [key, ci] = await Promise.all([
-    apiKeyFile && readKeyFile(apiKeyFile, { timeoutMs: KEY_CHECK_BUDGET_MS - MIN_KEY_CHECK_MS }),
-    detectCiContext(env, io.cwd)
+    apiKeyFile &&
+      readKeyFile(apiKeyFile, {
+        timeoutMs: KEY_CHECK_BUDGET_MS - MIN_KEY_CHECK_MS,
+        signal: opening.cancel
+      }),
+    detectCiContext(env, io.cwd, { signal: opening.cancel })
   ])
+  opening.dispose()
+  const signal = opening.cancel.reason as NodeJS.Signals | undefined
+  if (signal) {
+    terminal.warning(`Nothing was run or recorded: ${signal} arrived before the run began.`)
+    return SIGNAL_EXIT_CODES[signal]
+  }
   if (key && 'key' in key) redactor.add(key.key)
-  const getInput = (name: string): string =>
-    name === Inputs.ApiKey && key && 'key' in key ? key.key : invocation!.getInput(name)
+  const inputs: Record<string, string> = { ...invocation.inputs }
+  if (key && 'key' in key) inputs[Inputs.ApiKey] = key.key
   for (const warning of ci.warnings ?? []) terminal.warning(warning)
   for (const name of ['version', 'service', 'user', 'environment'] as const) {
-    const given = getInput(name)
-    const from = given ? nameOf(name) : (ci.sources[name] ?? 'nowhere')
+    const given = inputs[name]
+    const from = given ? invocation.inputNames[name] : (ci.sources[name] ?? 'nowhere')
     terminal.debug(`${name}: ${given || (ci[name] ?? '(none)')} (from ${from})`)
   }
-  const words = { ...CLI_WORDS, inputName: nameOf }
-  const open = await openRun({ sink: terminal, getInput, words, redactor })
+  const words = { ...CLI_WORDS, inputNames: invocation.inputNames }
   // A key file that cannot be used is a mistake to fix, like a rejected key.
-  if (key && 'problem' in key) open.error = new Error(key.problem)
-  const lookUp = checkoutLookup(env, ci, io.cwd, nameOf(Inputs.PreviousVersion))
+  const problem = key && 'problem' in key ? key.problem : undefined
+  const open = await openRun({ renderer: terminal, inputs, words, redactor, problem })
   const run = { ...ciDefaults(ci, io.cwd), cdevent: options.cdevent !== undefined }
-  const door = { open, run, lookUp: lookUp(open.settings?.previousVersion) }
-  const status =
+  const lookup = checkoutSource(env, ci, io.cwd, {
+    named: invocation.inputNames[Inputs.PreviousVersion],
+    previousVersion: open.settings?.previousVersion
+  })
+  const door = { open, run, lookup }
+  const ended =
     command === 'run'
       ? await runWrapped(door, invocation, env, io, KEY_CHECK_BUDGET_MS - (Date.now() - startedAt))
-      : await runAlone(door, command)
+      : await runAlone(door)
   const cdevent = options.cdevent && resolve(io.cwd, options.cdevent)
-  // A file that cannot be written fails the command only under true; a deploy's status is kept.
-  const failsOnFiles = open.reporting.failOnError === 'true'
-  const unwritten = writeFiles(terminal, { ...options, cdevent }, failsOnFiles)
+  // A file that cannot be written is judged as any failure to report.
+  const unwritten = rule(new UnreportedError(), 'recording', open.reporting.failOnError)
+  const written = writeFiles(terminal, { ...options, cdevent }, unwritten.verdict === 'failsNow')
   // The outputs as one JSON object: the last line of standard output, whole.
   if (options.json) io.stdout(`${JSON.stringify(Object.fromEntries(terminal.outputs))}\n`)
-  return status === 0 && unwritten && failsOnFiles ? 1 : status
+  const rulings = [...ended.rulings, ...(written ? [] : [unwritten])]
+  return exitStatus('cli', rulings, ended.deployExit)
 }
 
-type DoorRun = { open: OpenRun; run: ReturnType<typeof ciDefaults>; lookUp: ShippedLookup }
+type DoorRun = {
+  open: OpenRun
+  run: ReturnType<typeof ciDefaults>
+  lookup: ReturnType<typeof checkoutSource>
+}
+type Ended = { rulings: Ruling[]; deployExit?: number }
 
-/** One command: 0, 2 for an input error, 1 for another failure the policy counts. */
-async function runAlone({ open, run, lookUp }: DoorRun, command: Command): Promise<number> {
-  const error = await runCommand(open, { run, lookUp, budgetCap: Infinity })
-  const verdict = await finishRun(open, error, momentOf(command))
-  return !verdict?.failsNow ? 0 : error instanceof InputError ? USAGE_EXIT : 1
+/** One command, stopped by a signal as the action's steps are (a SIGINT lets a change be sent). */
+async function runAlone({ open, run, lookup }: DoorRun): Promise<Ended> {
+  const stopping = stopOnSignals({ graceful: true })
+  const outcome = await runCommand(open, { run, lookup, budgetCap: Infinity, ...stopping })
+  stopping.dispose()
+  return { rulings: await finishRun(open, outcome, momentOf(open.reporting.command)) }
 }
 
 /**
  * `run -- CMD`: the key checked within what is left of KEY_CHECK_BUDGET_MS, the deploy run, then
- * its change recorded. Exits with the deploy's status when it is not 0; after a successful deploy,
- * with 1 when the policy counts a tracking failure.
+ * its change recorded. A signal stops the check or the recording at once; while the deploy runs,
+ * signals are the deploy's.
  */
 async function runWrapped(
-  { open, run, lookUp }: DoorRun,
+  { open, run, lookup }: DoorRun,
   invocation: Invocation,
   env: Env,
   io: Io,
   budgetLeft: number
-): Promise<number> {
-  const { settings, report } = open
+): Promise<Ended> {
+  const { report } = open
   const { json } = invocation.options
-  const error = await runCommand(open, {
-    run,
-    budgetCap: Math.max(budgetLeft, MIN_KEY_CHECK_MS),
-    act: async ({ client, report, settings }) => {
-      requireSubject(settings, run)
-      await client.hello()
-      report.info('The change will be recorded when the deploy ends, with how it ended.')
-    },
-    onSignal: 'stop'
-  })
-  if (error instanceof CancelledError) {
-    report.warning(`The deploy was not started: ${error.signal} arrived during the key check.`)
-    return SIGNAL_EXIT_CODES[error.signal]
+  const checking = stopOnSignals({ graceful: false })
+  const budgetCap = Math.max(budgetLeft, MIN_KEY_CHECK_MS)
+  const checked = await checkKey(open, { run, budgetCap, ...checking })
+  checking.dispose()
+  if (checked.error instanceof CancelledError) {
+    const { signal } = checked.error
+    report.warning(`The deploy was not started: ${signal} arrived during the key check.`)
+    return { rulings: [rule(checked.error, 'before-deploy', open.reporting.failOnError)] }
   }
-  const before = error === undefined ? undefined : await finishRun(open, error, 'before-deploy')
-  if (before?.failsNow) return 1
+  if (checked.error === undefined)
+    report.info('The change will be recorded when the deploy ends, with how it ended.')
+  const before = checked.error === undefined ? [] : await finishRun(open, checked, 'before-deploy')
+  if (before.some(ruling => ruling.verdict === 'failsNow')) return { rulings: before }
   const [command, ...args] = invocation.deploy
   const deploy = await runDeploy(command, args, { env, stdout: json ? io.stdout : undefined })
   if (!deploy.started) {
     report.failed(deploy.message)
-    return deploy.exitCode
+    return { rulings: before, deployExit: deploy.exitCode }
   }
   if (json && !deploy.outputEndsLine) io.stdout('\n')
-  let fails = before?.failsAfter ?? false
-  if (settings && (!before || before.recordsAfter)) {
-    const recorded = await runCommand(open, {
-      run,
-      lookUp,
-      budgetCap: AFTER_DEPLOY_BUDGET_MS,
-      deploy: { ...deploy, status: deploy.outcome },
-      onSignal: 'stop'
-    })
-    fails ||= (await finishRun(open, recorded, 'recording'))?.failsNow ?? false
+  const recordsAfter = before.every(ruling => ruling.verdict === 'recordsAfterDeploy')
+  if (!open.settings || !recordsAfter) return { rulings: before, deployExit: deploy.exitCode }
+  const recording = stopOnSignals({ graceful: false })
+  const outcome = await runCommand(open, {
+    run,
+    lookup,
+    budgetCap: AFTER_DEPLOY_BUDGET_MS,
+    deploy: { ...deploy, status: deploy.outcome },
+    ...recording
+  })
+  recording.dispose()
+  const rulings = await finishRun(open, outcome, 'recording')
+  return { rulings: [...before, ...rulings], deployExit: deploy.exitCode }
+}
+
+/**
+ * What a signal means to a step: it cancels it; `graceful`, a first SIGINT lets a change in flight
+ * be sent within CANCEL_GRACE_MS, and any other signal halts every call at once. The process then
+ * ends within CANCEL_EXIT_MS, whatever is left, with 128 plus the signal's number.
+ */
+function stopOnSignals({ graceful }: { graceful: boolean }): Required<Stopping> & {
+  dispose: () => void
+} {
+  const cancel = new AbortController()
+  const halt = new AbortController()
+  const exitLater = (signal: NodeJS.Signals, ms: number): void => {
+    setTimeout(() => process.exit(SIGNAL_EXIT_CODES[signal]), ms).unref()
   }
-  return deploy.exitCode !== 0 ? deploy.exitCode : fails ? 1 : 0
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const first = !cancel.signal.aborted
+    cancel.abort(signal)
+    if (graceful && first && signal === 'SIGINT')
+      return exitLater(signal, CANCEL_GRACE_MS + CANCEL_EXIT_MS)
+    halt.abort(signal)
+    exitLater(signal, CANCEL_EXIT_MS)
+  }
+  for (const signal of SIGNALS) process.on(signal, onSignal)
+  const dispose = () => {
+    for (const signal of SIGNALS) process.off(signal, onSignal)
+  }
+  return { cancel: cancel.signal, halt: halt.signal, dispose }
 }

@@ -7,9 +7,9 @@
 import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync } from 'node:fs'
 import { rmSync, writeFileSync } from 'node:fs'
 import { attempt } from '../errors.ts'
-import type { ReportSink } from '../report.ts'
+import type { Renderer } from '../report.ts'
 
-export class Terminal implements ReportSink {
+export class Terminal implements Renderer {
   readonly outputs = new Map<string, string>()
   summary = ''
   private readonly write: (line: string, prefix?: string) => void
@@ -61,7 +61,7 @@ function dotenvValue(value: string): string {
  * Writes the files asked for; none throws. A path that is a link, or anything but a regular file
  * (a device, a FIFO, a socket), is left untouched with one warning. A regular file that cannot be
  * written is a failure to report: `fails` says whether the failure policy counts it (else a
- * warning). Returns whether one could not be written.
+ * warning). Returns whether every file asked for was written.
  */
 export function writeFiles(
   terminal: Terminal,
@@ -77,7 +77,7 @@ export function writeFiles(
     ['--summary', files.summary, () => terminal.summary],
     ['--cdevent', files.cdevent, () => (events ? `${events}\n` : undefined)]
   ] as const
-  let unwritten = false
+  let written = true
   for (const [flag, path, text] of writes) {
     if (path === undefined) continue
     const named = `${flag} ${JSON.stringify(path)}`
@@ -86,13 +86,13 @@ export function writeFiles(
       const refused = body === undefined ? removeRegularFile(path) : writeRegularFile(path, body)
       if (refused) terminal.warning(`${named} was left untouched: ${refused}.`)
     } catch (error) {
-      unwritten = true
+      written = false
       const code = (error as NodeJS.ErrnoException).code ?? 'an error'
       const say = fails ? terminal.error : terminal.warning
       say(`${named} could not be written (${code}).`)
     }
   }
-  return unwritten
+  return written
 }
 
 /** Opened for writing: no link followed, and a FIFO without a reader refused instead of awaited. */

@@ -14,14 +14,14 @@ import { cdEvent } from '../cdevent.ts'
 import { InputError } from '../errors.ts'
 import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from '../deploy.ts'
 import { shortSha } from '../describe.ts'
-import type { Report } from '../report.ts'
-import { answer, formatField, type Cell, type SummaryRow } from '../summary.ts'
-import type { ChangeRequest, ChangeService } from '../service/client.ts'
+import { answer, formatField, type Cell, type Section, type SummaryRow } from '../summary.ts'
+import type { ChangeRequest } from '../service/client.ts'
 import { Inputs, Outputs, type Settings } from '../settings.ts'
 import type { Shipped } from '../shipped/types.ts'
+import type { CommandResult } from '../report.ts'
 import type { CommandContext } from './command.ts'
 import { findTriage, logTriage, triageRows } from './triage.ts'
-import { findShipped, logShipped, outputShipped, summarizeShipped } from './shipped.ts'
+import { findShipped, logShipped, shippedOutputs, shippedSections } from './shipped.ts'
 
 /** Without a version and a service a change says nothing of what shipped: none is sent. */
 export function requireSubject(settings: Settings, run: RunDefaults): void {
@@ -31,16 +31,18 @@ export function requireSubject(settings: Settings, run: RunDefaults): void {
     throw new InputError(Inputs.Service, unknown)
 }
 
-export async function recordChange(context: CommandContext): Promise<void> {
+/** The changes one command built, each with the id the service gave it when it was recorded. */
+export type Recorded = CommandResult & { changes: { request: ChangeRequest; id: string }[] }
+
+export async function recordChange(context: CommandContext): Promise<CommandResult> {
   const { settings, run, report, deploy } = context
-  const deployed = deploy === undefined ? [] : openWithDeploy(report, deploy)
+  const opening = deploy && deployOpening(deploy)
+  const deployed: Section[] = opening ? [{ lead: 'Deploy', rows: opening.rows }] : []
   if (run.deletedRef && settings.change.version === undefined) {
-    report.summary.lead('Deploy', deployed)
     const why = 'No change recorded: this push deleted a branch or tag, so nothing was deployed.'
-    report.summary.setTitle('No change recorded')
     report.notice(why)
-    report.summary.note(why)
-    return
+    const title = { opening: opening?.title, done: { subject: 'No change recorded' } }
+    return { title, sections: [...deployed, { note: why }], outputs: {} }
   }
   requireSubject(settings, run)
   if (settings.change.artifact?.reference && !settings.change.artifact.digest)
@@ -53,80 +55,94 @@ export async function recordChange(context: CommandContext): Promise<void> {
   logTriage(report, triage)
   // First under the title: how it ended, then what an on-call engineer filters on.
   const eventOutcome = deploy === undefined && run.outcome
-  report.summary.lead('Triage', [
-    ...deployed,
-    ['Outcome', eventOutcome ? `${eventOutcome.outcome} (${eventOutcome.status})` : undefined],
-    ...triageRows(triage, run.links)
-  ])
+  const lead: Section = {
+    lead: 'Triage',
+    rows: [
+      ...(opening?.rows ?? []),
+      ['Outcome', eventOutcome ? `${eventOutcome.outcome} (${eventOutcome.status})` : undefined],
+      ...triageRows(triage, run.links)
+    ]
+  }
   const basis: ChangeBasis = { run, shipped, deploy, recordedAt: context.clock(), triage }
   // Once, whatever the number of services: every change keeps the outcome the action knows.
   const overruled = overruledOutcome(settings.change, basis)
   if (overruled !== undefined) report.warning(overruled)
-  let recorded = false
-  // Each change the service accepted, as a CDEvent or why it has none.
-  const made: Array<ReturnType<typeof cdEvent>> = []
-  const send = (change: ChangeRequest) =>
-    context.client.createChange(change).then(id => {
-      made.push(cdEvent(change, settings.dryRun ? undefined : id, basis, settings.change.artifact))
-      return id
-    })
-  try {
-    // Loaded only for the services input: glob matching is not every run's cost at start-up.
-    if (settings.services === undefined) await recordOne(context, basis, send)
-    else await (await import('./services.ts')).recordServices(context, basis, send)
-    recorded = true
-  } finally {
-    // One CDEvent per change (NDJSON), or none when a change has none, said in one line with why.
-    const none = made.find(result => 'none' in result)
-    if (run.cdevent && none) report.info(`No CDEvent: ${none.none}.`)
-    const lines = made.map(result => JSON.stringify('event' in result && result.event))
-    if (run.cdevent && made.length > 0) report.outputLines(Outputs.Cdevent, none ? [] : lines)
-    // What shipped is worth reading even when recording failed.
-    summarizeShipped(report, shipped, run.links)
-    if (!recorded && settings.heartbeatId !== undefined) {
-      skipHeartbeat(report, 'recording failed, so it was not attempted')
-    }
+  // Loaded only for the services input: glob matching is not every run's cost at start-up.
+  const recorded =
+    settings.services === undefined
+      ? await recordOne(context, basis)
+      : await (await import('./services.ts')).recordServices(context, basis)
+  // One CDEvent per change recorded (NDJSON), or none when a change has none, said with why.
+  const events = recorded.changes.map(({ request, id }) =>
+    cdEvent(request, id, basis, settings.change.artifact)
+  )
+  const none = events.find(event => 'none' in event)
+  if (run.cdevent && none) report.info(`No CDEvent: ${none.none}.`)
+  const cdevents = events.map(event => JSON.stringify('event' in event && event.event))
+  const outputs = {
+    ...recorded.outputs,
+    ...(run.cdevent && events.length > 0 && { [Outputs.Cdevent]: none ? [] : cdevents }),
+    // What shipped is set once the change is recorded.
+    ...(recorded.error === undefined && shippedOutputs(shipped))
   }
-  // After the change: an output file that cannot be written must not keep it from being recorded.
-  outputShipped(report, shipped)
-  if (settings.heartbeatId !== undefined) await sendHeartbeat(context)
+  const result: CommandResult = {
+    ...recorded,
+    title: { ...recorded.title, opening: opening?.title },
+    // What shipped is worth reading even when recording failed.
+    sections: [lead, ...recorded.sections, ...shippedSections(shipped, run.links)],
+    outputs
+  }
+  if (settings.heartbeatId === undefined) return result
+  const heartbeat =
+    recorded.error === undefined
+      ? await sendHeartbeat(context)
+      : skipHeartbeat(context, 'recording failed, so it was not attempted')
+  return withHeartbeat(result, heartbeat)
 }
 
 /** One change: the service input's, or the repository's. */
 async function recordOne(
-  { settings, run, report }: CommandContext,
-  basis: ChangeBasis,
-  send: ChangeService['createChange']
-): Promise<void> {
+  { settings, run, report, client }: CommandContext,
+  basis: ChangeBasis
+): Promise<Recorded> {
   const change = buildChangeRequest(settings.change, basis, settings)
   const links = { run: run.runLink, compare: compareLink(basis.shipped, change.version) }
-  const changeId = await send(change).catch((error: unknown) => {
+  try {
+    const id = await client.createChange(change)
+    report.notice(answer(`Recorded change ${id}: ${change.description}`))
+    return {
+      title: { done: { subject: 'Change', outcome: 'recorded' } },
+      sections: [{ table: 'Change', rows: changeRows(change, id, links) }],
+      outputs: { [Outputs.ChangeId]: id },
+      changes: [{ request: change, id }]
+    }
+  } catch (error) {
     // What would have been recorded, for whoever records it by hand.
-    report.summary.notDone('Change not recorded', error)
-    report.summary.table('Change not recorded', changeRows(change, undefined, links))
-    throw error
-  })
-  report.summary.setTitle('Change', 'recorded')
-  report.summary.table('Change', changeRows(change, changeId, links))
-  report.notice(answer(`Recorded change ${changeId}: ${change.description}`))
-  report.output(Outputs.ChangeId, changeId)
+    return {
+      title: { notDone: { what: 'Change not recorded', error } },
+      sections: [{ table: 'Change not recorded', rows: changeRows(change, undefined, links) }],
+      outputs: {},
+      changes: [],
+      error
+    }
+  }
 }
 
 /**
  * How the deploy ended, first in the summary: the title opens with it ("Deploy failed after
  * 9 s"); the rows of the lead table give the outcome, the start and the duration.
  */
-function openWithDeploy(report: Report, deploy: DeployRecord): SummaryRow[] {
+function deployOpening(deploy: DeployRecord): { title: string; rows: SummaryRow[] } {
   const seconds = durationSeconds(deploy)
   const duration = seconds === undefined ? undefined : formatDuration(seconds)
-  report.summary.openTitleWith(
-    `Deploy ${OUTCOME_WORDS[deploy.outcome]}${duration === undefined ? '' : ` after ${duration}`}`
-  )
-  return [
-    ['Outcome', deploy.outcome],
-    ['Started at', deploy.startedAt && new Date(deploy.startedAt).toISOString()],
-    ['Duration', duration]
-  ]
+  return {
+    title: `Deploy ${OUTCOME_WORDS[deploy.outcome]}${duration === undefined ? '' : ` after ${duration}`}`,
+    rows: [
+      ['Outcome', deploy.outcome],
+      ['Started at', deploy.startedAt && new Date(deploy.startedAt).toISOString()],
+      ['Duration', duration]
+    ]
+  }
 }
 
 /** The compare view, linked by its two ends ("9f8e7d6…a1b2c3d"), not by its long URL. */
@@ -159,40 +175,58 @@ function changeRows(
   ]
 }
 
+/** A change's result with its heartbeat's after it: the first thing not done keeps the title. */
+function withHeartbeat(change: CommandResult, heartbeat: CommandResult): CommandResult {
+  return {
+    title: { ...change.title, notDone: change.title.notDone ?? heartbeat.title.notDone },
+    sections: [...change.sections, ...heartbeat.sections],
+    outputs: { ...change.outputs, ...heartbeat.outputs },
+    error: change.error ?? heartbeat.error
+  }
+}
+
 /** A heartbeat not sent, and why, in the log and the summary. */
-function skipHeartbeat(report: Report, why: string): void {
+function skipHeartbeat({ report }: CommandContext, why: string): CommandResult {
   const text = `Heartbeat not sent: ${why}.`
   report.info(text)
-  report.summary.note(text)
+  return { title: {}, sections: [{ note: text }], outputs: {} }
 }
 
 /**
  * `heartbeat`: one signal to the monitor named by heartbeat-id. At a job's end a heartbeat says
  * that the job succeeded, so none is sent for any other outcome.
  */
-export async function sendHeartbeat(context: CommandContext): Promise<void> {
+export async function sendHeartbeat(context: CommandContext): Promise<CommandResult> {
   const { settings, client, report, deploy } = context
   const alone = settings.command === 'heartbeat'
-  if (alone && deploy !== undefined) report.summary.lead('Deploy', openWithDeploy(report, deploy))
+  const opening = alone && deploy !== undefined ? deployOpening(deploy) : undefined
+  const lead: Section[] = opening ? [{ lead: 'Deploy', rows: opening.rows }] : []
   if (deploy !== undefined && deploy.outcome !== 'success') {
-    if (alone) report.summary.setTitle('Heartbeat not sent')
-    skipHeartbeat(report, `the deploy ended with ${deploy.outcome}`)
-    return
+    const skipped = skipHeartbeat(context, `the deploy ended with ${deploy.outcome}`)
+    const done = alone ? { subject: 'Heartbeat not sent' } : undefined
+    const title = { opening: opening?.title, done }
+    return { ...skipped, title, sections: [...lead, ...skipped.sections] }
   }
   const monitorId = settings.heartbeatId ?? ''
-  const signalId = await client.sendHeartbeat(monitorId).catch((error: unknown) => {
-    report.summary.notDone('Heartbeat not sent', error)
-    throw error
-  })
-  report.info(answer(`Heartbeat ${monitorId} received as signal ${signalId}.`))
-  if (alone) report.summary.setTitle('Heartbeat', 'received')
-  report.summary.table(
-    'Heartbeat',
-    [
+  try {
+    const signalId = await client.sendHeartbeat(monitorId)
+    report.info(answer(`Heartbeat ${monitorId} received as signal ${signalId}.`))
+    const rows: SummaryRow[] = [
       ['Monitor', monitorId],
       ['Signal id', answer(signalId)]
-    ],
-    'sent'
-  )
-  report.output(Outputs.HeartbeatSignalId, signalId)
+    ]
+    const done = alone ? ({ subject: 'Heartbeat', outcome: 'received' } as const) : undefined
+    return {
+      title: { opening: opening?.title, done },
+      sections: [...lead, { table: 'Heartbeat', rows, outcome: 'sent' }],
+      outputs: { [Outputs.HeartbeatSignalId]: signalId }
+    }
+  } catch (error) {
+    return {
+      title: { opening: opening?.title, notDone: { what: 'Heartbeat not sent', error } },
+      sections: lead,
+      outputs: {},
+      error
+    }
+  }
 }

@@ -1,13 +1,14 @@
 import type { RunDefaults } from '../change.ts'
 import type { DeployRecord } from '../deploy.ts'
-import type { Report } from '../report.ts'
+import type { CommandResult, Report } from '../report.ts'
 import type { ChangeService } from '../service/client.ts'
 import type { Settings } from '../settings.ts'
-import type { Shipped } from '../shipped/types.ts'
+import type { LookupSource } from '../shipped/source.ts'
 
 /**
  * What every command gets, whichever door it came through: the validated settings, the run as
- * plain data, the service and the report.
+ * plain data, the service and the report (for progress lines: a command's outputs and summary are
+ * its result).
  */
 export interface CommandContext {
   settings: Settings
@@ -21,14 +22,8 @@ export interface CommandContext {
   deploy?: DeployRecord
   /** Aborted when the run is cancelled: the lookup stops, and the change is sent with what it knows. */
   signal?: AbortSignal
-  /** What shipped, as the door can look it up (GitHub's API, the checkout); none when it cannot. */
-  lookUp?: ShippedLookup
+  /** Where what shipped is read (GitHub's API, the checkout), as the door knows it; none when it cannot be. */
+  lookup?: LookupSource
 }
 
-/** Looks up what a change's version (in its environment) ships; a failure is a warning, never thrown. */
-export type ShippedLookup = (
-  subject: { version: string; environment?: string },
-  signal?: AbortSignal
-) => Promise<{ shipped?: Shipped; warning?: string }>
-
-export type CommandHandler = (context: CommandContext) => Promise<void>
+export type CommandHandler = (context: CommandContext) => Promise<CommandResult>

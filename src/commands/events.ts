@@ -2,15 +2,21 @@ import { isAbsolute, resolve } from 'node:path'
 import { ENDPOINT_CALLS, MAX_EVENT_IDS_PER_REQUEST } from '../service/client.ts'
 import { InputError, ServiceError, errorMessage } from '../errors.ts'
 import { EventsError, type EventSource } from '../events/source.ts'
-import { describePartialFailure, streamEvents } from '../events/stream.ts'
+import { describePartialFailure, streamEvents, type StreamResult } from '../events/stream.ts'
 import { validateEvents } from '../events/validate.ts'
-import { answer, failureReason } from '../summary.ts'
+import { answer, failureReason, type SummaryRow } from '../summary.ts'
 import { Inputs, Outputs } from '../settings.ts'
 import { plural } from '../text.ts'
+import type { CommandResult } from '../report.ts'
 import type { CommandContext } from './command.ts'
 
 /** `events`: validate every event, then stream them to POST /v2/stream in batches. */
-export async function sendEvents({ settings, run, client, report }: CommandContext): Promise<void> {
+export async function sendEvents({
+  settings,
+  run,
+  client,
+  report
+}: CommandContext): Promise<CommandResult> {
   const path = settings.eventsFile ?? ''
   const source: EventSource =
     settings.events !== undefined
@@ -28,46 +34,57 @@ export async function sendEvents({ settings, run, client, report }: CommandConte
     sent += batch.ids.length
     return client.sendEvents(batch.body, batch.ids.length)
   })
-  // Accepted ids are reported even when a later batch failed: nothing accepted is lost.
-  report.outputLines(Outputs.EventIds, result.accepted.jsonLines())
   const { total } = validated
   const accepted = result.accepted.count
   const failure = result.failure && inputErrorOf(source, result.failure.error)
   // A failed batch's events were sent and not accepted; those after it were never sent.
-  report.summary.table(
-    'Events',
+  const rows: SummaryRow[] = [
+    ['Events', total],
+    ['Sent', answer(`${plural(sent, 'event')} in ${plural(requests, 'request')}`)],
+    ['Accepted', answer(accepted)],
     [
-      ['Events', total],
-      ['Sent', answer(`${plural(sent, 'event')} in ${plural(requests, 'request')}`)],
-      ['Accepted', answer(accepted)],
-      [
-        'Not accepted',
-        answer(sent > accepted ? `${sent - accepted} (${failureReason(failure)})` : undefined)
-      ],
-      ['Not sent', total > sent ? total - sent : undefined]
+      'Not accepted',
+      answer(sent > accepted ? `${sent - accepted} (${failureReason(failure)})` : undefined)
     ],
-    'sent'
-  )
-  if (result.failure === undefined) report.summary.setTitle(plural(total, 'event'), 'sent')
-  else {
-    if (accepted > 0) report.summary.setTitle(`${plural(accepted, 'event')} accepted`)
-    report.summary.notDone(`${plural(total - accepted, 'event')} not accepted`, failure)
-    // The partial failure keeps its cause's kind, so an outage stays an outage for the policy.
-    if (failure instanceof InputError) {
-      const { saying } = failure
-      throw new InputError(failure.input, named => describePartialFailure(result, saying(named)))
-    }
-    const details =
-      failure instanceof ServiceError
-        ? failure
-        : { kind: 'protocol' as const, call: ENDPOINT_CALLS.sendEvents }
-    throw new ServiceError(describePartialFailure(result, errorMessage(failure)), details)
+    ['Not sent', total > sent ? total - sent : undefined]
+  ]
+  const reported = {
+    sections: [{ table: 'Events', rows, outcome: 'sent' } as const],
+    // Accepted ids are output even when a later batch failed: nothing accepted is lost.
+    outputs: { [Outputs.EventIds]: result.accepted.jsonLines() }
   }
-  report.info(answer(`Sent ${plural(accepted, 'event')} in ${plural(requests, 'request')}.`))
+  if (result.failure === undefined) {
+    report.info(answer(`Sent ${plural(accepted, 'event')} in ${plural(requests, 'request')}.`))
+    return { ...reported, title: { done: { subject: plural(total, 'event'), outcome: 'sent' } } }
+  }
+  const done = accepted > 0 ? { subject: `${plural(accepted, 'event')} accepted` } : undefined
+  const what = `${plural(total - accepted, 'event')} not accepted`
+  return {
+    ...reported,
+    title: { done, notDone: { what, error: failure } },
+    error: partialFailure(result, failure)
+  }
+}
+
+/** The partial failure, with its cause's kind: an outage stays an outage for the policy. */
+function partialFailure(result: StreamResult, failure: unknown): Error {
+  if (failure instanceof InputError) {
+    const { saying } = failure
+    return new InputError(failure.input, named => describePartialFailure(result, saying(named)))
+  }
+  const details =
+    failure instanceof ServiceError
+      ? failure
+      : { kind: 'protocol' as const, call: ENDPOINT_CALLS.sendEvents }
+  return new ServiceError(describePartialFailure(result, errorMessage(failure)), details)
 }
 
 /** `event-results`: read results for the ids, at most MAX_EVENT_IDS_PER_REQUEST per request. */
-export async function getEventResults({ settings, client, report }: CommandContext): Promise<void> {
+export async function getEventResults({
+  settings,
+  client,
+  report
+}: CommandContext): Promise<CommandResult> {
   const ids = settings.eventIds ?? []
   const responses: unknown[] = []
   for (let start = 0; start < ids.length; start += MAX_EVENT_IDS_PER_REQUEST) {
@@ -76,19 +93,19 @@ export async function getEventResults({ settings, client, report }: CommandConte
     )
   }
   const results = combineResults(responses)
-  report.output(Outputs.EventResults, JSON.stringify(results))
   report.info(
     answer(`Read ${plural(results.length, 'result')} for ${plural(ids.length, 'event id')}.`)
   )
-  report.summary.table(
-    'Event results',
-    [
-      ['Event ids', ids.length],
-      ['Requests', responses.length],
-      ['Results', answer(results.length)]
-    ],
-    'read'
-  )
+  const rows: SummaryRow[] = [
+    ['Event ids', ids.length],
+    ['Requests', responses.length],
+    ['Results', answer(results.length)]
+  ]
+  return {
+    title: {},
+    sections: [{ table: 'Event results', rows, outcome: 'read' }],
+    outputs: { [Outputs.EventResults]: JSON.stringify(results) }
+  }
 }
 
 /**

@@ -7,28 +7,26 @@ import { buildChangeRequest, type ChangeBasis } from '../change.ts'
 import { errorMessage, failureKind, ServiceError } from '../errors.ts'
 import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
 import { answer } from '../summary.ts'
-import { ENDPOINT_CALLS, type ChangeService } from '../service/client.ts'
+import { ENDPOINT_CALLS } from '../service/client.ts'
 import { Outputs } from '../settings.ts'
+import type { Section } from '../summary.ts'
 import { plural } from '../text.ts'
 import { runWithin } from '../time-bound.ts'
+import type { Recorded } from './change.ts'
 import type { CommandContext } from './command.ts'
 import { changedFiles } from './shipped.ts'
 import { findTriage, logTriage, serviceShipped } from './triage.ts'
 
-/** Records the touched services' changes; throws when any of them could not be recorded. */
+/** Records the touched services' changes; the error names every one not recorded. */
 export async function recordServices(
   context: CommandContext,
-  basis: ChangeBasis,
-  send: ChangeService['createChange']
-): Promise<void> {
-  const { settings, report } = context
+  basis: ChangeBasis
+): Promise<Recorded> {
+  const { settings, report, client } = context
   const specs = settings.services ?? []
   const selection = selectServices(specs, changedFiles(settings.includeCommits, basis.shipped))
   const { allRecordedBecause } = selection
-  if (allRecordedBecause) {
-    report.notice(allRecordedBecause)
-    report.summary.note(allRecordedBecause)
-  }
+  if (allRecordedBecause) report.notice(allRecordedBecause)
   for (const { name, reason, matchedPaths } of selection.decisions) {
     report.info(`${name}: ${reason}${matchedPaths.length ? ` (${matchedPaths.join(', ')})` : ''}`)
   }
@@ -57,38 +55,37 @@ export async function recordServices(
   })
   const skipped = selection.decisions.filter(decision => !decision.recorded).map(d => d.name)
 
-  const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, send)
+  const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, change => client.createChange(change))
   const ids = new Map<string, string>()
+  const accepted: Recorded['changes'] = []
   const failures: Array<{ name: string; error: unknown }> = []
   results.forEach((result, index) => {
     const name = recorded[index].name
-    if (result.ok) ids.set(name, result.value)
-    else failures.push({ name, error: result.error })
+    if (result.ok) {
+      ids.set(name, result.value)
+      accepted.push({ request: changes[index], id: result.value })
+    } else failures.push({ name, error: result.error })
   })
   for (const [name, id] of ids) report.notice(answer(`Recorded change ${id} for ${name}.`))
-  report.summary.setTitle(
-    plural(ids.size, 'change'),
-    'recorded',
-    skipped.length ? `, ${skipped.length} skipped` : ''
-  )
-  report.summary.list(
-    'Services',
-    ['Service', 'Change id', 'Why'],
-    selection.decisions.map(({ name, recorded, reason }) => {
-      const id = ids.get(name)
-      return [name, id !== undefined ? answer(id) : recorded ? 'not recorded' : 'skipped', reason]
-    }),
-    'recorded'
-  )
-  // Output before any failure is reported: nothing recorded is lost.
-  report.output(Outputs.ChangeIds, JSON.stringify(Object.fromEntries(ids)))
-  if (ids.size === 1) report.output(Outputs.ChangeId, [...ids.values()][0])
-  report.output(Outputs.SkippedServices, JSON.stringify(skipped))
-  if (failures.length > 0) {
-    const error = notRecorded(failures, ids.size)
-    report.summary.notDone(`${plural(failures.length, 'change')} not recorded`, error)
-    throw error
+  const rows = selection.decisions.map(({ name, recorded, reason }) => {
+    const id = ids.get(name)
+    return [name, id !== undefined ? answer(id) : recorded ? 'not recorded' : 'skipped', reason]
+  })
+  const sections: Section[] = [
+    ...(allRecordedBecause ? [{ note: allRecordedBecause }] : []),
+    { list: 'Services', headers: ['Service', 'Change id', 'Why'], rows, outcome: 'recorded' }
+  ]
+  // Every change recorded is output, even when another one failed.
+  const outputs = {
+    [Outputs.ChangeIds]: JSON.stringify(Object.fromEntries(ids)),
+    ...(ids.size === 1 && { [Outputs.ChangeId]: [...ids.values()][0] }),
+    [Outputs.SkippedServices]: JSON.stringify(skipped)
   }
+  const done = { subject: plural(ids.size, 'change'), outcome: 'recorded' as const }
+  const rest = skipped.length ? `, ${skipped.length} skipped` : ''
+  const error = failures.length > 0 ? notRecorded(failures, ids.size) : undefined
+  const notDone = error && { what: `${plural(failures.length, 'change')} not recorded`, error }
+  return { title: { done: { ...done, rest }, notDone }, sections, outputs, changes: accepted, error }
 }
 
 /**

@@ -7,10 +7,13 @@ import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
 import { MAX_COMPARE_FILES } from '../shipped/compare.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
+import { lookUpShipped } from '../shipped/source.ts'
 import { emptyShipped, type Shipped } from '../shipped/types.ts'
 import type { ChangedFiles } from '../affected-services.ts'
 import { Outputs } from '../settings.ts'
+import type { Section } from '../summary.ts'
 import { plural } from '../text.ts'
+import type { Outputs as OutputValues } from '../report.ts'
 import type { CommandContext } from './command.ts'
 
 /** The summary lists at most this many commits; the metadata carries its own capped list. */
@@ -18,11 +21,11 @@ const MAX_SUMMARY_COMMITS = 50
 
 /** What the change ships (unless include-commits is false); any failure is one warning. */
 export async function findShipped(
-  { settings, report, signal, lookUp }: CommandContext,
+  { settings, report, signal, lookup }: CommandContext,
   { version, environment }: { version?: string; environment?: string }
 ): Promise<Shipped | undefined> {
-  if (!settings.includeCommits || !lookUp || !version) return undefined
-  const { shipped, warning } = await lookUp({ version, environment }, signal)
+  if (!settings.includeCommits || !lookup || !version) return undefined
+  const { shipped, warning } = await lookUpShipped(lookup, { version, environment }, signal)
   if (warning) report.warning(warning)
   // A lookup that read nothing still tells the change that its commits are not known.
   return shipped ?? (warning === undefined ? undefined : emptyShipped())
@@ -47,12 +50,14 @@ export function changedFiles(includeCommits: boolean, shipped: Shipped | undefin
   }
 }
 
-/** The outputs about what shipped, set whether or not the lookup found anything. */
-export function outputShipped(report: Report, shipped: Shipped | undefined): void {
-  report.output(Outputs.PreviousVersion, shipped?.previousSha ?? '')
-  report.output(Outputs.CommitCount, shipped?.commitCount?.toString() ?? '')
-  report.output(Outputs.CompareUrl, shipped?.compareUrl ?? '')
-  report.output(Outputs.Rollback, String(shipped?.rollback ?? false))
+/** The outputs about what shipped, whether or not the lookup found anything. */
+export function shippedOutputs(shipped: Shipped | undefined): OutputValues {
+  return {
+    [Outputs.PreviousVersion]: shipped?.previousSha ?? '',
+    [Outputs.CommitCount]: shipped?.commitCount?.toString() ?? '',
+    [Outputs.CompareUrl]: shipped?.compareUrl ?? '',
+    [Outputs.Rollback]: String(shipped?.rollback ?? false)
+  }
 }
 
 /** What the lookup found, in one line of the log. */
@@ -77,36 +82,36 @@ export function logShipped(report: Report, shipped: Shipped | undefined): void {
 }
 
 /** The commits with their pull requests, as a table; each short SHA links to its commit page. */
-export function summarizeShipped(
-  report: Report,
+export function shippedSections(
   shipped: Shipped | undefined,
   links: RunDefaults['links']
-): void {
-  if (shipped === undefined || shipped.commits.length === 0) return
+): Section[] {
+  if (shipped === undefined || shipped.commits.length === 0) return []
   const byNumber = new Map(shipped.pullRequests.map(pr => [pr.number, pr]))
   const commits = shipped.commits.slice(-MAX_SUMMARY_COMMITS)
+  // Each commit's whole message: a GitLab merge commit names its request on its last line.
+  const messages = shipped.messages.slice(-MAX_SUMMARY_COMMITS)
   const count = shipped.commitCount ?? shipped.commits.length
   const of = shipped.pullRequestsComplete ? 'of' : 'read of'
   const title =
     count > commits.length
       ? `Commits (the newest ${commits.length} ${of} ${count})`
       : `Commits (${commits.length})`
-  report.summary.list(
-    title,
-    ['Commit', 'Message', 'Author', 'Pull request'],
-    commits.map(commit => {
-      const found = pullRequestInMessage(commit.message)
-      const pr = found ? byNumber.get(found.number) : undefined
-      const page = /^[0-9a-f]{40,64}$/i.test(commit.sha) && links
-      return [
-        {
-          text: shortSha(commit.sha),
-          url: page ? `${links.serverUrl}/${links.repository}/commit/${commit.sha}` : undefined
-        },
-        commit.message,
-        commit.author,
-        pr && { text: `#${pr.number}${pr.title ? ` ${pr.title}` : ''}`, url: pr.url }
-      ]
-    })
-  )
+  const { kind, web } = shipped.forge ?? {}
+  const [heading, mark] = kind === 'gitlab' ? ['Merge request', '!'] : ['Pull request', '#']
+  const rows = commits.map((commit, index) => {
+    const found = pullRequestInMessage(messages[index] ?? commit.message, kind, web)
+    const pr = found ? byNumber.get(found.number) : undefined
+    const page = /^[0-9a-f]{40,64}$/i.test(commit.sha) && links
+    return [
+      {
+        text: shortSha(commit.sha),
+        url: page ? `${links.serverUrl}/${links.repository}/commit/${commit.sha}` : undefined
+      },
+      commit.message,
+      commit.author,
+      pr && { text: `${mark}${pr.number}${pr.title ? ` ${pr.title}` : ''}`, url: pr.url }
+    ]
+  })
+  return [{ list: title, headers: ['Commit', 'Message', 'Author', heading], rows }]
 }

@@ -3,6 +3,7 @@
  * that each answer is the documented one. HTTPS, retries, timeouts and error wording belong to
  * the transport underneath. A dry run exchanges the same requests for placeholders (DryRunClient).
  */
+import { randomUUID } from 'node:crypto'
 import { ServiceError } from '../errors.ts'
 import { isJsonObject, parseJsonSafely } from '../json.ts'
 import { endSentence, hasUnsafeCharacter, plural } from '../text.ts'
@@ -15,7 +16,7 @@ export const MAX_REQUEST_BYTES = 1_000_000
 export const MAX_EVENT_IDS_PER_REQUEST = 1000
 /** The longest id taken from the service (the interface names none): ids are printed, passed on. */
 export const MAX_ID_CHARS = 1024
-/** The id a dry run answers for a change, a heartbeat's signal and each event. */
+/** The id a dry run answers for a heartbeat's signal and each event; a change gets a new UUID. */
 export const DRY_RUN_ID = 'dry-run'
 
 /** The body of POST /v2/change, as the service interface defines it. */
@@ -80,7 +81,8 @@ export abstract class ServiceEndpoints {
 
   async createChange(change: ChangeRequest): Promise<string> {
     const request = post('v2/change', JSON.stringify(change), 'application/json')
-    return this.exchange('createChange', request, readId, DRY_RUN_ID)
+    // A dry run's change has an id of its own, as its CDEvent needs one.
+    return this.exchange('createChange', request, readId, randomUUID())
   }
 
   async getChange(changeId: string): Promise<ChangeRecord> {

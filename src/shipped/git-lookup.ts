@@ -15,13 +15,14 @@ import { pullRequestsIn } from './pull-requests.ts'
 import { compareUrl, emptyShipped, LOOKUP_BUDGET_MS, type Forge, type Shipped } from './types.ts'
 import type { LookupOptions, PreviousDeploySource } from './types.ts'
 import { failureIn, LookupError, lookupWarning } from './warning.ts'
-import { gitIn, type Answer, type Git, type Keep } from './git.ts'
+import { gitEnvironment, gitIn, type Answer, type Git, type Keep } from './git.ts'
+import { repositoryPage } from './remote.ts'
 
 /** What the door knows of the run, as plain data; all but cwd, env, version and advice optional. */
 export type GitLookupOptions = Pick<LookupOptions, 'previousVersion' | 'budgetMs' | 'signal'> & {
   /** A folder in the checkout. The names below are trimmed, and empty ones absent. */
   cwd: string
-  /** The variables git runs with (gitEnvironment gives the door's), and LC_ALL=C. */
+  /** The door's variables: git runs with them, but for any GIT_* and the locale (gitEnvironment). */
   env: Env
   /** What is deployed: a SHA, a tag or a ref; a name git does not know, but a SHA, reads HEAD. */
   version: string
@@ -33,8 +34,10 @@ export type GitLookupOptions = Pick<LookupOptions, 'previousVersion' | 'budgetMs
   previousPush?: string
   /** The run's own server (GITHUB_SERVER_URL, CI_SERVER_URL): a remote on its host is linked. */
   server?: { kind: 'github' | 'gitlab'; url: string }
-  /** The door's words: its previous-version setting, how its CI clones the whole history. */
-  advice: { previousVersion: string; fullHistory: string }
+  /** The CI, as env-ci names it ('github', 'gitlab', …): what a shallow clone's warning advises. */
+  ci?: string
+  /** The door's words: how its previous-version setting is named. */
+  advice: { previousVersion: string }
 }
 
 /** Commits read from the range: as many as the GitHub lookup reads (ten compare pages). */
@@ -61,9 +64,6 @@ const TOUCHED = ['log', '--no-show-signature', '-z', '--format=%x01%H', '--name-
   '--diff-merges=first-parent', `--max-count=${MAX_COMMITS_READ}`]
 const DIFF = ['diff-tree', '-r', '-z', '--name-status', '--no-commit-id']
 const DESCRIBE = ['describe', '--tags', '--abbrev=0']
-// prettier-ignore
-export const KNOWN_HOSTS = new Map<string, Forge['kind']>(Object.entries({ 'github.com': 'github',
-  'gitlab.com': 'gitlab', 'bitbucket.org': 'bitbucket', 'gitea.com': 'gitea' }))
 
 const CANCELLED = 'the run was cancelled while git read the history'
 const LOG_CUT = `git log printed more than ${MAX_LOG_BYTES / 1024 / 1024} MiB: the oldest commits were not read`
@@ -84,7 +84,7 @@ const FULL_HISTORY: Record<string, string> = {
 }
 
 /** How the CI (env-ci's id) clones the whole history. */
-export const fullHistoryAdvice = (provider = ''): string =>
+const fullHistoryAdvice = (provider = ''): string =>
   FULL_HISTORY[provider] ?? 'clone the whole history (no --depth)'
 
 export async function lookUpInCheckout(
@@ -97,7 +97,8 @@ export async function lookUpInCheckout(
   const either = AbortSignal.any([AbortSignal.timeout(budgetMs), ...(cancelled ? [cancelled] : [])])
   either.addEventListener('abort', stop, { once: true })
   if (either.aborted) stop()
-  const found = await readHistory(gitIn(options.cwd, options.env, budget.signal), options)
+  const git = gitIn(options.cwd, gitEnvironment(options.env), budget.signal)
+  const found = await readHistory(git, options)
   const warning = found.failure && lookupWarning([found.failure], found.count !== undefined)
   // Without the version's commit nothing was read: the change is recorded without what shipped.
   if (!found.head) return { warning }
@@ -216,8 +217,8 @@ async function findPrevious(
   return {}
 }
 
-const shallowGap = ({ advice }: GitLookupOptions, lacking: string): LookupError =>
-  new LookupError(`the checkout is a shallow clone without ${lacking}: ${advice.fullHistory}`)
+const shallowGap = ({ ci }: GitLookupOptions, lacking: string): LookupError =>
+  new LookupError(`the checkout is a shallow clone without ${lacking}: ${fullHistoryAdvice(ci)}`)
 
 /** The full SHA of the commit a name resolves to, if git knows one. */
 async function commitOf(git: Git, name: string): Promise<string | undefined> {
@@ -325,47 +326,4 @@ function shippedOf(found: Found & { head: string }, forge: Forge | undefined): S
     ...(touched && { touched }),
     ...(forge && { forge })
   }
-}
-
-/** A remote's page and forge, no credentials: on a known forge, the run's server, or as https. */
-export function repositoryPage(
-  remote: string | undefined,
-  server?: { url?: string; kind?: Forge['kind'] }
-): { url: string; provider?: Forge['kind'] } | undefined {
-  const repository = remoteRepository(remote)
-  if (!repository) return undefined
-  const own = URL.parse(server?.url ?? '')
-  const ours = own?.hostname.toLowerCase() === repository.host
-  const given = URL.parse(remote ?? '')
-  const known = KNOWN_HOSTS.get(repository.host)
-  const https = given?.protocol === 'https:' ? given.origin : undefined
-  const origin = known ? `https://${repository.host}` : ours ? own!.origin : https
-  const path = repository.path.split('/').map(encodeURIComponent).join('/')
-  const provider = known ?? (ours ? server?.kind : undefined)
-  return origin === undefined ? undefined : { url: `${origin}/${path}`, provider }
-}
-
-/** A remote's host (lowercase, without a port) and its repository's path, never its credentials. */
-export function remoteRepository(remote?: string): { host: string; path: string } | undefined {
-  const url = remote?.trim() ?? ''
-  if (dotted(url)) return undefined
-  // scp-like: a colon before any slash, after more than a drive letter (C:\repo is a folder).
-  const colon = url.indexOf(':')
-  const slash = url.indexOf('/')
-  const scp = !url.includes('://') && colon > 1 && (slash === -1 || colon < slash)
-  const parsed = URL.parse(scp ? `ssh://${url.slice(0, colon)}/${url.slice(colon + 1)}` : url)
-  const path = parsed?.hostname && attempt(() => cleanPath(decodeURIComponent(parsed.pathname)))
-  return parsed && path ? { host: parsed.hostname.toLowerCase(), path } : undefined
-}
-
-/** A repository's path without its empty segments (leading or doubled slashes) or ".git". */
-export function cleanPath(path: string | undefined): string | undefined {
-  const joined = (path ?? '').split('/').filter(Boolean).join('/')
-  return dotted(joined) ? undefined : joined.replace(/\.git$/, '') || undefined
-}
-
-/** A path (or remote) with a "." or ".." segment, decoded: it would name another repository. */
-export function dotted(path: string): boolean {
-  const decoded = attempt(() => decodeURIComponent(path)) ?? path
-  return decoded.split(/[/:]/).some(segment => segment === '.' || segment === '..')
 }

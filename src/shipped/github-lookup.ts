@@ -14,7 +14,7 @@ import type { Shipped } from './types.ts'
 import { failureIn, LookupError, lookupWarning, noTokenWarning } from './warning.ts'
 
 /** What the stages found: each part is a value one of them returned. */
-interface Found extends Awaited<ReturnType<typeof findPreviousDeploy>> {
+interface GitHubFound extends Awaited<ReturnType<typeof findPreviousDeploy>> {
   range?: Range
   titles?: Map<number, string>
   apiCalls: number
@@ -22,7 +22,7 @@ interface Found extends Awaited<ReturnType<typeof findPreviousDeploy>> {
 
 const REPOSITORY = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/
 
-export async function lookUpShipped(
+export async function lookUpWithGitHub(
   options: LookupOptions
 ): Promise<{ shipped: Shipped; warning?: string }> {
   const version = options.version.trim()
@@ -34,7 +34,7 @@ export async function lookUpShipped(
     }
   }
   const forge = { kind: 'github', web: `${options.serverUrl}/${options.repository}` } as const
-  const shippedOf = ({ previous, range, titles, runStartedAt, apiCalls }: Found): Shipped => ({
+  const shippedOf = ({ previous, range, titles, runStartedAt, apiCalls }: GitHubFound): Shipped => ({
     ...emptyShipped(),
     ...(previous && {
       source: previous.source,
@@ -64,7 +64,7 @@ export async function lookUpShipped(
   return warning ? { shipped, warning } : { shipped }
 }
 
-async function lookUpWithApi(query: LookupQuery): Promise<Found> {
+async function lookUpWithApi(query: LookupQuery): Promise<GitHubFound> {
   const github = await openGitHub(query).catch(failureIn)
   if (github instanceof LookupError) return { apiCalls: 0, failures: [github] }
   const search = await findPreviousDeploy(github, query)

@@ -23,14 +23,14 @@ const CALLS_KEPT_FOR_COMPARE = 1
 /** A succeeded deployment's states: GitHub marks it inactive once a newer one succeeds. */
 const SUCCEEDED_STATES = new Set(['success', 'inactive'])
 
-type Found = { previous?: PreviousDeploy; runStartedAt?: string }
+type PreviousFound = { previous?: PreviousDeploy; runStartedAt?: string }
 /** A deployment or release event's payload, as far as it is read (untrusted shape). */
 type Event = { deployment?: Record<string, unknown>; release?: Record<string, unknown> } | null
 
 export async function findPreviousDeploy(
   github: GitHub,
   query: LookupQuery
-): Promise<Found & { failures: LookupError[] }> {
+): Promise<PreviousFound & { failures: LookupError[] }> {
   const input = previousVersionInput(query.previousVersion)
   if (input) return { previous: input, failures: [] }
   const rules = [
@@ -66,7 +66,7 @@ function notBefore(time: unknown, reference: unknown): boolean {
   return Date.parse(String(time)) >= Date.parse(String(reference))
 }
 
-async function fromDeployments(github: GitHub, query: LookupQuery): Promise<Found> {
+async function fromDeployments(github: GitHub, query: LookupQuery): Promise<PreviousFound> {
   if (!mayCall(github, 2)) return {}
   const { repos } = github.octokit.rest
   const { environment, repo } = query
@@ -93,7 +93,7 @@ async function fromDeployments(github: GitHub, query: LookupQuery): Promise<Foun
   return {}
 }
 
-async function fromReleases(github: GitHub, query: LookupQuery): Promise<Found> {
+async function fromReleases(github: GitHub, query: LookupQuery): Promise<PreviousFound> {
   if (!mayCall(github, 1)) return {}
   const { repos } = github.octokit.rest
   const { data } = await repos.listReleases({ ...query.repo, per_page: MAX_RELEASES_LISTED })
@@ -109,7 +109,7 @@ async function fromReleases(github: GitHub, query: LookupQuery): Promise<Found> 
   return previous ? { previous: { ref: previous.tag_name, source: 'release' } } : {}
 }
 
-async function fromWorkflowRuns(github: GitHub, query: LookupQuery): Promise<Found> {
+async function fromWorkflowRuns(github: GitHub, query: LookupQuery): Promise<PreviousFound> {
   const runId = query.runId?.trim() ?? ''
   if (!/^\d{1,15}$/.test(runId) || !mayCall(github, 2)) return {}
   const { actions } = github.octokit.rest

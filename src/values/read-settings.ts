@@ -61,6 +61,7 @@ export function readReportingSettings(given: GetInput): ReportingSettings {
     }
   }
   return {
+    command: read(Inputs.Command, (name, raw) => parseOneOf(name, COMMANDS, raw)),
     failOnError: read(Inputs.FailOnError, (name, raw) => parseWord(name, FAIL_ON_ERROR_MODES, raw)),
     jobSummary: read(Inputs.JobSummary, parseBoolean),
     recordAt: read(Inputs.RecordAt, (name, raw) => parseOneOf(name, RECORD_AT_MODES, raw)),
@@ -97,7 +98,6 @@ export function readSettings(
   const settings: Settings = {
     apiKey,
     baseUrl: parseBaseUrl(getInput(Inputs.BaseUrl)),
-    command: parseOneOf(Inputs.Command, COMMANDS, getInput(Inputs.Command)),
     change: {
       description: text(Inputs.Description, true),
       environment: text(Inputs.Environment),
