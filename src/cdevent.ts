@@ -29,12 +29,12 @@ export function cdEvent(
   if (outcome === 'failure' || outcome === 'cancelled')
     return { none: `the deploy ${outcome === 'failure' ? 'failed' : 'was cancelled'}` }
   if (!change.environment) return { none: 'the change has no environment' }
-  const repository = run.otel?.['vcs.repository.url.full']
+  const repository = run.pipeline?.repositoryUrl
   const rolledBack = shipped?.rollback || triage?.remediation?.type === 'rollback'
   const context = {
     specversion: CDEVENTS_SPEC_VERSION,
     id: changeId,
-    source: run.otel?.['cicd.pipeline.run.url.full'] ?? repository ?? ACTION_NAME,
+    source: run.pipeline?.runUrl ?? repository ?? ACTION_NAME,
     type: `dev.cdevents.service.${rolledBack ? 'rolledback' : 'deployed'}.0.3.0`,
     timestamp: new Date(deploy?.finishedAt ?? recordedAt ?? Date.now()).toISOString()
   }

@@ -11,10 +11,10 @@ import {
   type EventOutcome
 } from './deploy.ts'
 import { describeChange, type DescriptionParts } from './describe.ts'
-import { isJsonObject } from './json.ts'
+import { isJsonObject } from './helpers/json.ts'
 import { leadTime } from './lead-time.ts'
 import type { ChangeRequest } from './service/client.ts'
-import { isFullSha } from './shipped/compare.ts'
+import { otelOf, type Pipeline } from './otel.ts'
 import type { ChangeFields, Settings } from './settings.ts'
 import { shippedMetadata } from './shipped/metadata.ts'
 import type { Shipped } from './shipped/types.ts'
@@ -52,8 +52,8 @@ export interface RunDefaults {
   runLink?: { text: string; url: string }
   /** Where a relative events file is read from. */
   workspace: string
-  /** What the door knows of the run in OpenTelemetry's names (vcs.*, cicd.*), none empty. */
-  otel?: Record<string, string>
+  /** Where the run comes from: the repository, the pipeline and its task, each known part. */
+  pipeline?: Pipeline
   /** Whether a CDEvent is made of each change recorded: a later step or a file can read it. */
   cdevent?: boolean
 }
@@ -233,48 +233,18 @@ export function withoutUndefined<T extends object>(record: T): T {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T
 }
 
-export const OTEL_SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0'
-/** The `otel` object, serialized; past it, the longest values are left out first. */
-export const MAX_OTEL_BYTES = 4096
-
-// prettier-ignore
-const RESULTS: Partial<Record<string, [status: string, result: string]>> = {
-  success: ['succeeded', 'success'], failure: ['failed', 'failure'], cancelled: ['failed', 'cancellation']
-}
-
 /**
- * custom_metadata's `otel`, OpenTelemetry's names (semantic conventions 1.44.0, none empty or
- * guessed), unless turned off, and `artifact`: each when there is something.
+ * custom_metadata's `otel`, OpenTelemetry's names for what is known (see otel.ts), unless turned
+ * off, and `artifact`: each when there is something.
  */
 function standardMetadata(
-  { service, version, environment, artifact }: ChangeFields,
-  { run, deploy, shipped }: ChangeBasis,
+  subject: ChangeFields,
+  basis: ChangeBasis,
   otel: boolean
 ): Record<string, unknown> {
-  const [status, result] = RESULTS[deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'] ?? []
-  const { image, purl, reference, digest } = artifact ?? {}
-  const attributes: Record<string, unknown> = {
-    'deployment.environment.name': environment,
-    'service.name': service,
-    'service.version': version,
-    'deployment.status': status,
-    'cicd.pipeline.result': result,
-    ...run.otel,
-    'vcs.ref.head.revision': [version, run.version].find(isFullSha),
-    'vcs.ref.base.revision': shipped?.previousSha,
-    'cicd.pipeline.task.type': run.otel?.['cicd.pipeline.task.name'] && 'deploy',
-    'artifact.purl': purl,
-    'container.image.name': image?.name,
-    'container.image.tags': image?.tag && [image.tag],
-    'container.image.repo_digests': image && digest && [`${image.name}@${digest}`]
-  }
-  for (const [key, value] of Object.entries(attributes)) if (!value) delete attributes[key]
-  const object = { schema_url: OTEL_SCHEMA_URL, attributes }
-  const size = (key: string) => JSON.stringify(attributes[key]).length
-  while (Buffer.byteLength(JSON.stringify(object)) > MAX_OTEL_BYTES)
-    delete attributes[Object.keys(attributes).sort((a, b) => size(b) - size(a))[0]]
+  const { purl, reference, digest } = subject.artifact ?? {}
   return {
-    ...(otel && { otel: object }),
-    ...(artifact && { artifact: { purl, reference, digest } })
+    ...(otel && { otel: otelOf(subject, basis) }),
+    ...(subject.artifact && { artifact: { purl, reference, digest } })
   }
 }

@@ -11,7 +11,7 @@
 import { ACTION_NAME } from './package.ts'
 import { durationSeconds, formatDuration, OUTCOME_WORDS, type DeployRecord } from './deploy.ts'
 import type { Shipped } from './shipped/types.ts'
-import { collapseWhitespace, plural, truncateText } from './text.ts'
+import { collapseWhitespace, plural, truncateText } from './helpers/text.ts'
 
 /** Long enough for the head, the count and a few pull requests; short enough to read at a glance. */
 export const MAX_DESCRIPTION_CHARS = 200

@@ -18,9 +18,9 @@ import { githubRunner, type Runner } from './action/runner.ts'
 import { InputError } from './errors.ts'
 import { ACTION_NAME } from './package.ts'
 import { exitStatus, SIGNAL_EXIT_CODES, type Ruling } from './policy.ts'
-import type { DoorWords, Outcome } from './report.ts'
+import type { DoorWords, StepOutcome } from './report.ts'
 import { Inputs, type Env, type Settings } from './settings.ts'
-import type { LookupSource } from './shipped/source.ts'
+import type { LookupSource } from './shipped/lookup-source.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
   CANCEL_GRACE_MS,
@@ -83,7 +83,7 @@ export async function run(runner: Runner = githubRunner, env: Env = process.env)
   const open = await openDoor(runner)
   const jobEnd = open.reporting.recordAt === 'job-end'
   const stopping = stopOnSignals()
-  let outcome: Outcome = { error: open.error }
+  let outcome: StepOutcome = { error: open.error }
   let environment: string | undefined
   if (open.settings) {
     const { context, warning } = readRunContext(env)
@@ -125,7 +125,7 @@ export async function runPost(
   const { settings, report } = open
   const stopping = stopOnSignals()
   // At the job's end an invalid input leaves the deploy unrecorded: say so, with the cause.
-  let outcome: Outcome = { error: unrecorded(open.error) }
+  let outcome: StepOutcome = { error: unrecorded(open.error) }
   if (settings) {
     const { context, warning } = readRunContext(env)
     if (warning) report.warning(warning)

@@ -29,7 +29,7 @@ export type Trouble = 'input' | 'mistake' | 'outage' | 'cancel' | 'unreported'
 export type Verdict = 'failsNow' | 'failsAfterDeploy' | 'recordsAfterDeploy' | 'warns'
 
 /** The doors whose process ends with an exit status. */
-export type Door = 'action' | 'cli'
+export type DoorName = 'action' | 'cli'
 
 /** The status a failing run exits with; a cancel exits with 128 plus the signal's number. */
 type Exit = number | 'signal'
@@ -53,14 +53,14 @@ const TABLE: readonly Row[] = [
 ]
 
 const MODES: readonly FailOnError[] = ['auto', 'true', 'false']
-const DOORS: readonly Door[] = ['action', 'cli']
+const DOORS: readonly DoorName[] = ['action', 'cli']
 
 /** What the table says of one error: the verdict, and each door's exit status by it. */
 export interface Ruling {
   trouble: Trouble
   verdict: Verdict
   /** The exit status by door: the table's when the run fails or is cancelled, else 0. */
-  exit: Record<Door, number>
+  exit: Record<DoorName, number>
 }
 
 /** The trouble an error is: who must act on it, or a cancel, or a failure to report. */
@@ -77,7 +77,7 @@ export function rule(error: unknown, moment: Moment, mode: FailOnError): Ruling 
   const row = TABLE.find(([at, named]) => named === trouble && (at === moment || at === 'any'))!
   const verdict = row[2 + MODES.indexOf(mode)] as Verdict
   const fails = verdict === 'failsNow' || verdict === 'failsAfterDeploy'
-  const exitOf = (door: Door): number => {
+  const exitOf = (door: DoorName): number => {
     const exit = row[5 + DOORS.indexOf(door)] as Exit
     if (exit === 'signal') return SIGNAL_EXIT_CODES[(error as CancelledError).signal]
     return fails ? exit : 0
@@ -89,7 +89,7 @@ export function rule(error: unknown, moment: Moment, mode: FailOnError): Ruling 
  * A door's exit status from the rulings of its run, in order: a cancel's, else a deploy's own
  * status when it is not 0, else the first failing ruling's, else 0.
  */
-export function exitStatus(door: Door, rulings: readonly Ruling[], deployExit = 0): number {
+export function exitStatus(door: DoorName, rulings: readonly Ruling[], deployExit = 0): number {
   const cancel = rulings.find(ruling => ruling.trouble === 'cancel')
   if (cancel) return cancel.exit[door]
   if (deployExit !== 0) return deployExit

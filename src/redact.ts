@@ -1,4 +1,4 @@
-import { truncateText } from './text.ts'
+import { truncateText } from './helpers/text.ts'
 
 export const REDACTED = '***'
 

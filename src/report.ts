@@ -18,9 +18,9 @@ import { REDACTED, type Redactor } from './redact.ts'
 import type { CallHints } from './service/client.ts'
 import type { FailureAdvice } from './service/failures.ts'
 import { API_KEY_HEADER, type ServiceRequest } from './service/request.ts'
-import { Outputs as OutputNames, type FailOnError, type OutputName } from './settings.ts'
+import { Outputs, type FailOnError, type OutputName } from './settings.ts'
 import { shownOf, Summary, type Answer, type Ending, type Section, type Title } from './summary.ts'
-import { endSentence, inert, truncateText } from './text.ts'
+import { endSentence, inert, truncateText } from './helpers/text.ts'
 
 /** A dry run prints at most this much of a request body. */
 const DRY_RUN_BODY_CHARS = 4000
@@ -32,11 +32,11 @@ export const MAX_MESSAGE_CHARS = 4000
 
 /** The outputs a dry run sets: what the lookup found, and the CDEvent (its id a new one). */
 const DRY_RUN_OUTPUTS: ReadonlySet<OutputName> = new Set([
-  OutputNames.PreviousVersion,
-  OutputNames.CommitCount,
-  OutputNames.CompareUrl,
-  OutputNames.Rollback,
-  OutputNames.Cdevent
+  Outputs.PreviousVersion,
+  Outputs.CommitCount,
+  Outputs.CompareUrl,
+  Outputs.Rollback,
+  Outputs.Cdevent
 ])
 
 /**
@@ -94,7 +94,7 @@ export function safeLine(
 export type Line = string | Answer<string>
 
 /** The outputs a command sets: a value, or lines written one by one (100,000 event ids). */
-export type Outputs = Partial<Record<OutputName, string | Iterable<string>>>
+export type OutputValues = Partial<Record<OutputName, string | Iterable<string>>>
 
 /**
  * What a command did: the summary's title and sections, and the outputs, all door-neutral; and
@@ -103,12 +103,12 @@ export type Outputs = Partial<Record<OutputName, string | Iterable<string>>>
 export interface CommandResult {
   title: Title
   sections: Section[]
-  outputs: Outputs
+  outputs: OutputValues
   error?: unknown
 }
 
 /** How a run ends: what its command did (none when it did not run), and its error, if any. */
-export interface Outcome {
+export interface StepOutcome {
   result?: CommandResult
   error?: unknown
 }
@@ -177,7 +177,7 @@ export class Report {
    * ruling. Resolves with the rulings, in that order (none without an error).
    */
   async finish(
-    { result, error }: Outcome,
+    { result, error }: StepOutcome,
     { moment, policy, jobSummary }: { moment: Moment; policy: FailOnError; jobSummary: boolean }
   ): Promise<Ruling[]> {
     if (this.dryRun && error === undefined) this.info('Dry run: nothing was sent.')
@@ -207,7 +207,7 @@ export class Report {
   }
 
   /** Writes each output (a dry run's, only the lookup's); resolves with those that failed. */
-  private writeOutputs(outputs: Outputs): UnreportedError[] {
+  private writeOutputs(outputs: OutputValues): UnreportedError[] {
     const failures: UnreportedError[] = []
     for (const [name, value] of Object.entries(outputs) as [OutputName, string | Iterable<string>][]) {
       if (this.dryRun && !DRY_RUN_OUTPUTS.has(name)) continue
@@ -245,7 +245,7 @@ export class Report {
     const said = this.messageOf(error)
     const message = this.safe(said)
     // Where outputs cannot be written this one cannot either: the line still says it.
-    attempt(() => this.renderer.setOutput(OutputNames.Error, message))
+    attempt(() => this.renderer.setOutput(Outputs.Error, message))
     const after = this.afterWords(ruling, moment, policy)
     // Our own ending is kept whole: a cut falls in the message before it.
     const line = after ? safeLine(this.redactor, endSentence(said), { ending: ` ${after}` }) : message

@@ -2,7 +2,7 @@
  * What a run is asked to do, whichever door asked: the settings' and outputs' names, the commands
  * and modes, and the typed `Settings` that values/read-settings.ts makes of a door's strings.
  */
-import type { ServiceSpec } from './affected-services.ts'
+import type { ServiceSpec } from './services/selection.ts'
 import type { EventOutcome } from './deploy.ts'
 import type { InputError } from './errors.ts'
 import type { TriageSettings } from './triage/triage.ts'

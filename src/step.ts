@@ -12,16 +12,16 @@ import type { DeployRecord } from './deploy.ts'
 import { ACTION_NAME, ACTION_VERSION } from './package.ts'
 import { CancelledError, type Moment, type Ruling } from './policy.ts'
 import { Redactor } from './redact.ts'
-import { Report, type DoorWords, type Outcome, type Renderer } from './report.ts'
+import { Report, type DoorWords, type Renderer, type StepOutcome } from './report.ts'
 import { ServiceClient } from './service/client.ts'
 import { DryRunClient } from './service/dry-run-client.ts'
 import { OUTAGE_BUDGET_MS } from './service/retry.ts'
 import type { ServiceRequest } from './service/request.ts'
 import { Transport } from './service/transport.ts'
 import { Inputs, type Command, type ReportingSettings, type Settings } from './settings.ts'
-import type { LookupSource } from './shipped/source.ts'
+import type { LookupSource } from './shipped/lookup-source.ts'
 import { readReportingSettings, readSecrets, readSettings } from './values/read-settings.ts'
-import { checkServiceGlobs } from './values/services.ts'
+import { checkServiceGlobs } from './services/definition.ts'
 
 export const COMMAND_HANDLERS: Record<Command, CommandHandler> = {
   change: recordChange,
@@ -124,7 +124,7 @@ export interface StepPlan extends Stopping {
  * Before a deploy: that the command can say what shipped (a change's version and service), and
  * that the service accepts the key. Nothing is recorded.
  */
-export async function checkKey(open: OpenRun, plan: StepPlan): Promise<Outcome> {
+export async function checkKey(open: OpenRun, plan: StepPlan): Promise<StepOutcome> {
   return withService(open, plan, false, async ({ settings, run, client }) => {
     if (settings.command === 'change') requireSubject(settings, run)
     await client.hello()
@@ -136,7 +136,7 @@ export async function checkKey(open: OpenRun, plan: StepPlan): Promise<Outcome> 
 export async function runCommand(
   open: OpenRun,
   plan: StepPlan & { lookup?: LookupSource; deploy?: DeployRecord }
-): Promise<Outcome> {
+): Promise<StepOutcome> {
   const recordsChange = open.settings?.command === 'change'
   return withService(open, plan, recordsChange, context =>
     COMMAND_HANDLERS[context.settings.command](context)
@@ -153,8 +153,8 @@ async function withService(
   { settings, report, redactor, words, error }: OpenRun,
   plan: StepPlan & { lookup?: LookupSource; deploy?: DeployRecord },
   recordsChange: boolean,
-  act: (context: CommandContext) => Promise<Outcome['result']>
-): Promise<Outcome> {
+  act: (context: CommandContext) => Promise<StepOutcome['result']>
+): Promise<StepOutcome> {
   if (!settings || error !== undefined) return { error }
   const budget = serviceBudget(settings.timeoutSeconds, plan.budgetCap)
   const transport = settings.dryRun
@@ -222,7 +222,7 @@ export function momentOf(command: Command): Moment {
  */
 export async function finishRun(
   { report, reporting }: OpenRun,
-  outcome: Outcome,
+  outcome: StepOutcome,
   moment: Moment
 ): Promise<Ruling[]> {
   const { failOnError: policy, jobSummary } = reporting

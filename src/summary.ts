@@ -6,7 +6,7 @@
 import { failureKind, type FailureKind } from './errors.ts'
 import { ACTION_NAME } from './package.ts'
 import type { Redactor } from './redact.ts'
-import { collapseWhitespace, endSentence, escapeControls, truncateText } from './text.ts'
+import { collapseWhitespace, endSentence, escapeControls, truncateText } from './helpers/text.ts'
 
 /**
  * A table cell is cut to this in the job summary (the service still gets the whole value): a

@@ -12,7 +12,7 @@ import {
 } from '../../src/cli/ci-context.ts'
 import type { Env } from '../../src/settings.ts'
 import type { Git } from '../../src/shipped/git.ts'
-import { lookUpShipped } from '../../src/shipped/source.ts'
+import { lookUpShipped } from '../../src/shipped/lookup-source.ts'
 import { gitEnv, TestRepository } from '../support/git-repository.ts'
 
 const SHA = '3f786850e387550fdab836ed7e6dc881de23001b'

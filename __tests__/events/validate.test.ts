@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from '@jest/globals'
 import { Buffer } from 'node:buffer'
 import { tmpdir } from 'node:os'
 import { validateEvents } from '../../src/events/validate.ts'
-import { MAX_JSON_DEPTH } from '../../src/json.ts'
+import { MAX_JSON_DEPTH } from '../../src/helpers/json.ts'
 import { MAX_REQUEST_BYTES } from '../../src/service/client.ts'
 import {
   bodyText,

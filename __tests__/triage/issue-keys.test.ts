@@ -8,7 +8,7 @@ import {
   parseIssueKeyMode,
   scannedTexts
 } from '../../src/triage/issue-keys.ts'
-import { runWithin } from '../../src/time-bound.ts'
+import { runWithin } from '../../src/helpers/time-bound.ts'
 
 const SERVER = 'https://github.com'
 const REPO = 'acme/shop'

@@ -6,7 +6,7 @@ import {
   remediationOf,
   type RemediationInput
 } from '../../src/triage/remediation.ts'
-import { runWithin } from '../../src/time-bound.ts'
+import { runWithin } from '../../src/helpers/time-bound.ts'
 
 const SHA = '9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c'
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
-import { checkServiceGlobs, parseServices } from '../../src/values/services.ts'
+import { checkServiceGlobs, parseServices } from '../../src/services/definition.ts'
 import {
   selectServices,
   type ChangedFiles,
   type ChangedPath,
   type ServiceSpec
-} from '../../src/affected-services.ts'
+} from '../../src/services/selection.ts'
 import { BUILT_IN_RISK, MAX_RISK_PATHS, riskNames, riskOf } from '../../src/triage/risk.ts'
 
 /** The risk of the changed files, the categories matched as the services selection does. */

@@ -14,7 +14,7 @@ import {
   parseWholeNumber,
   parseWord
 } from '../../src/values/parsers.ts'
-import { hasUnsafeCharacter } from '../../src/text.ts'
+import { hasUnsafeCharacter } from '../../src/helpers/text.ts'
 import { inputError } from '../support/input-error.ts'
 import {
   COMMAND_NAMES,

@@ -16,11 +16,7 @@ export function contextDefaults(run: RunContext, cwd: string): RunDefaults {
   const outcome = eventOutcome(run.eventName, run.payload)
   const url = runUrl(run)
   const attempt = run.runAttempt && run.runAttempt !== '1' ? ` attempt ${run.runAttempt}` : ''
-  const ref = PULL_REQUEST_EVENTS.has(run.eventName)
-    ? { type: 'branch', name: stringAt(run.payload, 'pull_request', 'head', 'ref') }
-    : run.eventName === 'workflow_run'
-      ? { type: 'branch', name: stringAt(run.payload, 'workflow_run', 'head_branch') }
-      : pushedRef(run)
+  const ref = headRef(run)
   // Where issue keys and hotfixes are named: the pushed branch, or the pull request's head.
   const shipsBranch = run.eventName === 'push' || PULL_REQUEST_EVENTS.has(run.eventName)
   return withoutUndefined({
@@ -54,17 +50,16 @@ export function contextDefaults(run: RunContext, cwd: string): RunDefaults {
     // "Run 42", or "Run 42 attempt 2" after a re-run.
     runLink: url ? { text: `Run ${run.runNumber ?? run.runId}${attempt}`, url } : undefined,
     workspace: run.workspace ?? cwd,
-    // What the run knows in OpenTelemetry's names: GitHub names no job's own id or page.
-    otel: withoutUndefined({
-      'vcs.repository.url.full': run.repository && `${run.serverUrl}/${run.repository}`,
-      'vcs.provider.name': 'github',
-      'vcs.ref.head.name': ref?.name,
-      'vcs.ref.head.type': ref?.name && ref.type,
-      'cicd.pipeline.name': run.workflow,
-      'cicd.pipeline.run.id': run.runId,
-      'cicd.pipeline.run.url.full': url,
-      'cicd.pipeline.task.name': run.job
-    }) as Record<string, string>
+    // Where the run comes from: GitHub names no job's own id or page.
+    pipeline: withoutUndefined({
+      repositoryUrl: run.repository && `${run.serverUrl}/${run.repository}`,
+      provider: 'github',
+      ref: ref?.name ? { name: ref.name, type: ref.type } : undefined,
+      name: run.workflow,
+      runId: run.runId,
+      runUrl: url,
+      task: run.job
+    })
   })
 }
 
@@ -190,6 +185,15 @@ function sentence(
 ): string | undefined {
   const known = details.filter((detail): detail is string => Boolean(detail))
   return known.length > 0 ? [head, ...known].join(' ') : undefined
+}
+
+/** The branch or tag the run is for: a pull request's head, a workflow run's, or the pushed one. */
+function headRef(run: RunContext): { type: 'branch' | 'tag'; name?: string } | undefined {
+  if (PULL_REQUEST_EVENTS.has(run.eventName))
+    return { type: 'branch', name: stringAt(run.payload, 'pull_request', 'head', 'ref') }
+  if (run.eventName === 'workflow_run')
+    return { type: 'branch', name: stringAt(run.payload, 'workflow_run', 'head_branch') }
+  return pushedRef(run)
 }
 
 /** The branch or tag a push was to: from GITHUB_REF_NAME/GITHUB_REF_TYPE, else from the full ref. */

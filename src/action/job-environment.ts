@@ -5,9 +5,9 @@
  * Imports only text.ts and json.ts, so that the post step can check a saved environment before
  * loading more.
  */
-import { parseJsonSafely } from '../json.ts'
+import { parseJsonSafely } from '../helpers/json.ts'
 import type { Redactor } from '../redact.ts'
-import { hasUnsafeCharacter } from '../text.ts'
+import { hasUnsafeCharacter } from '../helpers/text.ts'
 import type { IdTokenEndpoint, Runner } from './runner.ts'
 
 /** The most the token request may delay a step; past it the change goes on without. In the README. */

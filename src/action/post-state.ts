@@ -4,7 +4,7 @@
  * check of an environment's name and a JSON parse, so that the post step decides before it loads
  * anything.
  */
-import { parseJsonSafely } from '../json.ts'
+import { parseJsonSafely } from '../helpers/json.ts'
 import type { Env } from '../settings.ts'
 import { environmentName } from './job-environment.ts'
 

@@ -1,6 +1,6 @@
 /** The run's context, read once by `main`: the runner's GITHUB_* variables and the event payload. */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
-import { parseJsonSafely } from '../json.ts'
+import { parseJsonSafely } from '../helpers/json.ts'
 import type { Env } from '../settings.ts'
 
 /** The run, as the runner describes it. Blank variables are undefined. */

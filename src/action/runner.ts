@@ -10,7 +10,7 @@ import { EOL } from 'node:os'
 import type { Duplex } from 'node:stream'
 import * as core from '@actions/core'
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
-import { parseJsonSafely } from '../json.ts'
+import { parseJsonSafely } from '../helpers/json.ts'
 import type { Renderer } from '../report.ts'
 
 /** Everything the action says to the runner goes through one of these; tests replace it. */

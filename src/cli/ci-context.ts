@@ -7,12 +7,13 @@ import { userInfo } from 'node:os'
 import { basename } from 'node:path'
 import envCi from 'env-ci'
 import { withoutUndefined, type RunDefaults } from '../change.ts'
+import type { Pipeline } from '../otel.ts'
 import { attempt } from '../errors.ts'
 import { withoutUserInfo } from '../redact.ts'
-import { hasUnsafeCharacter } from '../text.ts'
+import { hasUnsafeCharacter } from '../helpers/text.ts'
 import { gitEnvironment, gitIn, type Git } from '../shipped/git.ts'
 import * as checkout from '../shipped/remote.ts'
-import type { LookupSource } from '../shipped/source.ts'
+import type { LookupSource } from '../shipped/lookup-source.ts'
 import type { Env } from '../settings.ts'
 
 /**
@@ -85,7 +86,11 @@ export async function detectCiContext(
   {
     budgetMs = DETECTION_GIT_BUDGET_MS,
     signal,
-    git = gitIn(cwd, gitEnvironment(env), AbortSignal.any([AbortSignal.timeout(budgetMs), ...(signal ? [signal] : [])]))
+    git = gitIn(
+      cwd,
+      gitEnvironment(env),
+      AbortSignal.any([AbortSignal.timeout(budgetMs), ...(signal ? [signal] : [])])
+    )
   }: { budgetMs?: number; signal?: AbortSignal; git?: Git } = {}
 ): Promise<CiContext> {
   const context: CiContext = { sources: {} }
@@ -184,20 +189,25 @@ export function ciDefaults(ci: CiContext, cwd: string): RunDefaults {
     metadata: { key: 'ci', fields: ciMetadata(ci), shippedKey: 'git' },
     runLink: url ? { text: ci.buildNumber ? `Build ${ci.buildNumber}` : 'Build', url } : undefined,
     workspace: cwd,
-    // What the CI knows in OpenTelemetry's names; the repository's page holds no credentials.
-    otel: withoutUndefined({
-      'vcs.repository.url.full': page?.url,
-      'vcs.provider.name': page?.provider ?? kind,
-      'vcs.ref.head.name': ci.tag ?? branch,
-      'vcs.ref.head.type': ci.tag ? 'tag' : branch && 'branch',
-      'cicd.pipeline.name': ci.pipeline,
-      'cicd.pipeline.run.id': ci.runId,
-      'cicd.pipeline.run.url.full': ci.buildUrl,
-      'cicd.pipeline.task.name': ci.job,
-      'cicd.pipeline.task.run.id': ci.jobId,
-      'cicd.pipeline.task.run.url.full': ci.jobUrl
-    }) as Record<string, string>
+    // Where the run comes from; the repository's page holds no credentials.
+    pipeline: withoutUndefined({
+      repositoryUrl: page?.url,
+      provider: page?.provider ?? kind,
+      ref: refOf(ci.tag, branch),
+      name: ci.pipeline,
+      runId: ci.runId,
+      runUrl: ci.buildUrl,
+      task: ci.job,
+      taskId: ci.jobId,
+      taskUrl: ci.jobUrl
+    })
   }
+}
+
+/** The tag the run is for, else its branch. */
+function refOf(tag?: string, branch?: string): Pipeline['ref'] {
+  if (tag) return { name: tag, type: 'tag' }
+  return branch ? { name: branch, type: 'branch' } : undefined
 }
 
 /** The change's `custom_metadata.ci`: what is known of the CI's run, in snake_case. */

@@ -5,7 +5,7 @@
 import { constants } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { formatSeconds } from '../text.ts'
+import { formatSeconds } from '../helpers/text.ts'
 
 /** The most a key file may hold: a key is a few hundred bytes. */
 export const MAX_KEY_FILE_BYTES = 64 * 1024

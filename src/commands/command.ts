@@ -3,7 +3,7 @@ import type { DeployRecord } from '../deploy.ts'
 import type { CommandResult, Report } from '../report.ts'
 import type { ChangeService } from '../service/client.ts'
 import type { Settings } from '../settings.ts'
-import type { LookupSource } from '../shipped/source.ts'
+import type { LookupSource } from '../shipped/lookup-source.ts'
 
 /**
  * What every command gets, whichever door it came through: the validated settings, the run as

@@ -6,7 +6,7 @@ import { describePartialFailure, streamEvents, type StreamResult } from '../even
 import { validateEvents } from '../events/validate.ts'
 import { answer, failureReason, type SummaryRow } from '../summary.ts'
 import { Inputs, Outputs } from '../settings.ts'
-import { plural } from '../text.ts'
+import { plural } from '../helpers/text.ts'
 import type { CommandResult } from '../report.ts'
 import type { CommandContext } from './command.ts'
 

@@ -2,16 +2,16 @@
  * `change` with the services input: one change per service the deploy touched, a few in flight
  * at once. Every change that was recorded is output, even when another one failed.
  */
-import { matcherOf, SERVICE_SELECTION_BUDGET_MS, selectServices } from '../affected-services.ts'
+import { matcherOf, SERVICE_SELECTION_BUDGET_MS, selectServices } from '../services/selection.ts'
 import { buildChangeRequest, type ChangeBasis } from '../change.ts'
 import { errorMessage, failureKind, ServiceError } from '../errors.ts'
-import { runAll, MAX_CHANGES_IN_FLIGHT } from '../send-all.ts'
+import { runAll, MAX_CHANGES_IN_FLIGHT } from '../helpers/send-all.ts'
 import { answer } from '../summary.ts'
 import { ENDPOINT_CALLS } from '../service/client.ts'
 import { Outputs } from '../settings.ts'
 import type { Section } from '../summary.ts'
-import { plural } from '../text.ts'
-import { runWithin } from '../time-bound.ts'
+import { plural } from '../helpers/text.ts'
+import { runWithin } from '../helpers/time-bound.ts'
 import type { Recorded } from './change.ts'
 import type { CommandContext } from './command.ts'
 import { changedFiles } from './shipped.ts'

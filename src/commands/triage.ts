@@ -3,11 +3,11 @@
  * and what the deploy remediates, from what the lookup already read (no GitHub API call).
  */
 import type { RunDefaults } from '../change.ts'
-import { selectServices, touches } from '../affected-services.ts'
+import { selectServices, touches } from '../services/selection.ts'
 import { pullRequestInMessage } from '../shipped/pull-requests.ts'
 import type { Shipped } from '../shipped/types.ts'
 import { BUILT_IN_RISK, riskNames, riskOf, type Risk } from '../triage/risk.ts'
-import { plural } from '../text.ts'
+import { plural } from '../helpers/text.ts'
 import type { Remediation } from '../triage/remediation.ts'
 import { triage, type Triage } from '../triage/triage.ts'
 import { shortSha } from '../describe.ts'

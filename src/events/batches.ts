@@ -5,7 +5,7 @@
  */
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
-import { isJsonObject, parseJsonSafely } from '../json.ts'
+import { isJsonObject, parseJsonSafely } from '../helpers/json.ts'
 import { MAX_EVENTS_PER_REQUEST, MAX_REQUEST_BYTES } from '../service/client.ts'
 import { EventsError, LineTooLong, fileVersionOf, readDocument, readLines } from './source.ts'
 import type { EventSource, NumberedLine } from './source.ts'

@@ -6,7 +6,7 @@
 import { Buffer, isUtf8 } from 'node:buffer'
 import { open, stat } from 'node:fs/promises'
 import { errorMessage } from '../errors.ts'
-import { MAX_JSON_DEPTH, isJsonObject, jsonDepthExceededAt, rawJson } from '../json.ts'
+import { MAX_JSON_DEPTH, isJsonObject, jsonDepthExceededAt, rawJson } from '../helpers/json.ts'
 import { MAX_REQUEST_BYTES } from '../service/client.ts'
 
 /** Where the events come from: inline text, or a file's path. */

@@ -2,8 +2,8 @@
  * Sending a validated source's batches, a few at a time, and saying which events were accepted
  * when one fails.
  */
-import { inParallel } from '../send-all.ts'
-import { plural } from '../text.ts'
+import { inParallel } from '../helpers/send-all.ts'
+import { plural } from '../helpers/text.ts'
 import { AcceptedIds } from './accepted-ids.ts'
 import { eventBatches, type EventBatch } from './batches.ts'
 import type { ValidatedEvents } from './validate.ts'

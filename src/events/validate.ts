@@ -10,9 +10,9 @@
 import { Buffer, isUtf8 } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import { errorMessage } from '../errors.ts'
-import { MAX_JSON_DEPTH, isJsonObject, jsonDepthExceededAt } from '../json.ts'
+import { MAX_JSON_DEPTH, isJsonObject, jsonDepthExceededAt } from '../helpers/json.ts'
 import { MAX_REQUEST_BYTES } from '../service/client.ts'
-import { plural } from '../text.ts'
+import { plural } from '../helpers/text.ts'
 import {
   ACCEPTED_FORMS,
   EventsError,

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import { ServiceError } from '../errors.ts'
-import { isJsonObject, parseJsonSafely } from '../json.ts'
-import { endSentence, hasUnsafeCharacter, plural } from '../text.ts'
+import { isJsonObject, parseJsonSafely } from '../helpers/json.ts'
+import { endSentence, hasUnsafeCharacter, plural } from '../helpers/text.ts'
 import type { ServiceRequest } from './request.ts'
 import type { Transport } from './transport.ts'
 

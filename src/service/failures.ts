@@ -5,9 +5,9 @@
  */
 import { STATUS_CODES } from 'node:http'
 import { errorMessage, ServiceError } from '../errors.ts'
-import { isJsonObject, parseJsonSafely } from '../json.ts'
+import { isJsonObject, parseJsonSafely } from '../helpers/json.ts'
 import type { Redactor } from '../redact.ts'
-import { collapseWhitespace, formatSeconds, truncateText, withoutFinalStop } from '../text.ts'
+import { collapseWhitespace, formatSeconds, truncateText, withoutFinalStop } from '../helpers/text.ts'
 import { callName, hostPort, type ServiceRequest, type ServiceResponse } from './request.ts'
 
 /** How one attempt ended (any HTTP answer is a 'status'), or why a request was not sent. */

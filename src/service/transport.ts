@@ -11,7 +11,7 @@ import * as tls from 'node:tls'
 import type { Duplex } from 'node:stream'
 import type { ServiceError } from '../errors.ts'
 import type { Redactor } from '../redact.ts'
-import { formatSeconds } from '../text.ts'
+import { formatSeconds } from '../helpers/text.ts'
 import {
   failureError,
   failureSummary,
@@ -29,7 +29,7 @@ import {
   type ServiceRequest,
   type ServiceResponse
 } from './request.ts'
-import { stoppableLookup } from './lookup.ts'
+import { stoppableLookup } from './resolver.ts'
 import { RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.ts'
 
 /** A larger answer is an error: the service never needs to send more. */

@@ -3,7 +3,7 @@
  * Pages after the first are asked for by number (never by a Link URL), newest first while calls
  * are left; one that fails costs only its commits and those before it.
  */
-import { collapseWhitespace } from '../text.ts'
+import { collapseWhitespace } from '../helpers/text.ts'
 import type { GitHub } from './github-client.ts'
 import type { LookupQuery, PreviousDeploy, Shipped, ShippedCommit } from './types.ts'
 import { failureIn, LookupError } from './warning.ts'

@@ -6,16 +6,16 @@
  */
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import type { ChangedPath } from '../affected-services.ts'
+import type { ChangedPath } from '../services/selection.ts'
 import { attempt } from '../errors.ts'
 import type { Env } from '../settings.ts'
-import { formatSeconds, truncateText } from '../text.ts'
+import { formatSeconds, truncateText } from '../helpers/text.ts'
 import { COMPARE_PAGE_SIZE, isFullSha, MAX_COMMIT_TEXT_READ_CHARS, readCommits } from './compare.ts'
 import { pullRequestsIn } from './pull-requests.ts'
 import { compareUrl, emptyShipped, LOOKUP_BUDGET_MS, type Forge, type Shipped } from './types.ts'
 import type { LookupOptions, PreviousDeploySource } from './types.ts'
 import { failureIn, LookupError, lookupWarning } from './warning.ts'
-import { gitEnvironment, gitIn, type Answer, type Git, type Keep } from './git.ts'
+import { gitEnvironment, gitIn, type GitAnswer, type Git, type Keep } from './git.ts'
 import { repositoryPage } from './remote.ts'
 
 /** What the door knows of the run, as plain data; all but cwd, env, version and advice optional. */
@@ -168,7 +168,7 @@ async function readHistory(git: Git, options: GitLookupOptions): Promise<Found> 
     if (!since) return found
     const diff = (renames: string) => [...DIFF, renames, base || since, head]
     // Rename detection reads the files' contents, which a blobless clone lacks: then no renames.
-    let paths: Answer | undefined = await git(diff('-M'), MAX_PATHS_BYTES)
+    let paths: GitAnswer | undefined = await git(diff('-M'), MAX_PATHS_BYTES)
     if (paths.said !== undefined) paths = await read(diff('--no-renames'), MAX_PATHS_BYTES)
     found.files = changedPaths(paths)
     found.touched = touchedPaths(await read([...TOUCHED, ...range], MAX_PATHS_BYTES))
@@ -263,7 +263,7 @@ function fieldStarts(maxBytes: number): { keep: Keep; cut: Set<number> } {
 }
 
 /** Commits as `git log -z` prints LOG, oldest first; one cut at the bound is left out. */
-function logItems(answer: Answer | undefined, cut: Set<number>): LogItem[] {
+function logItems(answer: GitAnswer | undefined, cut: Set<number>): LogItem[] {
   const fields = (answer?.out ?? '').split('\0')
   const items: LogItem[] = []
   for (let at = 0; at + 4 < fields.length; at += 4) {
@@ -277,7 +277,7 @@ function logItems(answer: Answer | undefined, cut: Set<number>): LogItem[] {
 }
 
 /** Each commit's paths as TOUCHED prints them; none when cut, since the last commit's may be partial. */
-function touchedPaths(answer: Answer | undefined): Record<string, string[]> | undefined {
+function touchedPaths(answer: GitAnswer | undefined): Record<string, string[]> | undefined {
   if (!answer || answer.cut) return undefined
   const touched: Record<string, string[]> = {}
   let paths: string[] = []
@@ -292,7 +292,7 @@ function touchedPaths(answer: Answer | undefined): Record<string, string[]> | un
  * Paths as `git diff-tree -z --name-status -M` prints them: a status, then the path, or for a
  * rename the old path and the new; every one within the bound, exactly as git gives them.
  */
-function changedPaths(answer: Answer | undefined): Found['files'] {
+function changedPaths(answer: GitAnswer | undefined): Found['files'] {
   if (!answer) return undefined
   const fields = answer.out.split('\0')
   const paths: ChangedPath[] = []

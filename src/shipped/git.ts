@@ -21,8 +21,8 @@ const SAFE_OPTIONS = ['--no-pager', '--no-optional-locks', '-c', 'core.quotepath
  */
 const NO_FETCH = { GIT_NO_LAZY_FETCH: '1', GIT_ALLOW_PROTOCOL: '', GIT_TERMINAL_PROMPT: '0' }
 /** What git printed (cut at the bound), and on a non-zero exit what it said on stderr. */
-export type Answer = { out: string; cut: boolean; said?: string }
-export type Git = (args: string[], maxBytes?: number, keep?: Keep) => Promise<Answer>
+export type GitAnswer = { out: string; cut: boolean; said?: string }
+export type Git = (args: string[], maxBytes?: number, keep?: Keep) => Promise<GitAnswer>
 /** What to hold of each chunk git prints: the rest is never held. */
 export type Keep = (printed: Buffer) => Buffer
 /**

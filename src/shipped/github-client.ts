@@ -8,7 +8,7 @@
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import { hostPort } from '../service/request.ts'
 import { ACTION_NAME, ACTION_VERSION } from '../package.ts'
-import { formatSeconds } from '../text.ts'
+import { formatSeconds } from '../helpers/text.ts'
 import { LOOKUP_BUDGET_MS, type LookupOptions } from './types.ts'
 import { callFailure, LookupError } from './warning.ts'
 

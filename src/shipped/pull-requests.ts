@@ -5,7 +5,7 @@
  * merge request group/project!123", "See merge request !123" or the request's URL, and by a
  * squash's "Title (!123)". Titles come from those messages, else from GET /pulls/{number}.
  */
-import { collapseWhitespace } from '../text.ts'
+import { collapseWhitespace } from '../helpers/text.ts'
 import type { GitHub } from './github-client.ts'
 import { FORGE_PAGES, type Forge, type LookupQuery, type Shipped } from './types.ts'
 import { failureIn, LookupError } from './warning.ts'

@@ -1,5 +1,5 @@
 /** What the lookup is asked, and what a change ships as it found it. Plain data. */
-import type { ChangedPath } from '../affected-services.ts'
+import type { ChangedPath } from '../services/selection.ts'
 
 /** The whole lookup's time: the change is sent when it runs out, so a slow API never holds a deploy. */
 export const LOOKUP_BUDGET_MS = 10_000

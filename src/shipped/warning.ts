@@ -2,7 +2,7 @@
  * The lookup's failures in one place: a failed call as one sentence (the call, the answer, what to
  * do), and the one warning line of a lookup that fell short.
  */
-import { collapseWhitespace, plural, withoutFinalStop } from '../text.ts'
+import { collapseWhitespace, plural, withoutFinalStop } from '../helpers/text.ts'
 import type { LookupAdvice } from './types.ts'
 
 /** The permissions a workflow must grant GITHUB_TOKEN for every rule of the lookup. */

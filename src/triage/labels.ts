@@ -4,7 +4,7 @@
  * breaks a line, reorders text or shows nothing.
  */
 import type { DeployOutcome } from '../deploy.ts'
-import { truncateText, UNSEEN_CHARACTERS } from '../text.ts'
+import { truncateText, UNSEEN_CHARACTERS } from '../helpers/text.ts'
 import type { Remediation } from './remediation.ts'
 
 /** The action adds at most this many labels to the user's. */

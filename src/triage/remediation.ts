@@ -2,7 +2,7 @@
  * What a deploy remediates. One answer, by precedence: the fix the user names, then a rollback,
  * then a revert found in what shipped, then a hotfix by its branch, a title or a subject.
  */
-import { collapseWhitespace, truncateText } from '../text.ts'
+import { collapseWhitespace, truncateText } from '../helpers/text.ts'
 import { scannedMessages, scannedTexts } from './issue-keys.ts'
 
 /** A revert lists at most this many reverted commits, pull requests and subjects. */

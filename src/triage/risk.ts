@@ -2,7 +2,7 @@
  * Risk from the paths changed: each category is a service of the `services` grammar, matched by
  * the services selection itself (same glob rules, same time bound), which the caller runs.
  */
-import type { ChangedFiles, ServiceSelection, ServiceSpec } from '../affected-services.ts'
+import type { ChangedFiles, ServiceSelection, ServiceSpec } from '../services/selection.ts'
 
 /** A matched category lists at most this many paths. */
 export const MAX_RISK_PATHS = 5

@@ -2,7 +2,7 @@
  * Triage at a glance, from what the lookup already read: the issues shipped and closed, and what
  * the deploy remediates, beside the risk of the paths changed. Pure.
  */
-import type { ServiceSpec } from '../affected-services.ts'
+import type { ServiceSpec } from '../services/selection.ts'
 import { closedIssuesIn, issueKeysIn, scannedMessages, scannedTexts } from './issue-keys.ts'
 import type { IssueKeyMode } from './issue-keys.ts'
 import { remediationOf, unrevertedText } from './remediation.ts'

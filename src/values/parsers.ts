@@ -1,9 +1,9 @@
 /** One parser per kind of input. Offending values are quoted short and escaped, secrets never. */
 import { outcomeOf, type EventOutcome } from '../deploy.ts'
 import { InputError } from '../errors.ts'
-import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../json.ts'
+import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../helpers/json.ts'
 import { Redactor } from '../redact.ts'
-import { inert, UNSAFE_CHARACTERS, UNSEEN_CHARACTERS } from '../text.ts'
+import { inert, UNSAFE_CHARACTERS, UNSEEN_CHARACTERS } from '../helpers/text.ts'
 import { MAX_ISSUE_KEY_PREFIXES, parseIssueKeyMode } from '../triage/issue-keys.ts'
 import { Inputs, type Settings } from '../settings.ts'
 

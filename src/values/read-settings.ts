@@ -33,7 +33,7 @@ import {
   parseWholeNumber,
   parseWord
 } from './parsers.ts'
-import { parseServices } from './services.ts'
+import { parseServices } from '../services/definition.ts'
 
 /** The API key and the GitHub token as given, to mask before anything, even an invalid input. */
 export function readSecrets(getInput: GetInput): string[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { MAX_CHANGES_IN_FLIGHT, runAll } from '../src/send-all.ts'
+import { MAX_CHANGES_IN_FLIGHT, runAll } from '../../src/helpers/send-all.ts'
 
 /** A promise settled from outside, to decide the order in which tasks finish. */
 function deferred<T>() {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { escapeControls, inert, plural, truncateText, withoutFinalStop } from '../src/text.ts'
-import { anyCodePoint } from './support/hostile-text.ts'
+import { escapeControls, inert, plural, truncateText, withoutFinalStop } from '../../src/helpers/text.ts'
+import { anyCodePoint } from '../support/hostile-text.ts'
 
 describe('inert', () => {
   it('escapes line breaks, ESC and bidi controls visibly, keeping everything else', () => {

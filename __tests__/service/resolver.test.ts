@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import type { LookupOptions } from 'node:dns'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { stoppableLookup } from '../../src/service/lookup.ts'
+import { stoppableLookup } from '../../src/service/resolver.ts'
 
 const hosts = join(mkdtempSync(join(tmpdir(), 'cta-hosts-')), 'hosts')
 writeFileSync(

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { checkServiceGlobs, parseServices } from '../../src/values/services.ts'
+import { checkServiceGlobs, parseServices } from '../../src/services/definition.ts'
 import { InputError } from '../../src/errors.ts'
-import type { ServiceSpec } from '../../src/affected-services.ts'
+import type { ServiceSpec } from '../../src/services/selection.ts'
 import { Inputs } from '../../src/settings.ts'
-import { hasUnsafeCharacter } from '../../src/text.ts'
+import { hasUnsafeCharacter } from '../../src/helpers/text.ts'
 import { inputError } from '../support/input-error.ts'
 
 /** The error's message, checked to be one safe line that names the input and the line. */

@@ -1,9 +1,9 @@
 /** The `services` input: one service per line, `NAME` or `NAME: PATTERN PATTERN …`. */
-import type { ServiceSpec } from '../affected-services.ts'
+import type { ServiceSpec } from './selection.ts'
 import { InputError } from '../errors.ts'
-import { quote, QUOTED_VALUE_MAX_CHARS } from './parsers.ts'
+import { quote, QUOTED_VALUE_MAX_CHARS } from '../values/parsers.ts'
 import { Inputs, type InputName } from '../settings.ts'
-import { hasUnsafeCharacter, inert, truncateText } from '../text.ts'
+import { hasUnsafeCharacter, inert, truncateText } from '../helpers/text.ts'
 import { INCOMPLETE_RISK } from '../triage/risk.ts'
 
 /** A monorepo's deploy step rarely names more; the bound keeps one run's changes and summary sane. */
@@ -137,7 +137,7 @@ export async function checkServiceGlobs(
 ): Promise<void> {
   const [{ default: picomatch }, { GLOB_OPTIONS }] = await Promise.all([
     import('picomatch'),
-    import('../affected-services.ts')
+    import('./selection.ts')
   ])
   for (const { line, patterns } of specs) {
     for (const pattern of patterns) {

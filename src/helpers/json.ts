@@ -1,5 +1,5 @@
 /** JSON from outside, read safely: a bound on nesting, a parse that never throws, one guard. */
-import { attempt } from './errors.ts'
+import { attempt } from '../errors.ts'
 
 /**
  * How deep JSON from outside may nest. Deeper documents are refused before parsing: printing or

@@ -1,5 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals'
-import type { ChangedPath, ServiceSpec } from '../src/affected-services.ts'
+import type { ChangedPath, ServiceSpec } from '../../src/services/selection.ts'
 
 // Wraps picomatch to count compilations and matches; matching itself is the real library's.
 const realPicomatch = (await import('picomatch')).default
@@ -12,7 +12,7 @@ const compile = jest.fn((...args: Parameters<typeof realPicomatch>) => {
   }
 })
 jest.unstable_mockModule('picomatch', () => ({ default: compile }))
-const { MAX_MATCHED_PATHS, selectServices } = await import('../src/affected-services.ts')
+const { MAX_MATCHED_PATHS, selectServices } = await import('../../src/services/selection.ts')
 
 function spec(name: string, patterns: string[], line = 1): ServiceSpec {
   return { name, patterns, line }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { runWithin } from '../src/time-bound.ts'
+import { runWithin } from '../../src/helpers/time-bound.ts'
 
 /** Long enough for quick work on a busy machine; short enough to keep the suite fast. */
 const LIMIT_MS = 100

@@ -1,7 +1,7 @@
 /** Which services a deploy touched: path patterns against the files the caller says changed. */
 import picomatch from 'picomatch'
-import { formatSeconds, plural } from './text.ts'
-import { runWithin } from './time-bound.ts'
+import { formatSeconds, plural } from '../helpers/text.ts'
+import { runWithin } from '../helpers/time-bound.ts'
 
 /** A file changed since the previous deploy; a rename names both of its paths, and counts once. */
 export interface ChangedPath {
