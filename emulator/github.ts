@@ -451,7 +451,7 @@ export class FakeGitHub {
         prerelease: release.prerelease ?? false,
         created_at: created,
         published_at:
-          release.published_at !== undefined ? release.published_at : draft ? null : created,
+          release.published_at !== undefined ? release.published_at : publishedAt(draft, created),
         author: user('octocat')
       }
     })
@@ -473,8 +473,7 @@ export class FakeGitHub {
       run_attempt: 1,
       event: run.event ?? 'push',
       status,
-      conclusion:
-        run.conclusion !== undefined ? run.conclusion : status === 'completed' ? 'success' : null,
+      conclusion: run.conclusion !== undefined ? run.conclusion : conclusionOf(status),
       workflow_id: run.workflow_id,
       url: `${this.base}/actions/runs/${run.id}`,
       html_url: `${this.htmlBase}/actions/runs/${run.id}`,
@@ -491,7 +490,6 @@ export class FakeGitHub {
   }
 
   private workflowRuns(workflow: string, query: Query, path: string): Reply {
-    const STATUSES = ['completed', 'in_progress', 'queued', 'requested', 'waiting', 'pending']
     const status = query.get('status')
     const runs = (this.repository.runs ?? [])
       .map((run, index) => this.runObject(run, index))
@@ -499,13 +497,7 @@ export class FakeGitHub {
       .filter(run => !query.has('branch') || run.head_branch === query.get('branch'))
       .filter(run => !query.has('event') || run.event === query.get('event'))
       .filter(run => !query.has('head_sha') || run.head_sha === query.get('head_sha'))
-      .filter(run =>
-        status === null
-          ? true
-          : STATUSES.includes(status)
-            ? run.status === status
-            : run.conclusion === status
-      )
+      .filter(run => status === null || runHas(run, status))
       .reverse()
     const paged = this.page(runs, query, path, MAX_PER_PAGE)
     return {
@@ -573,14 +565,7 @@ export class FakeGitHub {
     if (mergeBase === undefined) return error(404, 'Not Found')
     const ahead = headChain.slice(0, headChain.indexOf(mergeBase)).reverse()
     const behindBy = baseChain.indexOf(mergeBase)
-    const status =
-      ahead.length === 0
-        ? behindBy === 0
-          ? 'identical'
-          : 'behind'
-        : behindBy === 0
-          ? 'ahead'
-          : 'diverged'
+    const status = COMPARE_STATUS[`${ahead.length > 0}/${behindBy > 0}`]
 
     const bySha = new Map(this.repository.commits.map((commit, i) => [commit.sha, { commit, i }]))
     const commitObject = (sha: string) => {
@@ -712,4 +697,30 @@ function errorBody(message: string, status: number): string {
 
 function error(status: number, message: string): Reply {
   return { ...json(status, {}), body: errorBody(message, status) }
+}
+
+/** GitHub's compare status, by whether the head is ahead and whether it is behind the base. */
+const COMPARE_STATUS: Record<string, string> = {
+  'false/false': 'identical',
+  'false/true': 'behind',
+  'true/false': 'ahead',
+  'true/true': 'diverged'
+}
+
+/** A release's publication time: a draft has none. */
+function publishedAt(draft: boolean, created: string): string | null {
+  return draft ? null : created
+}
+
+/** A run's conclusion when the sample gives none: a completed run succeeded. */
+function conclusionOf(status: string): string | null {
+  return status === 'completed' ? 'success' : null
+}
+
+/** The API's statuses of a run (any other word in `status` is a conclusion). */
+const STATUSES = ['completed', 'in_progress', 'queued', 'requested', 'waiting', 'pending']
+
+/** Whether a run has the status asked for, or the conclusion (the API's `status` means either). */
+function runHas(run: { status: string; conclusion: string | null }, status: string): boolean {
+  return STATUSES.includes(status) ? run.status === status : run.conclusion === status
 }

@@ -18,7 +18,9 @@ function post(body) {
     req.on('response', response => {
       let text = ''
       response.setEncoding('utf8')
-      response.on('data', chunk => (text += chunk))
+      response.on('data', chunk => {
+        text += chunk
+      })
       response.on('end', () =>
         response.statusCode === 202 ? resolve(JSON.parse(text)) : reject(new Error(text))
       )

@@ -10,7 +10,9 @@ const req = request(url, {
 req.on('response', response => {
   let text = ''
   response.setEncoding('utf8')
-  response.on('data', chunk => (text += chunk))
+  response.on('data', chunk => {
+    text += chunk
+  })
   response.on('end', () => console.log(JSON.parse(text).id))
 })
 req.end(body)

@@ -12,7 +12,9 @@ const req = request(url, {
 req.on('response', response => {
   let text = ''
   response.setEncoding('utf8')
-  response.on('data', chunk => (text += chunk))
+  response.on('data', chunk => {
+    text += chunk
+  })
   response.on('end', () => core.setOutput('change-id', JSON.parse(text).id))
 })
 req.end(body)

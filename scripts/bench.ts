@@ -395,7 +395,7 @@ function printFigures(figures: Figure[], writeDocs: boolean): void {
     '| --- | --- | --- | --- | --- | --- |',
     ...figures.map(
       f =>
-        `| ${f.name} | ${f.measured} | ${f.baseline} | ${f.value} | ${f.target} | ${f.pass === undefined ? 'n/a' : f.pass ? 'PASS' : 'MISS'} |`
+        `| ${f.name} | ${f.measured} | ${f.baseline} | ${f.value} | ${f.target} | ${verdictOf(f.pass)} |`
     )
   ].join('\n')
   console.log(table)
@@ -637,12 +637,9 @@ async function measureLargeDeploy(
   const each = PATHS / COMMITS
   const stream = Array.from({ length: COMMITS + 1 }, (_, i) => {
     const message = `ENG-${i + 1}: change ${i}\n\n${'Why it changed. '.repeat(12)}`
-    const files =
-      i === 0
-        ? ['README.md']
-        : i === COMMITS
-          ? risky.map(name => `zz/${name}`)
-          : Array.from({ length: each }, (_, k) => `src/m${i % 50}/F${i}-${k}.java`)
+    const ordinary = Array.from({ length: each }, (_, k) => `src/m${i % 50}/F${i}-${k}.java`)
+    const last = i === COMMITS ? risky.map(name => `zz/${name}`) : ordinary
+    const files = i === 0 ? ['README.md'] : last
     return [
       `commit refs/heads/main\nmark :${i + 1}\ncommitter CI <ci@example.com> ${1.7e9 + i * 60} +0000`,
       `data ${Buffer.byteLength(message)}\n${message}${i > 0 ? `\nfrom :${i}` : ''}`,
@@ -756,4 +753,10 @@ async function measureExecutable(
       pass: undefined
     }
   ]
+}
+
+/** A figure's verdict: PASS, MISS, or n/a when it was not measured. */
+function verdictOf(pass: boolean | undefined): string {
+  if (pass === undefined) return 'n/a'
+  return pass ? 'PASS' : 'MISS'
 }

@@ -185,7 +185,9 @@ export async function bundleCommandLine(
     outfile: outFile,
     logLevel: 'warning',
     ...(format === 'esm' && {
-      banner: { js: "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);" }
+      banner: {
+        js: "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);"
+      }
     })
   })
   return metafile

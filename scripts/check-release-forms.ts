@@ -65,8 +65,12 @@ function run(
     })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', chunk => (stdout += chunk))
-    child.stderr.on('data', chunk => (stderr += chunk))
+    child.stdout.on('data', chunk => {
+      stdout += chunk
+    })
+    child.stderr.on('data', chunk => {
+      stderr += chunk
+    })
     const timer = setTimeout(() => child.kill('SIGKILL'), STEP_TIMEOUT_MS)
     child.on('error', fail)
     child.on('close', status => {

@@ -75,7 +75,9 @@ function merged(
   return new Promise(resolve => {
     const child = spawn('sh', args, { ...options, stdio: ['ignore', 'pipe', 'inherit'] })
     let stdout = ''
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text))
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      stdout += text
+    })
     child.on('close', status => resolve({ stdout, status }))
   })
 }
@@ -150,13 +152,10 @@ try {
       .trimEnd()
       .split('\n')
       .map(line => escape(line.replaceAll(emulator.url, 'https://api.example.com/')))
-      .map(line =>
-        line.startsWith('warning:')
-          ? `<span class="warn">${line}</span>`
-          : line.startsWith('error:')
-            ? `<span class="err">${line}</span>`
-            : line
-      ),
+      .map(line => {
+        if (line.startsWith('warning:')) return `<span class="warn">${line}</span>`
+        return line.startsWith('error:') ? `<span class="err">${line}</span>` : line
+      }),
     `<span class="prompt">$</span> echo $?`,
     String(cli.status)
   ]

@@ -30,7 +30,7 @@ import { MAX_ADDED_LABELS, MAX_ISSUE_LABELS, MAX_LABEL_CHARS } from '../src/tria
 import { MAX_CLOSES, MAX_ISSUES } from '../src/triage/triage.ts'
 import { MAX_SERVICES, MAX_PATTERNS_PER_SERVICE } from '../src/services/definition.ts'
 import { BUILT_IN_RISK } from '../src/triage/risk.ts'
-import { MAX_OTEL_BYTES } from '../src/change.ts'
+import { MAX_OTEL_BYTES } from '../src/otel.ts'
 import { MAX_ARTIFACT_CHARS } from '../src/values/artifact.ts'
 
 interface ActionInput {
@@ -116,12 +116,10 @@ export function flagsTable(): string {
 }
 
 const seconds = (ms: number): string => `${ms / 1000} s`
-const size = (bytes: number): string =>
-  bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
-    ? `${bytes / 1024 / 1024} MiB`
-    : bytes % 1024 === 0
-      ? `${bytes / 1024} KiB`
-      : `${bytes.toLocaleString('en')} bytes`
+function size(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes.toLocaleString('en')} bytes`
+}
 const count = (n: number, what: string): string => `${n.toLocaleString('en')} ${what}`
 
 /** Every bound a user may meet, in words, each number read from the one place the code names it. */

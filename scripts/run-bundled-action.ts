@@ -270,7 +270,9 @@ export function spawnNode(
       stdout += chunk
       stdoutChunks.push({ atMs: performance.now() - started, text: chunk })
     })
-    child.stderr.setEncoding('utf8').on('data', chunk => (stderr += chunk))
+    child.stderr.setEncoding('utf8').on('data', chunk => {
+      stderr += chunk
+    })
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
     const watch = setInterval(() => {
       const rss = child.pid === undefined ? undefined : residentBytes(child.pid)
@@ -280,7 +282,9 @@ export function spawnNode(
       }
     }, RSS_POLL_MS)
     let exitAtMs = 0
-    child.on('exit', () => (exitAtMs = performance.now() - started))
+    child.on('exit', () => {
+      exitAtMs = performance.now() - started
+    })
     child.on('error', reject)
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer)

@@ -53,8 +53,7 @@ export class Redactor {
     const last = redacted.lastIndexOf(REDACTED)
     const after = last === -1 ? redacted.length : redacted.length - last - REDACTED.length
     let end = redacted.length - Math.min(after, Math.max(0, longest - 1))
-    const code = redacted.charCodeAt(end - 1)
-    if (code >= 0xd800 && code <= 0xdbff) end--
+    if (isHighSurrogate(redacted.charCodeAt(end - 1))) end--
     return truncateText(`${redacted.slice(0, end)}…`, max)
   }
 
@@ -82,6 +81,11 @@ export class Redactor {
     const redacted = this.redact(text)
     return redacted === text ? bytes : Buffer.from(redacted, 'utf8')
   }
+}
+
+/** The first half of a surrogate pair: a cut right after it would split a character. */
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
 }
 
 /** A URL without its user information (a user name alone too); any other text as it is. */

@@ -165,9 +165,17 @@ export type GetInput = (name: string) => string
  * it is not given (a reusable workflow passes '' for an input its caller left out). The command
  * line's flags default to the same.
  */
-// prettier-ignore
 export const SETTING_DEFAULTS: Partial<Record<InputName, string>> = {
-  command: 'change', 'github-metadata': 'true', 'fail-on-error': 'auto', 'dry-run': 'false',
-  'timeout-seconds': '30', 'max-attempts': '4', 'job-summary': 'true', 'include-commits': 'true',
-  'record-at': 'now', 'auto-labels': 'true', 'issue-keys': 'auto', 'otel-attributes': 'true'
+  command: 'change',
+  'github-metadata': 'true',
+  'fail-on-error': 'auto',
+  'dry-run': 'false',
+  'timeout-seconds': '30',
+  'max-attempts': '4',
+  'job-summary': 'true',
+  'include-commits': 'true',
+  'record-at': 'now',
+  'auto-labels': 'true',
+  'issue-keys': 'auto',
+  'otel-attributes': 'true'
 }

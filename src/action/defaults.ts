@@ -87,14 +87,16 @@ function isMerge(event: string, payload: unknown): boolean {
   )
 }
 
-/** How the event says the deploy ended: a deployment's state, a workflow run's conclusion. */
+/** Where an event says how the deploy ended: a deployment's state, a workflow run's conclusion. */
+const OUTCOME_PATHS: Partial<Record<string, [string, string]>> = {
+  deployment_status: ['deployment_status', 'state'],
+  workflow_run: ['workflow_run', 'conclusion']
+}
+
+/** How the event says the deploy ended; undefined for an event that does not say. */
 function eventOutcome(event: string, payload: unknown): EventOutcome | undefined {
-  const status =
-    event === 'deployment_status'
-      ? stringAt(payload, 'deployment_status', 'state')
-      : event === 'workflow_run'
-        ? stringAt(payload, 'workflow_run', 'conclusion')
-        : undefined
+  const path = OUTCOME_PATHS[event]
+  const status = path && stringAt(payload, ...path)
   return status === undefined ? undefined : { outcome: outcomeOf(status), status }
 }
 

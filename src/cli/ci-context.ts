@@ -25,10 +25,26 @@ export type CiContext = Partial<Record<Field, string>> & {
   sources: Partial<Record<Field, string>>
   warnings?: string[]
 }
-// prettier-ignore
-type Field = 'provider' | 'version' | 'service' | 'user' | 'environment' | 'branch' | 'tag' |
-  'pullRequest' | 'buildNumber' | 'buildUrl' | 'jobUrl' | 'previousBuild' | 'previousPush' | 'serverUrl' |
-  'repositoryUrl' | 'pipeline' | 'runId' | 'job' | 'jobId'
+type Field =
+  | 'provider'
+  | 'version'
+  | 'service'
+  | 'user'
+  | 'environment'
+  | 'branch'
+  | 'tag'
+  | 'pullRequest'
+  | 'buildNumber'
+  | 'buildUrl'
+  | 'jobUrl'
+  | 'previousBuild'
+  | 'previousPush'
+  | 'serverUrl'
+  | 'repositoryUrl'
+  | 'pipeline'
+  | 'runId'
+  | 'job'
+  | 'jobId'
 
 /** All git calls of a detection: a hung disk or an include.path FIFO must not hold a deploy. */
 export const DETECTION_GIT_BUDGET_MS = 2000
@@ -56,27 +72,66 @@ const NOT_A_SERVICE: readonly [(path: string) => boolean, string][] = [
 ]
 
 /** By CI: each field env-ci leaves unread, as a variable (the first set of A|B), or a link in parts. */
-// prettier-ignore
 const UNREAD: Record<string, Partial<Record<Field, string>>> = {
   // The merge request's number in its project (!42), where env-ci reads the instance-wide id.
-  gitlab: { user: 'GITLAB_USER_LOGIN', environment: 'CI_ENVIRONMENT_NAME', jobUrl: 'CI_JOB_URL',
-    pullRequest: 'CI_MERGE_REQUEST_IID', buildUrl: 'CI_PIPELINE_URL', serverUrl: 'CI_SERVER_URL',
-    previousPush: 'CI_COMMIT_BEFORE_SHA', repositoryUrl: 'CI_PROJECT_URL', pipeline: 'CI_PIPELINE_NAME',
-    runId: 'CI_PIPELINE_ID', job: 'CI_JOB_NAME', jobId: 'CI_JOB_ID' },
+  gitlab: {
+    user: 'GITLAB_USER_LOGIN',
+    environment: 'CI_ENVIRONMENT_NAME',
+    jobUrl: 'CI_JOB_URL',
+    pullRequest: 'CI_MERGE_REQUEST_IID',
+    buildUrl: 'CI_PIPELINE_URL',
+    serverUrl: 'CI_SERVER_URL',
+    previousPush: 'CI_COMMIT_BEFORE_SHA',
+    repositoryUrl: 'CI_PROJECT_URL',
+    pipeline: 'CI_PIPELINE_NAME',
+    runId: 'CI_PIPELINE_ID',
+    job: 'CI_JOB_NAME',
+    jobId: 'CI_JOB_ID'
+  },
   // The run's number as GitHub shows it (#42), and a pull request's head branch.
-  github: { user: 'GITHUB_ACTOR', buildNumber: 'GITHUB_RUN_NUMBER', branch: 'GITHUB_HEAD_REF',
-    serverUrl: 'GITHUB_SERVER_URL', repositoryUrl: '$GITHUB_SERVER_URL/$GITHUB_REPOSITORY',
-    pipeline: 'GITHUB_WORKFLOW', runId: 'GITHUB_RUN_ID', job: 'GITHUB_JOB' },
-  jenkins: { user: 'BUILD_USER_ID|CHANGE_AUTHOR', branch: 'CHANGE_BRANCH', tag: 'TAG_NAME',
-    previousBuild: 'GIT_PREVIOUS_SUCCESSFUL_COMMIT', repositoryUrl: 'GIT_URL', pipeline: 'JOB_NAME' },
+  github: {
+    user: 'GITHUB_ACTOR',
+    buildNumber: 'GITHUB_RUN_NUMBER',
+    branch: 'GITHUB_HEAD_REF',
+    serverUrl: 'GITHUB_SERVER_URL',
+    repositoryUrl: '$GITHUB_SERVER_URL/$GITHUB_REPOSITORY',
+    pipeline: 'GITHUB_WORKFLOW',
+    runId: 'GITHUB_RUN_ID',
+    job: 'GITHUB_JOB'
+  },
+  jenkins: {
+    user: 'BUILD_USER_ID|CHANGE_AUTHOR',
+    branch: 'CHANGE_BRANCH',
+    tag: 'TAG_NAME',
+    previousBuild: 'GIT_PREVIOUS_SUCCESSFUL_COMMIT',
+    repositoryUrl: 'GIT_URL',
+    pipeline: 'JOB_NAME'
+  },
   circleci: { user: 'CIRCLE_USERNAME', repositoryUrl: 'CIRCLE_REPOSITORY_URL', job: 'CIRCLE_JOB' },
-  buildkite: { user: 'BUILDKITE_BUILD_CREATOR', jobUrl: '$BUILDKITE_BUILD_URL#$BUILDKITE_JOB_ID',
-    pipeline: 'BUILDKITE_PIPELINE_SLUG', runId: 'BUILDKITE_BUILD_ID', job: 'BUILDKITE_LABEL', jobId: 'BUILDKITE_JOB_ID' },
-  azurePipelines: { user: 'BUILD_REQUESTEDFOR', environment: 'ENVIRONMENT_NAME', runId: 'BUILD_BUILDID',
-    repositoryUrl: 'BUILD_REPOSITORY_URI', pipeline: 'BUILD_DEFINITIONNAME', job: 'SYSTEM_JOBDISPLAYNAME', jobId: 'SYSTEM_JOBID',
-    buildUrl: '$SYSTEM_COLLECTIONURI/$SYSTEM_TEAMPROJECT/_build/results?buildId=$BUILD_BUILDID' },
-  bitbucket: { environment: 'BITBUCKET_DEPLOYMENT_ENVIRONMENT', pullRequest: 'BITBUCKET_PR_ID', repositoryUrl: 'BITBUCKET_GIT_HTTP_ORIGIN',
-    buildUrl: '$BITBUCKET_GIT_HTTP_ORIGIN/pipelines/results/$BITBUCKET_BUILD_NUMBER' }
+  buildkite: {
+    user: 'BUILDKITE_BUILD_CREATOR',
+    jobUrl: '$BUILDKITE_BUILD_URL#$BUILDKITE_JOB_ID',
+    pipeline: 'BUILDKITE_PIPELINE_SLUG',
+    runId: 'BUILDKITE_BUILD_ID',
+    job: 'BUILDKITE_LABEL',
+    jobId: 'BUILDKITE_JOB_ID'
+  },
+  azurePipelines: {
+    user: 'BUILD_REQUESTEDFOR',
+    environment: 'ENVIRONMENT_NAME',
+    runId: 'BUILD_BUILDID',
+    repositoryUrl: 'BUILD_REPOSITORY_URI',
+    pipeline: 'BUILD_DEFINITIONNAME',
+    job: 'SYSTEM_JOBDISPLAYNAME',
+    jobId: 'SYSTEM_JOBID',
+    buildUrl: '$SYSTEM_COLLECTIONURI/$SYSTEM_TEAMPROJECT/_build/results?buildId=$BUILD_BUILDID'
+  },
+  bitbucket: {
+    environment: 'BITBUCKET_DEPLOYMENT_ENVIRONMENT',
+    pullRequest: 'BITBUCKET_PR_ID',
+    repositoryUrl: 'BITBUCKET_GIT_HTTP_ORIGIN',
+    buildUrl: '$BITBUCKET_GIT_HTTP_ORIGIN/pipelines/results/$BITBUCKET_BUILD_NUMBER'
+  }
 }
 
 /** The CI's context, from `env` and the checkout at `cwd`. Never throws; unknown stays undefined. */
@@ -156,7 +211,8 @@ export async function detectCiContext(
   function serviceFrom(source: string, path?: string) {
     const problem = path && NOT_A_SERVICE.find(([refused]) => refused(path))?.[1]
     if (!problem) return path
-    ;(context.warnings ??= []).push(
+    context.warnings ??= []
+    context.warnings.push(
       `Not taken as the service: the repository path from ${source} ${problem}.`
     )
   }

@@ -85,7 +85,8 @@ export function runDeploy(
     })
     child.once('close', (code, signal) => {
       const exitCode = signal === null ? (code ?? 1) : 128 + constants.signals[signal]
-      const outcome = cancelled ? 'cancelled' : exitCode === 0 ? 'success' : 'failure'
+      const ended = exitCode === 0 ? 'success' : 'failure'
+      const outcome = cancelled ? 'cancelled' : ended
       resolve({
         ...{ started: true, outcome, exitCode, startedAt, finishedAt },
         ...(signal !== null && { signal }),
@@ -99,14 +100,20 @@ export function runDeploy(
 function notStarted(command: string, error: unknown): DeployEnd {
   const code = (error as NodeJS.ErrnoException).code ?? String(error)
   const name = `The deploy command ${JSON.stringify(command)}`
+  return {
+    started: false,
+    exitCode: code === 'ENOENT' ? 127 : 126,
+    message: why(name, code, command)
+  }
+}
+
+/** Why the command could not start, by the system's code, and what to do. */
+function why(name: string, code: string, command = ''): string {
+  if (code === 'EACCES')
+    return `${name} is not executable: make it an executable file (chmod +x), or run it through its interpreter.`
+  if (code !== 'ENOENT') return `${name} could not be started (${code}).`
   // An ENOENT for a file that exists: the kernel's for a script whose #! interpreter is missing.
-  const message =
-    code === 'EACCES'
-      ? `${name} is not executable: make it an executable file (chmod +x), or run it through its interpreter.`
-      : code !== 'ENOENT'
-        ? `${name} could not be started (${code}).`
-        : command.includes('/') && existsSync(command)
-          ? `${name} cannot be run: the interpreter on its #! line was not found.`
-          : `${name} was not found: give its path, or add its folder to PATH.`
-  return { started: false, exitCode: code === 'ENOENT' ? 127 : 126, message }
+  if (command.includes('/') && existsSync(command))
+    return `${name} cannot be run: the interpreter on its #! line was not found.`
+  return `${name} was not found: give its path, or add its folder to PATH.`
 }

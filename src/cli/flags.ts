@@ -83,7 +83,9 @@ export function parseCommandLine(
   version: string
 ): Invocation | undefined {
   let invocation: Invocation | undefined
-  const program = buildProgram(version, output, env, argv, found => (invocation = found))
+  const program = buildProgram(version, output, env, argv, found => {
+    invocation = found
+  })
   program.parse(argv, { from: 'user' })
   return invocation
 }
@@ -134,8 +136,8 @@ export function buildProgram(
 }
 
 function flagOption(name: string, help: string): Option {
-  const path = /file$|^cdevent$/.test(name)
-  const value = BOOLEAN_FLAGS.has(name) ? '[true|false]' : path ? '<path>' : '<value>'
+  const takes = /file$|^cdevent$/.test(name) ? '<path>' : '<value>'
+  const value = BOOLEAN_FLAGS.has(name) ? '[true|false]' : takes
   const option = new Option(`--${name} ${value}`, help).env(variableOf(name))
   // A boolean flag alone means true.
   if (BOOLEAN_FLAGS.has(name)) option.preset('true')

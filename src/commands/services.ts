@@ -55,7 +55,9 @@ export async function recordServices(
   })
   const skipped = selection.decisions.filter(decision => !decision.recorded).map(d => d.name)
 
-  const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, change => client.createChange(change))
+  const results = await runAll(changes, MAX_CHANGES_IN_FLIGHT, change =>
+    client.createChange(change)
+  )
   const ids = new Map<string, string>()
   const accepted: Recorded['changes'] = []
   const failures: Array<{ name: string; error: unknown }> = []
@@ -69,7 +71,8 @@ export async function recordServices(
   for (const [name, id] of ids) report.notice(answer(`Recorded change ${id} for ${name}.`))
   const rows = selection.decisions.map(({ name, recorded, reason }) => {
     const id = ids.get(name)
-    return [name, id !== undefined ? answer(id) : recorded ? 'not recorded' : 'skipped', reason]
+    const notRecorded = recorded ? 'not recorded' : 'skipped'
+    return [name, id !== undefined ? answer(id) : notRecorded, reason]
   })
   const sections: Section[] = [
     ...(allRecordedBecause ? [{ note: allRecordedBecause }] : []),
@@ -85,7 +88,13 @@ export async function recordServices(
   const rest = skipped.length ? `, ${skipped.length} skipped` : ''
   const error = failures.length > 0 ? notRecorded(failures, ids.size) : undefined
   const notDone = error && { what: `${plural(failures.length, 'change')} not recorded`, error }
-  return { title: { done: { ...done, rest }, notDone }, sections, outputs, changes: accepted, error }
+  return {
+    title: { done: { ...done, rest }, notDone },
+    sections,
+    outputs,
+    changes: accepted,
+    error
+  }
 }
 
 /**

@@ -28,9 +28,12 @@ export const UNSEEN_CHARACTERS = String.raw`${UNSAFE}\u200b-\u200d\u2060\ufeff`
  * would break it.
  */
 export function inert(text: string): string {
-  return escapeControls(text)
-    .replace(/##\[/g, '#\\u0023[')
-    .replace(/^(\s*)::/, '$1\\u003a:')
+  return withoutCommands(escapeControls(text))
+}
+
+/** The two command forms the runner reads, broken: `##[` anywhere, `::` at a line's start. */
+function withoutCommands(text: string): string {
+  return text.replace(/##\[/g, '#\\u0023[').replace(/^(\s*)::/, '$1\\u003a:')
 }
 
 /**

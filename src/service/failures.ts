@@ -7,7 +7,12 @@ import { STATUS_CODES } from 'node:http'
 import { errorMessage, ServiceError } from '../errors.ts'
 import { isJsonObject, parseJsonSafely } from '../helpers/json.ts'
 import type { Redactor } from '../redact.ts'
-import { collapseWhitespace, formatSeconds, truncateText, withoutFinalStop } from '../helpers/text.ts'
+import {
+  collapseWhitespace,
+  formatSeconds,
+  truncateText,
+  withoutFinalStop
+} from '../helpers/text.ts'
 import { callName, hostPort, type ServiceRequest, type ServiceResponse } from './request.ts'
 
 /** How one attempt ended (any HTTP answer is a 'status'), or why a request was not sent. */
@@ -205,11 +210,8 @@ export function failureError(
       if (response.status >= 300 && response.status < 400) {
         const location = response.headers.location
         const url = location ? URL.parse(location, scene.baseUrl) : undefined
-        const target = url
-          ? ` to ${url.protocol}//${hostPort(url)}`
-          : location
-            ? ' to an address that is not a valid URL'
-            : ''
+        const invalid = location ? ' to an address that is not a valid URL' : ''
+        const target = url ? ` to ${url.protocol}//${hostPort(url)}` : invalid
         return protocol(
           `${call} was answered with HTTP ${code}, a redirect${target}. Redirects are never followed, so that the API key never reaches another origin. If the new address is the service and you trust it, ${advice.checkAddress} and use that address.`
         )

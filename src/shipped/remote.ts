@@ -25,7 +25,9 @@ export function repositoryPage(
   const given = URL.parse(remote ?? '')
   const known = KNOWN_HOSTS.get(repository.host)
   const https = given?.protocol === 'https:' ? given.origin : undefined
-  const origin = known ? `https://${repository.host}` : ours ? own!.origin : https
+  // A known forge's public page, else the run's own server's, else the remote's own https page.
+  const unknown = ours ? own!.origin : https
+  const origin = known ? `https://${repository.host}` : unknown
   const path = repository.path.split('/').map(encodeURIComponent).join('/')
   const provider = known ?? (ours ? server?.kind : undefined)
   return origin === undefined ? undefined : { url: `${origin}/${path}`, provider }

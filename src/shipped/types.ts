@@ -73,10 +73,11 @@ export type Forge = { kind: 'github' | 'gitlab' | 'bitbucket' | 'gitea'; web?: s
 /** Each host's pages, from its repository's: the compare of FROM and TO, a pull request's (+ N). */
 // prettier-ignore
 export const FORGE_PAGES: Record<Forge['kind'], readonly [string, string]> = {
-  github: ['/compare/FROM...TO', '/pull/'], gitlab: ['/-/compare/FROM...TO', '/-/merge_requests/'],
+  github:    ['/compare/FROM...TO',          '/pull/'],
+  gitlab:    ['/-/compare/FROM...TO',        '/-/merge_requests/'],
   // Bitbucket Cloud's compare page names the newer end first, then the older, apart by "%0D".
   bitbucket: ['/branches/compare/TO%0DFROM', '/pull-requests/'],
-  gitea: ['/compare/FROM...TO', '/pulls/']
+  gitea:     ['/compare/FROM...TO',          '/pulls/']
 }
 
 /** The host's compare view of two commits, tags or branches (each encoded), on a known page. */

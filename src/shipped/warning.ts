@@ -107,11 +107,8 @@ export function lookupWarning(
   if (failures.length === 0) return undefined
   const others = failures.length - 1
   const also = others > 0 ? ` (${plural(others, 'other GitHub API call')} failed too)` : ''
-  const outcome = fromPushPayload
-    ? 'with the commits of the push payload instead'
-    : commitsKnown
-      ? 'with what was found'
-      : 'without the commits it ships'
+  const found = commitsKnown ? 'with what was found' : 'without the commits it ships'
+  const outcome = fromPushPayload ? 'with the commits of the push payload instead' : found
   return `Could not look up everything this change ships: ${withoutFinalStop(failures[0].message)}${also}. The change is recorded ${outcome}.`
 }
 
