@@ -5,6 +5,7 @@
  * stay inert on standard error, in --json, and in the --outputs and --summary files.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -174,5 +175,25 @@ describe('change-tracking change, with hostile CI variables', () => {
     expect(written).not.toMatch(/<img|\]\(https:\/\/evil|\*\*bold|\u202e/)
     expect(JSON.parse(run.stdout)).toMatchObject({ 'change-id': change.id })
     for (const line of run.stderr.split(/\r?\n|\r/)) expect(line).not.toMatch(/^\s*::|##\[/)
+  })
+})
+
+describe('a signal before the run begins', () => {
+  it('while the key file is read (a FIFO nobody writes): one line, nothing sent, exit 143', async () => {
+    const work = mkdtempSync(join(root, 'fifo-'))
+    const fifo = join(work, 'key')
+    execFileSync('mkfifo', [fifo])
+    const stderr: string[] = []
+    const env = { CHANGE_TRACKING_BASE_URL: emulator.url, CHANGE_TRACKING_SERVICE: 'shop' }
+    const io = { stdout: () => {}, stderr: (line: string) => stderr.push(line), cwd: work }
+    const status = main(['run', '--api-key-file', fifo, '--', 'true'], env, io)
+    // Once the command line listens for signals (it reads the key file), a runner's SIGTERM.
+    await new Promise(resolve => setImmediate(resolve))
+    process.emit('SIGTERM', 'SIGTERM')
+    expect(await status).toBe(143)
+    expect(stderr).toEqual([
+      'warning: Nothing was run or recorded: SIGTERM arrived before the run began.'
+    ])
+    expect(emulator.requests).toEqual([])
   })
 })

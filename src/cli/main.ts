@@ -228,8 +228,10 @@ function stopOnSignals({ graceful }: { graceful: boolean }): Required<Stopping> 
 } {
   const cancel = new AbortController()
   const halt = new AbortController()
+  // The last resort, should the step not end: once it has, dispose() clears it.
+  const timers: NodeJS.Timeout[] = []
   const exitLater = (signal: NodeJS.Signals, ms: number): void => {
-    setTimeout(() => process.exit(SIGNAL_EXIT_CODES[signal]), ms).unref()
+    timers.push(setTimeout(() => process.exit(SIGNAL_EXIT_CODES[signal]), ms).unref())
   }
   const onSignal = (signal: NodeJS.Signals): void => {
     const first = !cancel.signal.aborted
@@ -242,6 +244,7 @@ function stopOnSignals({ graceful }: { graceful: boolean }): Required<Stopping> 
   for (const signal of SIGNALS) process.on(signal, onSignal)
   const dispose = () => {
     for (const signal of SIGNALS) process.off(signal, onSignal)
+    for (const timer of timers) clearTimeout(timer)
   }
   return { cancel: cancel.signal, halt: halt.signal, dispose }
 }
