@@ -1,9 +1,11 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TEST_SERVICE_HOST, trustTestCertificate } from '../../emulator/tls.ts'
-import { githubRunner } from '../../src/action/runner.ts'
+import { githubRunner, requestIdToken } from '../../src/action/runner.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
 import { jwtWith } from '../support/jwt.ts'
 import { startLoopback, type Handler, type Loopback } from '../support/loopback.ts'
@@ -218,6 +220,31 @@ describe('githubRunner.getIDToken', () => {
     await endpoint.allClosed()
   })
 
+  it('gives up on a token endpoint that never answers by its own deadline, whatever its signal', async () => {
+    const endpoint = await server(() => undefined)
+    const at = { url: `${endpoint.url}token?api-version=2.0`, requestToken: REQUEST_TOKEN }
+    await expect(requestIdToken(at, 'an-audience', never, 200)).rejects.toThrow(
+      'the token endpoint gave no complete answer within 0.2 s'
+    )
+    expect(endpoint.requests).toBe(1)
+    await endpoint.allClosed()
+  })
+
+  it('looks its host up as the service’s requests do, where every name under localhost is loopback', async () => {
+    // This machine's own resolver (getaddrinfo) knows localhost alone.
+    const endpoint = createServer((_request, response) =>
+      response.end(JSON.stringify({ value: TOKEN }))
+    )
+    await new Promise<void>(done => endpoint.listen(0, '127.0.0.1', done))
+    try {
+      const { port } = endpoint.address() as AddressInfo
+      await expect(tokenAt(`http://token.localhost:${port}/`)).resolves.toBe(TOKEN)
+    } finally {
+      endpoint.closeAllConnections()
+      endpoint.close()
+    }
+  })
+
   describe('through a proxy', () => {
     it('tunnels through HTTPS_PROXY, as core would, to a host only the proxy can reach', async () => {
       const proxy = await startConnectProxy({
@@ -230,6 +257,18 @@ describe('githubRunner.getIDToken', () => {
         expect(proxy.connects).toEqual([`${TEST_SERVICE_HOST}:${endpoint.port}`])
       } finally {
         await proxy.close()
+      }
+    })
+
+    it('says the proxy refused the tunnel, with its answer', async () => {
+      const refusing = await startConnectProxy({ refuseWith: 407 })
+      try {
+        process.env['HTTPS_PROXY'] = refusing.url
+        await expect(tokenAt(`https://${TEST_SERVICE_HOST}:1/`)).rejects.toThrow(
+          `the token request failed: the proxy answered HTTP 407 to CONNECT ${TEST_SERVICE_HOST}:1`
+        )
+      } finally {
+        await refusing.close()
       }
     })
 

@@ -573,6 +573,18 @@ describe('no socket outlives its attempt', () => {
     await service.allClosed()
   })
 
+  it('after close() during an attempt, which ends the request unretried and says so', async () => {
+    const service = await loopback(silence)
+    const transport = makeTransport({ baseUrl: new URL(service.url), maxAttempts: 3 })
+    service.handle = () => transport.close()
+    await expect(transport.send(hello)).rejects.toThrow(
+      'GET /v2/hello was stopped: the transport is closed.'
+    )
+    expect(service.requests).toBe(1)
+    expect(delays).toEqual([])
+    await service.allClosed()
+  })
+
   it('after a timeout, on a kept-alive connection too', async () => {
     const service = await loopback(ok)
     const transport = makeTransport({
@@ -658,7 +670,9 @@ await transport.send({ method: 'POST', path: 'v2/change', body: '{}' }).then(
     const child = spawn(process.execPath, [script], { env: childEnv })
     let output = ''
     const killer = setTimeout(() => child.kill('SIGKILL'), 20_000)
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
     child.on('error', reject)
     child.on('exit', (_code, signal) => {
       clearTimeout(killer)

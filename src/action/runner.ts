@@ -4,14 +4,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import { appendFileSync } from 'node:fs'
-import * as http from 'node:http'
-import * as https from 'node:https'
 import { EOL } from 'node:os'
-import type { Duplex } from 'node:stream'
 import * as core from '@actions/core'
-import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import { parseJsonSafely } from '../helpers/json.ts'
+import { formatSeconds } from '../helpers/text.ts'
 import type { Renderer } from '../report.ts'
+import { Route, type RequestOutcome } from '../service/bounded-request.ts'
 
 /** Everything the action says to the runner goes through one of these; tests replace it. */
 export interface Runner extends Renderer {
@@ -22,7 +20,8 @@ export interface Runner extends Renderer {
   saveState(name: string, value: string): void
   /**
    * The job's OIDC token for this audience, a non-empty string: rejects, saying why mid-sentence,
-   * when the endpoint gives none. Once `signal` aborts, its request and sockets are destroyed.
+   * when the endpoint gives none. Once `signal` aborts, or after ID_TOKEN_DEADLINE_MS, its request
+   * and sockets are destroyed.
    */
   getIDToken(endpoint: IdTokenEndpoint, audience: string, signal: AbortSignal): Promise<string>
 }
@@ -37,62 +36,57 @@ export interface IdTokenEndpoint {
 
 /** A token is a few KiB: a larger answer is no token, and is not read further. */
 export const MAX_ID_TOKEN_ANSWER_BYTES = 64 * 1024
+/** The token request as a whole, however long its caller would wait: the endpoint is quick. */
+const ID_TOKEN_DEADLINE_MS = 10_000
 
 /**
  * Asks for the token as core does (GET the URL with `&audience=`, the request token as a bearer,
  * `{"value": "<jwt>"}` back), through the proxy core would choose (@actions/http-client's rules),
- * but with node:http(s) itself: a redirect is an answer like any other, never followed, so the
- * request token reaches no other origin; the answer is read up to MAX_ID_TOKEN_ANSWER_BYTES; and
- * every socket ends with the request, a proxy tunnel's pending one included.
+ * with the program's one bounded request: a redirect is an answer like any other, never followed,
+ * so the request token reaches no other origin; the answer is read up to
+ * MAX_ID_TOKEN_ANSWER_BYTES; and every socket ends with the request, a proxy tunnel's pending one
+ * included.
  */
-const requestIdToken: Runner['getIDToken'] = async (endpoint, audience, signal) => {
+export async function requestIdToken(
+  endpoint: IdTokenEndpoint,
+  audience: string,
+  signal: AbortSignal,
+  deadlineMs = ID_TOKEN_DEADLINE_MS // tests give less
+): Promise<string> {
   const url = new URL(`${endpoint.url}&audience=${encodeURIComponent(audience)}`)
-  const client = url.protocol === 'https:' ? https : http
-  const proxy = getProxyUrl(url)?.href
-  const proxyEnv = proxy ? { [client === https ? 'HTTPS_PROXY' : 'HTTP_PROXY']: proxy } : {}
-  const agent = new client.Agent({ proxyEnv })
-  // Each socket it opens: Node hands a request a tunnel's socket only once the proxy answers.
-  const sockets: Duplex[] = []
-  const connect = agent.createConnection.bind(agent)
-  agent.createConnection = (options, callback) => {
-    const socket = connect(options, callback)
-    if (socket) sockets.push(socket)
-    return socket
-  }
   const headers = { Authorization: `Bearer ${endpoint.requestToken}`, Accept: 'application/json' }
-  return new Promise((resolve, reject) => {
-    const settle = (token: string | undefined, problem: string): void => {
-      signal.removeEventListener('abort', stop)
-      request.destroy()
-      for (const socket of sockets) socket.destroy()
-      if (token) resolve(token)
-      else reject(new Error(problem))
-    }
-    const stop = (): void => settle(undefined, 'the token request was stopped')
-    const failed = (error: Error): void =>
-      settle(undefined, `the token request failed: ${error.message}`)
-    const request = client.get(url, { agent, headers }, response => {
-      response.on('error', failed)
-      const status = response.statusCode ?? 0
-      if (status < 200 || status > 299) {
-        const redirect = status >= 300 && status < 400 ? ', a redirect, which is not followed' : ''
-        return settle(undefined, `the token endpoint answered HTTP ${status}${redirect}`)
-      }
-      const chunks: Buffer[] = []
-      let received = 0
-      response.on('data', (chunk: Buffer) => {
-        received += chunk.byteLength
-        if (received > MAX_ID_TOKEN_ANSWER_BYTES) return settle(undefined, TOO_LARGE)
-        chunks.push(chunk)
-      })
-      response.on('end', () => {
-        const { value } = (parseJsonSafely(Buffer.concat(chunks)) ?? {}) as { value?: unknown }
-        settle(typeof value === 'string' ? value : undefined, NO_TOKEN_VALUE)
-      })
-    })
-    request.on('error', failed)
-    signal.addEventListener('abort', stop)
+  const route = new Route(url)
+  const outcome = await route.request(url, {
+    method: 'GET',
+    headers,
+    deadlineMs,
+    maxAnswerBytes: MAX_ID_TOKEN_ANSWER_BYTES,
+    signal
   })
+  route.close()
+  if (outcome.type !== 'status') throw new Error(noAnswer(outcome))
+  const { status, body } = outcome.response
+  if (status < 200 || status > 299) {
+    const redirect = status >= 300 && status < 400 ? ', a redirect, which is not followed' : ''
+    throw new Error(`the token endpoint answered HTTP ${status}${redirect}`)
+  }
+  const { value } = (parseJsonSafely(body) ?? {}) as { value?: unknown }
+  if (typeof value !== 'string' || value === '') throw new Error(NO_TOKEN_VALUE)
+  return value
+}
+
+/** Why a token request got no answer, mid-sentence. */
+function noAnswer(outcome: Exclude<RequestOutcome, { type: 'status' }>): string {
+  switch (outcome.type) {
+    case 'too-large':
+      return `the token endpoint's answer is over ${outcome.capBytes / 1024} KiB`
+    case 'timeout':
+      return `the token endpoint gave no complete answer within ${formatSeconds(outcome.deadlineMs)}`
+    case 'stopped':
+      return 'the token request was stopped'
+    case 'error':
+      return `the token request failed: ${outcome.error.message}`
+  }
 }
 
 export const githubRunner: Runner = {
@@ -128,4 +122,3 @@ export const githubRunner: Runner = {
 }
 
 const NO_TOKEN_VALUE = `the token endpoint's answer has no token (a "value" that is a non-empty string)`
-const TOO_LARGE = `the token endpoint's answer is over ${MAX_ID_TOKEN_ANSWER_BYTES / 1024} KiB`

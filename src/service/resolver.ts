@@ -1,15 +1,15 @@
 /**
- * Host names for the service's sockets, looked up on the event loop: the hosts file, then DNS
- * through c-ares, stopped when the transport closes. Node's default (getaddrinfo in libuv's
- * thread pool) cannot be stopped: a resolver that never answers held the process for minutes
- * after its work had ended, since even process.exit waits for those threads.
+ * Host names for every outgoing socket (the bounded request's), looked up on the event loop: the
+ * hosts file, then DNS through c-ares, stopped when its route closes. Node's default (getaddrinfo
+ * in libuv's thread pool) cannot be stopped: a resolver that never answers held the process for
+ * minutes after its work had ended, since even process.exit waits for those threads.
  */
-import { promises as dns, type LookupAddress } from 'node:dns'
+import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns'
 import { readFileSync } from 'node:fs'
 import { isIP, type LookupFunction } from 'node:net'
 import { attempt } from '../errors.ts'
 
-/** A lookup for one transport, and what stops every query it has under way. */
+/** A lookup for one route, and what stops every query it has under way. */
 export function stoppableLookup(hostsFile = '/etc/hosts'): {
   lookup?: LookupFunction
   stop: () => void
@@ -18,7 +18,7 @@ export function stoppableLookup(hostsFile = '/etc/hosts'): {
   if (process.platform === 'win32') return { stop: () => {} }
   const resolver = new dns.Resolver()
   const lookup: LookupFunction = (hostname, options, callback) => {
-    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family
+    const family = familyNumber(options.family)
     const answer = (found: LookupAddress[]) => {
       if (options.all) return callback(null, found)
       callback(null, found[0].address, found[0].family)
@@ -45,6 +45,13 @@ export function stoppableLookup(hostsFile = '/etc/hosts'): {
     })
   }
   return { lookup, stop: () => resolver.cancel() }
+}
+
+/** 4 or 6 for the family a lookup asks for (by number or by name); 0 or none for either. */
+function familyNumber(family: LookupOptions['family']): number | undefined {
+  if (family === 'IPv4') return 4
+  if (family === 'IPv6') return 6
+  return family
 }
 
 /** The hosts file's addresses for a name; `localhost` and its subdomains are loopback anyway. */
