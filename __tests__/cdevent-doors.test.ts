@@ -16,7 +16,9 @@ import { runnerContext } from './support/run-action.ts'
 import { useEmulator } from './support/use-emulator.ts'
 
 let emulator: Emulator
-useEmulator(started => (emulator = started))
+useEmulator(started => {
+  emulator = started
+})
 
 const PUSH_ENV = { ...runnerContext(tmpdir()), GITHUB_EVENT_NAME: 'push' }
 const SHA = '3f786850e387550fdab836ed7e6dc881de23001b'

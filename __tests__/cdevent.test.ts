@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { CDEVENTS_SPEC_VERSION, cdEvent, type CdEvent } from '../src/cdevent.ts'
 import type { ChangeBasis, RunDefaults } from '../src/change.ts'
+import { ACTION_NAME } from '../src/package.ts'
 import type { ChangeRequest } from '../src/service/client.ts'
 import { emptyShipped } from '../src/shipped/types.ts'
 import { parseArtifact } from '../src/values/artifact.ts'
@@ -16,11 +17,7 @@ const RUN: RunDefaults = {
   version: SHA,
   metadata: { key: 'github', fields: {} },
   workspace: '/work',
-  otel: {
-    'vcs.repository.url.full': 'https://github.com/Acme/Shop',
-    'vcs.provider.name': 'github',
-    'cicd.pipeline.run.url.full': RUN_URL
-  }
+  pipeline: { repositoryUrl: 'https://github.com/Acme/Shop', provider: 'github', runUrl: RUN_URL }
 }
 const CHANGE: ChangeRequest = {
   description: 'Deploy',
@@ -98,39 +95,35 @@ describe('cdEvent', () => {
   })
 
   it('without a run page, names the repository as its source', () => {
-    const run = { ...RUN, otel: { 'vcs.repository.url.full': 'https://github.com/Acme/Shop' } }
+    const run = { ...RUN, pipeline: { repositoryUrl: 'https://github.com/Acme/Shop' } }
     const { context } = eventOf(CHANGE, 'chg_10', { run, recordedAt: FINISHED })
     expect(context.source).toBe('https://github.com/Acme/Shop')
     expect(context.timestamp).toBe('2026-01-02T03:04:05.678Z')
   })
 
   it('names the commit as a generic purl off GitHub and Bitbucket, with its repository', () => {
-    const run = {
-      ...RUN,
-      otel: { 'vcs.repository.url.full': 'https://gitlab.example.com/acme/shop' }
-    }
+    const run = { ...RUN, pipeline: { repositoryUrl: 'https://gitlab.example.com/acme/shop' } }
     const change = { ...CHANGE, service: 'acme/shop', version: 'v1.4.2' }
     expect(eventOf(change, 'c', { run }).subject.content.artifactId).toBe(
       // As the purl specification's generic example writes it: git%2Bhttps.
       'pkg:generic/acme/shop@v1.4.2?vcs_url=git%2Bhttps://gitlab.example.com/acme/shop'
     )
-    const bitbucket = {
-      ...RUN,
-      otel: { 'vcs.repository.url.full': 'https://bitbucket.org/Acme/Shop' }
-    }
+    const bitbucket = { ...RUN, pipeline: { repositoryUrl: 'https://bitbucket.org/Acme/Shop' } }
     expect(eventOf(CHANGE, 'c', { run: bitbucket }).subject.content.artifactId).toBe(
       `pkg:bitbucket/acme/shop@${SHA.toLowerCase()}`
     )
-    const bare = { ...RUN, otel: {} }
+    const bare = { ...RUN, pipeline: {} }
     const event = eventOf({ ...change, version: '1.0 rc:1' }, 'c', { run: bare })
     expect(event.subject.content.artifactId).toBe('pkg:generic/acme/shop@1.0%20rc%3A1')
     expect(event.subject).not.toHaveProperty('source')
+    // Without the run's page or the repository, the source is what made the event.
+    expect(event.context.source).toBe(ACTION_NAME)
   })
 
   it('writes every purl as the specification does, each part percent-encoded', () => {
     const run = {
       ...RUN,
-      otel: { 'vcs.repository.url.full': 'https://github.com/acme/we%20ird%40x%3Fq%23f' }
+      pipeline: { repositoryUrl: 'https://github.com/acme/we%20ird%40x%3Fq%23f' }
     }
     const { artifactId } = eventOf(CHANGE, 'c', { run }).subject.content
     expect(artifactId).toBe(`pkg:github/acme/we%20ird%40x%3Fq%23f@${SHA.toLowerCase()}`)

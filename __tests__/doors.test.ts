@@ -1,12 +1,14 @@
 /**
  * Two front doors over one core: the action (src/action/) and the command line (src/cli/) each
  * read their own world into the shared settings and run data. The core imports neither door, and
- * neither door imports the other; only the entry files pick one.
+ * neither door imports the other; only the entry files pick one. And the tests mirror the tree: a
+ * reader finds a source's tests in the test file of its name.
  */
 import { describe, expect, it } from '@jest/globals'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const SRC = join(ROOT, 'src')
@@ -53,5 +55,46 @@ describe('the doors', () => {
       ({ from, to }) => doorOf(from) && doorOf(to) && doorOf(from) !== doorOf(to)
     )
     expect(between).toEqual([])
+  })
+})
+
+/** A source of at least this many lines that defines functions has a test file of its name. */
+const LINES_THAT_NEED_A_TEST_FILE = 100
+
+/** Whether a source defines something to run: a function, an arrow, a method, an accessor. */
+function definesFunctions(text: string): boolean {
+  const defines = (node: ts.Node): boolean =>
+    (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclaration).body !== undefined) ||
+    ts.forEachChild(node, child => defines(child) || undefined) === true
+  return defines(ts.createSourceFile('source.ts', text, ts.ScriptTarget.Latest))
+}
+
+function lineCount(text: string): number {
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
+}
+
+/** src/x/y.ts's tests: __tests__/x/y.test.ts. */
+const testFileOf = (path: string): string =>
+  join(ROOT, '__tests__', relative(SRC, path).replace(/\.ts$/, '.test.ts'))
+
+describe('the tests', () => {
+  it('tell a source that defines functions from one of types and constants alone', () => {
+    expect(
+      definesFunctions('export type Read = (name: string) => string\ninterface A { b(): void }')
+    ).toBe(false)
+    expect(definesFunctions('export const NAMES = { api: "api-key" }')).toBe(false)
+    expect(definesFunctions('export const read = (name: string) => name')).toBe(true)
+    expect(definesFunctions('export class A { get b() { return 1 } }')).toBe(true)
+    expect(definesFunctions('function a() {}')).toBe(true)
+  })
+
+  it(`are in a file of its name for each source of ${LINES_THAT_NEED_A_TEST_FILE} lines or more that defines functions`, () => {
+    const checked = sources(SRC).filter(file => {
+      const text = readFileSync(file, 'utf8')
+      return lineCount(text) >= LINES_THAT_NEED_A_TEST_FILE && definesFunctions(text)
+    })
+    expect(checked.map(file => relative(ROOT, file))).toContain('src/report.ts')
+    const untested = checked.filter(file => !existsSync(testFileOf(file)))
+    expect(untested.map(file => relative(ROOT, file))).toEqual([])
   })
 })

@@ -1,16 +1,12 @@
 /**
- * OpenTelemetry's names in a change: what each door knows of its run, in semantic conventions
- * 1.44.0, never an empty or guessed value; the artifact beside it; the user's own keys win.
+ * OpenTelemetry's names in a change, built from what a door says of its run (a Pipeline), in
+ * semantic conventions 1.44.0: never an empty or guessed value; the artifact beside it; the
+ * user's own keys win; the whole within its bound.
  */
 import { describe, expect, it } from '@jest/globals'
-import { contextDefaults } from '../src/action/defaults.ts'
-import { runContextOf } from '../src/action/run-context.ts'
-import { buildChangeRequest, type ChangeBasis } from '../src/change.ts'
+import { buildChangeRequest, type ChangeBasis, type RunDefaults } from '../src/change.ts'
+import { MAX_OTEL_BYTES, OTEL_SCHEMA_URL } from '../src/otel.ts'
 import type { ChangeFields } from '../src/settings.ts'
-import { ciDefaults, detectCiContext } from '../src/cli/ci-context.ts'
-import { MAX_OTEL_BYTES, OTEL_SCHEMA_URL } from '../src/change.ts'
-import type { Git } from '../src/shipped/git.ts'
-import { repositoryPage } from '../src/shipped/remote.ts'
 import { emptyShipped } from '../src/shipped/types.ts'
 import { parseArtifact } from '../src/values/artifact.ts'
 
@@ -28,26 +24,22 @@ function metadataOf(fields: ChangeFields, basis: ChangeBasis, options = OPTIONS)
   return JSON.parse(change.custom_metadata ?? '{}') as Metadata
 }
 
-const githubPush = () =>
-  contextDefaults(
-    runContextOf(
-      {
-        GITHUB_EVENT_NAME: 'push',
-        GITHUB_REPOSITORY: 'octo-org/shop-api',
-        GITHUB_SERVER_URL: 'https://github.com',
-        GITHUB_SHA: SHA,
-        GITHUB_REF: 'refs/heads/main',
-        GITHUB_REF_NAME: 'main',
-        GITHUB_REF_TYPE: 'branch',
-        GITHUB_WORKFLOW: 'Deploy',
-        GITHUB_JOB: 'deploy',
-        GITHUB_RUN_ID: '13901299999',
-        GITHUB_RUN_ATTEMPT: '1'
-      },
-      { ref: 'refs/heads/main', after: SHA }
-    ),
-    '/work'
-  )
+/** A GitHub push to main, as the action's door gives it: GitHub names no job's own id or page. */
+const githubPush = (): RunDefaults => ({
+  service: 'octo-org/shop-api',
+  version: SHA,
+  metadata: { key: 'github', fields: {} },
+  workspace: '/work',
+  pipeline: {
+    repositoryUrl: 'https://github.com/octo-org/shop-api',
+    provider: 'github',
+    ref: { name: 'main', type: 'branch' },
+    name: 'Deploy',
+    runId: '13901299999',
+    runUrl: 'https://github.com/octo-org/shop-api/actions/runs/13901299999/attempts/1',
+    task: 'deploy'
+  }
+})
 
 describe('otel in custom_metadata', () => {
   it('on a GitHub push, with an image: every attribute the run knows, with its value', () => {
@@ -88,25 +80,25 @@ describe('otel in custom_metadata', () => {
     })
   })
 
-  it('in a GitLab job on the command line: the pipeline, the job, their pages and ids', async () => {
-    const env = {
-      GITLAB_CI: 'true',
-      CI_SERVER_URL: 'https://gitlab.example.com',
-      CI_PROJECT_URL: 'https://gitlab.example.com/acme/shop',
-      CI_PROJECT_PATH: 'acme/shop',
-      CI_COMMIT_SHA: SHA,
-      CI_COMMIT_REF_NAME: 'v1.4.2',
-      CI_COMMIT_TAG: 'v1.4.2',
-      CI_PIPELINE_ID: '1187',
-      CI_PIPELINE_NAME: 'Release',
-      CI_PIPELINE_URL: 'https://gitlab.example.com/acme/shop/-/pipelines/1187',
-      CI_JOB_ID: '5521',
-      CI_JOB_NAME: 'deploy-production',
-      CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/5521',
-      CI_ENVIRONMENT_NAME: 'production'
+  it('for a tag pipeline whose job has its own id and page: the pipeline, the job, their pages and ids', () => {
+    const run: RunDefaults = {
+      service: 'acme/shop',
+      version: SHA,
+      environment: 'production',
+      metadata: { key: 'ci', fields: {} },
+      workspace: '/builds',
+      pipeline: {
+        repositoryUrl: 'https://gitlab.example.com/acme/shop',
+        provider: 'gitlab',
+        ref: { name: 'v1.4.2', type: 'tag' },
+        name: 'Release',
+        runId: '1187',
+        runUrl: 'https://gitlab.example.com/acme/shop/-/pipelines/1187',
+        task: 'deploy-production',
+        taskId: '5521',
+        taskUrl: 'https://gitlab.example.com/acme/shop/-/jobs/5521'
+      }
     }
-    const git: Git = async () => ({ out: '', cut: false, said: '' })
-    const run = ciDefaults(await detectCiContext(env, '/builds/acme/shop', { git }), '/builds')
     const deploy = { outcome: 'success' as const, status: 'success', finishedAt: 0 }
     expect(metadataOf({}, { run, deploy })['otel'].attributes).toEqual({
       'deployment.environment.name': 'production',
@@ -157,6 +149,23 @@ describe('otel in custom_metadata', () => {
     expect(attributes['service.version']).toBe('v1.4.2')
   })
 
+  it('names nothing of the run that its door leaves empty or does not know', () => {
+    const empty = { ...githubPush(), pipeline: { name: '', runId: '', task: '' } }
+    const { attributes } = metadataOf({ environment: 'production' }, { run: empty })['otel']
+    expect(attributes).toEqual({
+      'deployment.environment.name': 'production',
+      'service.name': 'octo-org/shop-api',
+      'service.version': SHA,
+      'vcs.ref.head.revision': SHA
+    })
+    const unknown = { ...githubPush(), pipeline: undefined }
+    expect(metadataOf({}, { run: unknown })['otel'].attributes).toEqual({
+      'service.name': 'octo-org/shop-api',
+      'service.version': SHA,
+      'vcs.ref.head.revision': SHA
+    })
+  })
+
   it('is turned off by otel-attributes: false, not by github-metadata: false', () => {
     const run = githubPush()
     expect(metadataOf({}, { run }, { ...OPTIONS, otelAttributes: false })).not.toHaveProperty(
@@ -181,37 +190,5 @@ describe('otel in custom_metadata', () => {
     expect(attributes).not.toHaveProperty('deployment.environment.name')
     expect(attributes).not.toHaveProperty('service.name')
     expect(attributes['vcs.ref.head.revision']).toBe(SHA)
-  })
-})
-
-describe('repositoryPage', () => {
-  it.each([
-    ['git@github.com:Acme/Shop.git', 'https://github.com/Acme/Shop', 'github'],
-    ['ssh://git@gitlab.com/acme/shop.git', 'https://gitlab.com/acme/shop', 'gitlab'],
-    [
-      'https://x-token-auth:secret@bitbucket.org/acme/shop.git',
-      'https://bitbucket.org/acme/shop',
-      'bitbucket'
-    ],
-    [
-      'https://user:pw@git.example.com:8443/acme/shop.git',
-      'https://git.example.com:8443/acme/shop',
-      undefined
-    ]
-  ])('%s is %s, without credentials', (remote, url, provider) => {
-    expect(repositoryPage(remote)).toEqual({ url, provider })
-  })
-
-  it("converts an ssh remote only on a known forge or the run's own server", () => {
-    expect(repositoryPage('git@git.example.com:acme/shop.git')).toBeUndefined()
-    expect(
-      repositoryPage('git@ghe.example.com:acme/shop.git', {
-        url: 'https://ghe.example.com',
-        kind: 'github'
-      })
-    ).toEqual({
-      url: 'https://ghe.example.com/acme/shop',
-      provider: 'github'
-    })
   })
 })

@@ -18,7 +18,9 @@ import { useEmulator } from './support/use-emulator.ts'
 const CONTEXT = { GITHUB_SHA: 'a1b2c3d'.padEnd(40, '0'), GITHUB_REPOSITORY: 'octo-org/octo-repo' }
 
 let emulator: Emulator
-useEmulator(started => (emulator = started))
+useEmulator(started => {
+  emulator = started
+})
 const github = useFakeGitHub()
 
 const PASSWORD = 'hunter2-pw'

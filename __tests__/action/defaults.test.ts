@@ -85,34 +85,44 @@ describe('contextDefaults on push', () => {
           actor: 'monalisa'
         }
       },
-      // OpenTelemetry's names for what the run knows; GitHub names no job's own id or page.
-      otel: {
-        'vcs.repository.url.full': 'https://github.com/octo-org/shop-api',
-        'vcs.provider.name': 'github',
-        'vcs.ref.head.name': 'main',
-        'vcs.ref.head.type': 'branch',
-        'cicd.pipeline.name': 'Deploy',
-        'cicd.pipeline.run.id': '13901299999',
-        'cicd.pipeline.run.url.full':
-          'https://github.com/octo-org/shop-api/actions/runs/13901299999/attempts/1',
-        'cicd.pipeline.task.name': 'record-change'
+      // Where the run comes from; GitHub names no job's own id or page.
+      pipeline: {
+        repositoryUrl: 'https://github.com/octo-org/shop-api',
+        provider: 'github',
+        ref: { name: 'main', type: 'branch' },
+        name: 'Deploy',
+        runId: '13901299999',
+        runUrl: 'https://github.com/octo-org/shop-api/actions/runs/13901299999/attempts/1',
+        task: 'record-change'
       }
     })
     expect('environment' in defaults).toBe(false)
   })
 
-  it("names a tag push's tag, and a pull request's head branch, in OpenTelemetry's names", () => {
+  it("names a tag push's tag, a pull request's head branch and a workflow run's as the run's ref", () => {
     const env = runEnv('push', { GITHUB_REF_NAME: 'v1.2.3', GITHUB_REF_TYPE: 'tag' })
-    expect(contextDefaults('push', fixture('push'), env).otel).toMatchObject({
-      'vcs.ref.head.name': 'v1.2.3',
-      'vcs.ref.head.type': 'tag'
+    expect(contextDefaults('push', fixture('push'), env).pipeline?.ref).toEqual({
+      name: 'v1.2.3',
+      type: 'tag'
     })
     const payload = { pull_request: { number: 7, head: { ref: 'feature/cart' } } }
     const pull = runEnv('pull_request', { GITHUB_REF_NAME: '7/merge', GITHUB_REF_TYPE: 'branch' })
-    expect(contextDefaults('pull_request', payload, pull).otel).toMatchObject({
-      'vcs.ref.head.name': 'feature/cart',
-      'vcs.ref.head.type': 'branch'
+    expect(contextDefaults('pull_request', payload, pull).pipeline?.ref).toEqual({
+      name: 'feature/cart',
+      type: 'branch'
     })
+    const run = { workflow_run: { head_branch: 'release/2', head_sha: MAIN_HEAD } }
+    expect(contextDefaults('workflow_run', run, runEnv('workflow_run')).pipeline?.ref).toEqual({
+      name: 'release/2',
+      type: 'branch'
+    })
+  })
+
+  it('names no ref at all when the run knows no branch or tag', () => {
+    const payload = { pull_request: { number: 7, head: {} } }
+    expect(
+      contextDefaults('pull_request', payload, runEnv('pull_request')).pipeline
+    ).not.toHaveProperty('ref')
   })
 
   it('names the tag of a tag push', () => {
@@ -423,7 +433,7 @@ describe('contextDefaults with missing or malformed context', () => {
     expect(defaults).toEqual({
       description: 'Change recorded by change-tracking-action',
       metadata: { github: {} },
-      otel: { 'vcs.provider.name': 'github' }
+      pipeline: { provider: 'github' }
     })
   })
 
@@ -474,6 +484,17 @@ describe('run_url', () => {
     expect(contextDefaults('push', {}, env).metadata.github!.run_url).toBe(
       'https://github.com/octo-org/shop-api/actions/runs/13901299999'
     )
+  })
+
+  it('is linked in the summary by the run’s number, and its attempt after a re-run', () => {
+    const runLink = (env: Env) =>
+      defaultsOfRun(runContextOf({ ...env, GITHUB_EVENT_NAME: 'push' }, {}), '/work').runLink
+    expect(runLink(runEnv('push', { GITHUB_RUN_ATTEMPT: '2' }))).toEqual({
+      text: 'Run 77 attempt 2',
+      url: 'https://github.com/octo-org/shop-api/actions/runs/13901299999/attempts/2'
+    })
+    expect(runLink(runEnv('push'))?.text).toBe('Run 77')
+    expect(runLink(runEnv('push', { GITHUB_RUN_NUMBER: undefined }))?.text).toBe('Run 13901299999')
   })
 
   it('is left out when the repository or the run id is not known', () => {

@@ -32,7 +32,7 @@ function fakeGit(answers: Record<string, string> = {}): Git & { asked: string[] 
   )
 }
 
-/** Read only for OpenTelemetry's names, which are tested apart (ciDefaults' otel). */
+/** Read only for where the run comes from, which is tested apart (ciDefaults' pipeline). */
 const OTEL_ONLY = new Set(['repositoryUrl', 'pipeline', 'runId', 'job', 'jobId'])
 
 /** The detected values the change's defaults read, without where each came from. */
@@ -559,6 +559,51 @@ describe('credentials and unsafe characters in what the CI or the checkout names
   })
 })
 
+describe('ciDefaults: where the run comes from, for OpenTelemetry’s names', () => {
+  it('in a GitLab tag pipeline: the project’s page, the tag, the pipeline and the job with their pages and ids', async () => {
+    const env = {
+      GITLAB_CI: 'true',
+      CI_SERVER_URL: 'https://gitlab.example.com',
+      CI_PROJECT_URL: 'https://gitlab.example.com/acme/shop',
+      CI_PROJECT_PATH: 'acme/shop',
+      CI_COMMIT_SHA: SHA,
+      CI_COMMIT_REF_NAME: 'v1.4.2',
+      CI_COMMIT_TAG: 'v1.4.2',
+      CI_PIPELINE_ID: '1187',
+      CI_PIPELINE_NAME: 'Release',
+      CI_PIPELINE_URL: 'https://gitlab.example.com/acme/shop/-/pipelines/1187',
+      CI_JOB_ID: '5521',
+      CI_JOB_NAME: 'deploy-production',
+      CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/5521'
+    }
+    const context = await detectCiContext(env, '/builds/acme/shop', { git: fakeGit() })
+    expect(ciDefaults(context, '/builds').pipeline).toEqual({
+      repositoryUrl: 'https://gitlab.example.com/acme/shop',
+      provider: 'gitlab',
+      ref: { name: 'v1.4.2', type: 'tag' },
+      name: 'Release',
+      runId: '1187',
+      runUrl: 'https://gitlab.example.com/acme/shop/-/pipelines/1187',
+      task: 'deploy-production',
+      taskId: '5521',
+      taskUrl: 'https://gitlab.example.com/acme/shop/-/jobs/5521'
+    })
+  })
+
+  it('outside any CI: the origin remote’s page without its credentials, and the branch; nothing empty', async () => {
+    const git = fakeGit({
+      'remote get-url origin': 'https://deploy:s3cret-pw@git.example.com/acme/shop.git',
+      'symbolic-ref --short -q HEAD': 'main'
+    })
+    const run = ciDefaults(await detectCiContext({}, '/w/shop', { git }), '/w/shop')
+    expect(run.pipeline).toEqual({
+      repositoryUrl: 'https://git.example.com/acme/shop',
+      ref: { name: 'main', type: 'branch' }
+    })
+    expect(JSON.stringify(run)).not.toContain('s3cret')
+  })
+})
+
 describe('values from the environment', () => {
   const gitlab = { GITLAB_CI: 'true', CI_PROJECT_PATH: 'acme/shop', CI_COMMIT_SHA: SHA }
 
@@ -720,18 +765,30 @@ describe('outside any CI', () => {
     expect((await detectCiContext({}, long)).sources.service).toBe('the folder name')
   })
 
-  it('ends within its budget for all of git’s calls, even when git hangs on an include.path FIFO', async () => {
-    const hung = join(root, 'hung')
+  /** A checkout whose git hangs: its config includes a FIFO that no one writes. */
+  function hungCheckout(name: string): string {
+    const hung = join(root, name)
     mkdirSync(hung)
     git(hung, 'init', '-q')
-    execFileSync('mkfifo', [join(root, 'fifo')])
-    git(hung, 'config', 'include.path', join(root, 'fifo'))
-    const started = Date.now()
-    const context = await detectCiContext({}, hung, { budgetMs: 300 })
-    // Whatever the number of calls: the budget, and a margin for a loaded machine.
-    expect(Date.now() - started).toBeLessThan(300 + 3000)
+    execFileSync('mkfifo', [join(hung, 'fifo')])
+    git(hung, 'config', 'include.path', join(hung, 'fifo'))
+    return hung
+  }
+
+  it('stops git at its budget, even when git hangs on an include.path FIFO: the folder names the service', async () => {
+    // Unstopped, this git would never answer, nor the detection end.
+    const context = await detectCiContext({}, hungCheckout('hung'), { budgetMs: 300 })
     expect(context.sources).toMatchObject({ service: 'the folder name' })
     expect(context.version).toBeUndefined()
+  })
+
+  it('asks git nothing once the run is cancelled, however long its budget', async () => {
+    const cancelled = AbortSignal.abort('SIGINT')
+    const context = await detectCiContext({}, hungCheckout('cancelled'), {
+      budgetMs: 3_600_000,
+      signal: cancelled
+    })
+    expect(context.sources).toEqual({ service: 'the folder name', user: 'the login' })
   })
 
   it('reads the checkout it is given, whatever GIT_DIR the environment names', async () => {

@@ -1,63 +1,63 @@
 /**
- * events and event-results in process, against the emulator, with their dry runs: a file of 2100
- * events in batches, and 2100 ids read in requests of at most 1000.
+ * events and event-results against the emulator, through no door, with their dry runs: a file of
+ * 2100 events in batches, and 2100 ids read in requests of at most 1000.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { combineResults } from '../../src/commands/events.ts'
-import { run } from '../../src/main.ts'
-import { Emulator } from '../../emulator/emulator.ts'
-import { trustTestCertificate } from '../../emulator/tls.ts'
-import { FakeRunner } from '../support/fake-runner.ts'
+import type { RunDefaults } from '../../src/change.ts'
+import { combineResults, getEventResults, sendEvents } from '../../src/commands/events.ts'
+import type { Emulator } from '../../emulator/emulator.ts'
+import type { CommandResult } from '../../src/report.ts'
+import { finish, runCommandWith, type CommandRun } from '../support/command-context.ts'
+import { useEmulator } from '../support/use-emulator.ts'
 import { renderSummary } from '../support/summary.ts'
 
 let emulator: Emulator
+useEmulator(started => {
+  emulator = started
+})
 let workspace: string
-
-beforeAll(async () => {
-  for (const name of ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'])
-    delete process.env[name]
-  await trustTestCertificate()
-  emulator = await Emulator.start()
+beforeAll(() => {
   workspace = mkdtempSync(join(tmpdir(), 'cta-commands-'))
 })
-afterAll(async () => {
-  await emulator.close()
-  rmSync(workspace, { recursive: true, force: true })
-})
-beforeEach(() => emulator.reset())
+afterAll(() => rmSync(workspace, { recursive: true, force: true }))
 
-async function action(inputs: Record<string, string>): Promise<FakeRunner> {
-  const runner = new FakeRunner({
-    'api-key': emulator.apiKey,
-    'base-url': emulator.url,
-    'max-attempts': '2',
-    ...inputs
-  })
-  await run(runner, { GITHUB_WORKSPACE: workspace })
-  return runner
+/** The command's run against the emulator, its outputs and summary written. */
+async function command(
+  handler: typeof sendEvents,
+  given: Record<string, string>
+): Promise<CommandRun<CommandResult>> {
+  const inputs = { 'api-key': emulator.apiKey, 'base-url': emulator.url, 'max-attempts': '2' }
+  const run: RunDefaults = { metadata: { key: 'run', fields: {} }, workspace }
+  const ran = await runCommandWith({ ...inputs, ...given }, run, handler)
+  await finish(ran)
+  return ran
 }
+const events = (given: Record<string, string>) =>
+  command(sendEvents, { command: 'events', ...given })
+const eventResults = (given: Record<string, string>) =>
+  command(getEventResults, { command: 'event-results', ...given })
 
 describe('events', () => {
   it('sends inline NDJSON and outputs the ids in input order', async () => {
-    const r = await action({
-      command: 'events',
+    const { result, error, recorder } = await events({
       events: '{"name":"a","data":1}\n{"id":"mine","name":"b","data":{"x":true}}\n'
     })
-    expect(r.failures).toEqual([])
-    const ids = JSON.parse(r.outputs['event-ids']) as string[]
+    expect(error).toBeUndefined()
+    expect(result?.title).toEqual({ done: { subject: '2 events', outcome: 'sent' } })
+    const ids = JSON.parse(recorder.outputs['event-ids']) as string[]
     expect(ids[1]).toBe('mine')
     expect(emulator.events.get(ids[0])).toMatchObject({ name: 'a', data: 1 })
-    expect(r.summary).toContain('| Accepted | 2 |')
-    expect(r.lines).toContain('Sent 2 events in 1 request.')
+    expect(recorder.summary).toContain('| Accepted | 2 |')
+    expect(recorder.lines).toContain('Sent 2 events in 1 request.')
   })
 
   it('reads a file relative to the workspace', async () => {
     writeFileSync(join(workspace, 'events.json'), '[{"name":"a","data":{}},{"name":"b","data":[]}]')
-    const r = await action({ command: 'events', 'events-file': 'events.json' })
-    expect(r.failures).toEqual([])
+    const { error } = await events({ 'events-file': 'events.json' })
+    expect(error).toBeUndefined()
     expect(emulator.events.size).toBe(2)
   })
 
@@ -66,8 +66,8 @@ describe('events', () => {
       JSON.stringify({ id: `evt-${i}`, name: 'deploy.step', data: { i } })
     )
     writeFileSync(join(workspace, 'events.ndjson'), lines.join('\n') + '\n')
-    const r = await action({ command: 'events', 'events-file': 'events.ndjson' })
-    expect(r.failures).toEqual([])
+    const { error, recorder } = await events({ 'events-file': 'events.ndjson' })
+    expect(error).toBeUndefined()
     const streamed = emulator.requestsTo('POST /v2/stream')
     expect(streamed.length).toBeGreaterThanOrEqual(3)
     // Batches are in flight together, so they may arrive in any order; each is a run of the input.
@@ -81,37 +81,38 @@ describe('events', () => {
       .sort((a, b) => Number(a[0].slice(4)) - Number(b[0].slice(4)))
     const ids = lines.map((_, i) => `evt-${i}`)
     expect(batches.flat()).toEqual(ids)
-    expect(JSON.parse(r.outputs['event-ids'])).toEqual(ids)
+    expect(JSON.parse(recorder.outputs['event-ids'])).toEqual(ids)
     expect(emulator.events.get('evt-2099')?.data).toEqual({ i: 2099 })
-    expect(r.summary).toContain('2100')
+    expect(recorder.summary).toContain('2100')
   })
 
   it('names the invalid event and sends nothing', async () => {
-    const r = await action({ command: 'events', events: '{"name":"a","data":1}\n{"name":""}' })
-    expect(r.failures[0]).toContain('Input "events", line 2')
+    const { error, recorder } = await events({ events: '{"name":"a","data":1}\n{"name":""}' })
+    expect(error).toMatchObject({ input: 'events' })
+    expect(recorder.failures[0]).toContain('<events>, line 2')
     expect(emulator.requests).toEqual([])
   })
 
   it('names the file when it cannot be read', async () => {
-    const r = await action({ command: 'events', 'events-file': 'missing.ndjson' })
-    expect(r.failures[0]).toMatch(/^Input "events-file" \(".*missing\.ndjson"\) cannot be read/)
+    const { recorder } = await events({ 'events-file': 'missing.ndjson' })
+    expect(recorder.failures[0]).toMatch(/^<events-file> \(".*missing\.ndjson"\) cannot be read/)
   })
 
   it('keeps the accepted ids when a batch fails, and treats an outage as a warning', async () => {
     emulator.inject('POST /v2/stream', { status: 503, body: 'down' }, Infinity)
-    const r = await action({ command: 'events', events: '{"name":"a","data":1}' })
-    expect(r.failures).toEqual([])
-    expect(r.warnings[0]).toMatch(/^Sent 0 of 1 event; event 1 was not accepted: POST \/v2\/stream/)
-    expect(r.outputs['event-ids']).toBe('[]')
+    const { recorder } = await events({ events: '{"name":"a","data":1}' })
+    expect(emulator.requestsTo('POST /v2/stream')).toHaveLength(2)
+    expect(recorder.failures).toEqual([])
+    expect(recorder.warnings[0]).toMatch(
+      /^Sent 0 of 1 event; event 1 was not accepted: POST \/v2\/stream/
+    )
+    expect(recorder.outputs['event-ids']).toBe('[]')
   })
 
   it('says how many events were sent and how many the service rejected', async () => {
     emulator.inject('POST /v2/stream', { status: 400, body: '{"message":"bad event"}' })
-    const r = await action({
-      command: 'events',
-      events: '{"name":"a","data":1}\n{"name":"b","data":2}'
-    })
-    const { title, cells } = renderSummary(r.summary)
+    const { recorder } = await events({ events: '{"name":"a","data":1}\n{"name":"b","data":2}' })
+    const { title, cells } = renderSummary(recorder.summary)
     expect(title).toBe('2 events not accepted: the service rejected the request')
     expect(cells).toEqual([
       'Events',
@@ -126,50 +127,46 @@ describe('events', () => {
   })
 
   it('in a dry run prints the batches, sets no output and says they were not sent', async () => {
-    const r = await action({
-      command: 'events',
-      events: '{"name":"a","data":1}',
-      'dry-run': 'true'
-    })
+    const { recorder } = await events({ events: '{"name":"a","data":1}', 'dry-run': 'true' })
     expect(emulator.requests).toEqual([])
-    expect(r.lines).toContain(`[dry-run] POST ${emulator.url}v2/stream`)
-    expect(r.lines).toContain('  Content-Type: application/x-ndjson')
-    expect(r.outputs).toEqual({})
-    expect(r.summary).toContain('### Events \\(not sent\\)')
-    expect(r.summary).not.toContain('Accepted')
+    expect(recorder.lines).toContain(`[dry-run] POST ${emulator.url}v2/stream`)
+    expect(recorder.lines).toContain('  Content-Type: application/x-ndjson')
+    expect(recorder.outputs).toEqual({})
+    expect(recorder.summary).toContain('### Events \\(not sent\\)')
+    expect(recorder.summary).not.toContain('Accepted')
   })
 })
 
 describe('event-results', () => {
   it('outputs the results of every id', async () => {
-    const r = await action({ command: 'event-results', 'event-ids': 'a\nb,c' })
-    expect(r.failures).toEqual([])
-    const results = JSON.parse(r.outputs['event-results']) as Array<{ id: string }>
+    const { error, recorder } = await eventResults({ 'event-ids': 'a\nb,c' })
+    expect(error).toBeUndefined()
+    const results = JSON.parse(recorder.outputs['event-results']) as Array<{ id: string }>
     expect(results.map(result => result.id)).toEqual(['a', 'b,c'])
     expect(emulator.requests[0].query).toBe('ids=a,b%2Cc')
-    expect(r.summary).toContain('| Results | 2 |')
+    expect(recorder.summary).toContain('| Results | 2 |')
   })
 
   it('asks for 2100 ids in 3 requests of at most 1000, encoding a comma inside an id', async () => {
     const ids = Array.from({ length: 2100 }, (_, i) => (i === 1500 ? 'order,42' : `evt-${i}`))
-    const r = await action({ command: 'event-results', 'event-ids': JSON.stringify(ids) })
-    expect(r.failures).toEqual([])
+    const { error, recorder } = await eventResults({ 'event-ids': JSON.stringify(ids) })
+    expect(error).toBeUndefined()
     const requests = emulator.requestsTo('GET /v2/event_results')
     expect(requests).toHaveLength(3)
     expect(requests[1].query).toContain('order%2C42')
     expect(requests[1].query.split(',')).toHaveLength(1000)
-    const results = JSON.parse(r.outputs['event-results']) as Array<{ id: string }>
+    const results = JSON.parse(recorder.outputs['event-results']) as Array<{ id: string }>
     expect(results).toHaveLength(2100)
     expect(results[1500].id).toBe('order,42')
   })
 
   it('in a dry run prints the request and reads nothing', async () => {
-    const r = await action({ command: 'event-results', 'event-ids': 'a', 'dry-run': 'true' })
+    const { recorder } = await eventResults({ 'event-ids': 'a', 'dry-run': 'true' })
     expect(emulator.requests).toEqual([])
-    expect(r.lines).toContain(`[dry-run] GET ${emulator.url}v2/event_results?ids=a`)
-    expect(r.outputs).toEqual({})
-    expect(r.summary).toContain('### Event results \\(not read\\)')
-    expect(r.summary).not.toContain('Results |')
+    expect(recorder.lines).toContain(`[dry-run] GET ${emulator.url}v2/event_results?ids=a`)
+    expect(recorder.outputs).toEqual({})
+    expect(recorder.summary).toContain('### Event results \\(not read\\)')
+    expect(recorder.summary).not.toContain('Results |')
   })
 
   it('concatenates arrays of results and otherwise keeps each response whole', () => {

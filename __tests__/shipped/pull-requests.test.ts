@@ -8,10 +8,12 @@ import {
   pullRequestsIn,
   readMissingTitles
 } from '../../src/shipped/pull-requests.ts'
+import { restartsFar, scansOf } from '../support/scans.ts'
 import { history, queryFor, useFakeGitHub, withGitHub } from './fake-github.ts'
 
 const URL = 'https://github.com/octo-org/octo-repo'
 const GITHUB = { kind: 'github', web: URL } as const
+const GITLAB_WEB = 'https://gitlab.example.com/acme/shop'
 const pull = (number: number, title?: string) => ({
   number,
   ...(title ? { title } : {}),
@@ -89,12 +91,37 @@ describe('pullRequestInMessage', () => {
     })
   })
 
-  it('reads a very long line in linear time', () => {
-    const started = Date.now()
-    pullRequestInMessage(`${' '.repeat(200_000)}x (#1`)
-    // Backtracking would take minutes; a linear scan takes a millisecond.
-    expect(Date.now() - started).toBeLessThan(1000)
-  })
+  const LONG = 'x'.repeat(20_000)
+  it.each([
+    ['a title without its closing parenthesis', `${LONG} (#1`, 'github', undefined],
+    ['a squash title far past the longest kept', `${'Fix  '.repeat(4_000)}(#7)`, 'github', 7],
+    ['a suffix that starts again everywhere', '(#1'.repeat(7_000), 'github', undefined],
+    ['a merge line of any length', `Merge pull request #42 from ${LONG}`, 'github', 42],
+    ['a GitLab title without its closing parenthesis', `${LONG} (!1`, 'gitlab', undefined],
+    [
+      'a GitLab squash title far past the longest kept',
+      `${'Fix  '.repeat(4_000)}(!7)`,
+      'gitlab',
+      7
+    ],
+    ['a GitLab suffix that starts again everywhere', '(!1'.repeat(7_000), 'gitlab', undefined],
+    ['a last line of any length', `Merge\n\nSee merge request ${LONG}!9`, 'gitlab', undefined],
+    [
+      'a last line naming a URL of any length',
+      `Merge\n\nSee merge request https://gitlab.example.com/${LONG}/-/merge_requests/9`,
+      'gitlab',
+      undefined
+    ]
+  ] as const)(
+    'reads %s with no pattern that restarts far at each position',
+    (_, message, host, number) => {
+      const read: unknown[] = []
+      const scans = scansOf(() => read.push(pullRequestInMessage(message, host, GITLAB_WEB)))
+      expect(read).toEqual([number && expect.objectContaining({ number })])
+      const restarting = scans.filter(scan => restartsFar(scan.pattern))
+      expect(restarting.map(scan => String(scan.pattern))).toEqual([])
+    }
+  )
 })
 
 describe('pullRequestsIn', () => {

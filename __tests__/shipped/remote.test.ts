@@ -1,6 +1,6 @@
 /** A remote read for its host and path only: never its credentials, never a path that climbs out. */
 import { describe, expect, it } from '@jest/globals'
-import { remoteRepository } from '../../src/shipped/remote.ts'
+import { remoteRepository, repositoryPage } from '../../src/shipped/remote.ts'
 
 describe('remoteRepository', () => {
   it.each([
@@ -29,5 +29,37 @@ describe('remoteRepository and a path with "." or ".." segments', () => {
     'ssh://git@github.com/./x.git'
   ])('finds no repository in %s', remote => {
     expect(remoteRepository(remote)).toBeUndefined()
+  })
+})
+
+describe('repositoryPage', () => {
+  it.each([
+    ['git@github.com:Acme/Shop.git', 'https://github.com/Acme/Shop', 'github'],
+    ['ssh://git@gitlab.com/acme/shop.git', 'https://gitlab.com/acme/shop', 'gitlab'],
+    [
+      'https://x-token-auth:secret@bitbucket.org/acme/shop.git',
+      'https://bitbucket.org/acme/shop',
+      'bitbucket'
+    ],
+    [
+      'https://user:pw@git.example.com:8443/acme/shop.git',
+      'https://git.example.com:8443/acme/shop',
+      undefined
+    ]
+  ])('%s is %s, without credentials', (remote, url, provider) => {
+    expect(repositoryPage(remote)).toEqual({ url, provider })
+  })
+
+  it("converts an ssh remote only on a known forge or the run's own server", () => {
+    expect(repositoryPage('git@git.example.com:acme/shop.git')).toBeUndefined()
+    expect(
+      repositoryPage('git@ghe.example.com:acme/shop.git', {
+        url: 'https://ghe.example.com',
+        kind: 'github'
+      })
+    ).toEqual({
+      url: 'https://ghe.example.com/acme/shop',
+      provider: 'github'
+    })
   })
 })
