@@ -1,5 +1,7 @@
 /**
- * One run of the action, in process, against the emulator: settings -> command -> report.
+ * The action's door (src/main.ts), in process against the emulator: the main step's run
+ * (settings -> command -> report, or at job-end the key check and the saved start) and the post
+ * step's. The failure policy's cells as this door applies them: action/policy.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
@@ -8,7 +10,6 @@ import { join } from 'node:path'
 import { ACTION_NAME, ACTION_VERSION } from '../src/package.ts'
 import { readJobEndState } from '../src/action/post-state.ts'
 import { run, runPost } from '../src/main.ts'
-import { AFTER_DEPLOY_BUDGET_MS, KEY_CHECK_BUDGET_MS, serviceBudget } from '../src/step.ts'
 import type { Emulator } from '../emulator/emulator.ts'
 import { useEmulator } from './support/use-emulator.ts'
 import { FakeRunner } from './support/fake-runner.ts'
@@ -20,7 +21,9 @@ import { renderSummary } from './support/summary.ts'
 const PUSH_ENV: Record<string, string> = { ...runnerContext(tmpdir()), GITHUB_EVENT_NAME: 'push' }
 
 let emulator: Emulator
-useEmulator(started => (emulator = started))
+useEmulator(started => {
+  emulator = started
+})
 
 function runner(inputs: Record<string, string> = {}): FakeRunner {
   return new FakeRunner({
@@ -280,19 +283,8 @@ describe('dry-run', () => {
   })
 })
 
-describe('when reporting itself fails', () => {
-  it('an output that cannot be written fails the step with a plain, redacted message', async () => {
-    const r = runner()
-    r.setOutput = () => {
-      throw new Error(`Missing file at path: /tmp/out-${emulator.apiKey}`)
-    }
-    await run(r, PUSH_ENV)
-    expect(r.failures).toHaveLength(1)
-    expect(r.failures[0]).toContain('The change-id output could not be written')
-    expect(r.failures[0]).not.toContain(emulator.apiKey)
-  })
-
-  it('writes no summary when job-summary is false, even if another input is invalid', async () => {
+describe('job-summary', () => {
+  it('writes no summary when it is false, even if another input is invalid', async () => {
     const r = runner({ 'job-summary': 'false', 'timeout-seconds': 'soon' })
     await run(r, PUSH_ENV)
     expect(r.failures[0]).toContain('timeout-seconds')
@@ -300,34 +292,66 @@ describe('when reporting itself fails', () => {
   })
 })
 
-describe('what one step may spend on the service', () => {
-  it('is the outage budget, raised by a larger timeout-seconds, when recording at once', () => {
-    expect(serviceBudget(30, Infinity)).toEqual({
-      timeoutMs: 30_000,
-      outageBudgetMs: 60_000
-    })
-    expect(serviceBudget(300, Infinity)).toEqual({
-      timeoutMs: 300_000,
-      outageBudgetMs: 300_000
-    })
+describe('the main step of a job-end run', () => {
+  const JOB_END = { 'record-at': 'job-end' }
+
+  it('checks the key, saves its start and records nothing', async () => {
+    const before = Date.now()
+    const r = runner(JOB_END)
+    await run(r, PUSH_ENV)
+    expect(emulator.requests.map(q => `${q.method} ${q.rawPath}`)).toEqual(['GET /v2/hello'])
+    const { startedAt } = JSON.parse(r.states['jobEnd']) as { startedAt: number }
+    expect(startedAt).toBeGreaterThanOrEqual(before)
+    expect(Object.keys(JSON.parse(r.states['jobEnd']) as object)).toEqual(['startedAt'])
+    expect(r.lines).toContain(
+      'The change will be recorded when the job ends, with how the deploy ended (record-at: job-end).'
+    )
+    expect(r.outputs['change-id']).toBeUndefined()
+    expect(r.failures).toEqual([])
   })
 
-  it('keeps a job-end key check within 10 s, whatever timeout-seconds says', () => {
-    expect(serviceBudget(300, KEY_CHECK_BUDGET_MS)).toEqual({
-      timeoutMs: 10_000,
-      outageBudgetMs: 10_000
-    })
+  it('says what a heartbeat run will do', async () => {
+    const r = runner({ ...JOB_END, command: 'heartbeat', 'heartbeat-id': 'nightly' })
+    await run(r, PUSH_ENV)
+    expect(r.lines).toContain(
+      'The heartbeat will be sent when the job ends, if it succeeds (record-at: job-end).'
+    )
   })
 
-  it('keeps a post step’s calls within 150 s, so that it ends within 3 minutes', () => {
-    expect(serviceBudget(300, AFTER_DEPLOY_BUDGET_MS)).toEqual({
-      timeoutMs: 150_000,
-      outageBudgetMs: 150_000
-    })
-    expect(serviceBudget(10, AFTER_DEPLOY_BUDGET_MS)).toEqual({
-      timeoutMs: 10_000,
-      outageBudgetMs: 60_000
-    })
+  it('in a dry run, sends nothing and still saves its start for the post step', async () => {
+    const r = runner({ ...JOB_END, 'dry-run': 'true' })
+    await run(r, PUSH_ENV)
+    expect(emulator.requests).toHaveLength(0)
+    expect(r.states['jobEnd']).toBeDefined()
+    expect(r.lines).toContain('Dry run: nothing was sent.')
+  })
+
+  it('under fail-on-error false with an invalid input, lets the post step say once, at the job’s end, that the deploy was not recorded and why', async () => {
+    const inputs = { ...JOB_END, 'fail-on-error': 'false', 'max-attempts': '11' }
+    const main = runner(inputs)
+    await run(main, PUSH_ENV)
+    expect(main.warnings).toEqual([
+      expect.stringMatching(/max-attempts.*it will not be recorded \(fail-on-error: false\)\.$/)
+    ])
+    const jobEnd = readJobEndState({ STATE_jobEnd: main.states['jobEnd'] })
+    expect(jobEnd).toBeDefined()
+    const post = runner(inputs)
+    await runPost(jobEnd ?? {}, post, PUSH_ENV)
+    expect(post.warnings).toEqual([
+      'The deploy was not recorded: Input "max-attempts" must be a whole number from 1 to 10; got "11". (Not failing the step: fail-on-error is false.)'
+    ])
+    expect(post.failures).toEqual([])
+    expect(emulator.requests).toHaveLength(0)
+  })
+})
+
+describe('the main step of a run that records at once', () => {
+  it('saves only that a post step is one, which then has nothing to do', async () => {
+    const r = runner({ 'record-at': 'now' })
+    await run(r, PUSH_ENV)
+    expect(r.failures).toEqual([])
+    expect(emulator.changes.size).toBe(1)
+    expect(r.states).toEqual({ isPost: 'true' })
   })
 })
 
@@ -398,5 +422,17 @@ describe('include-commits: git, from the runner’s checkout', () => {
     expect(links.map(link => link.href).filter(href => href.includes('evil'))).toEqual([])
     expect(html).not.toContain('<b>b</b>')
     expect(r.summary).not.toMatch(/[^\P{Cc}\n]|[\u2028\u2029]/u)
+  })
+})
+
+describe('the post step of a job-end run', () => {
+  it('records a start it cannot read as no start: the outcome alone, and one warning', async () => {
+    const r = runner({ 'record-at': 'job-end', 'job-status': 'failure' })
+    await runPost(readJobEndState({ STATE_jobEnd: 'not json' }) ?? {}, r, PUSH_ENV)
+    expect(r.failures).toEqual([])
+    expect(r.warnings).toEqual([
+      'The deploy is recorded without its start or duration: the start the main step saved cannot be read.'
+    ])
+    expect(lastBody('POST /v2/change')).not.toHaveProperty('created_at')
   })
 })

@@ -1,22 +1,41 @@
+/**
+ * The report, through a door-neutral renderer: every line made safe on its one way out, the
+ * dry-run printout, and `finish`: the result's outputs written, the error said by its ruling in
+ * the door's words, the summary appended, a failure to report said by its own ruling, and the
+ * rulings returned. The summary's markdown is summary.ts's (summary.test.ts); which verdict an
+ * error gets is the policy's (policy.test.ts).
+ */
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { micromark } from 'micromark'
-import { gfm, gfmHtml } from 'micromark-extension-gfm'
 import { InputError, ServiceError } from '../src/errors.ts'
+import { CancelledError, type Moment } from '../src/policy.ts'
 import { Redactor } from '../src/redact.ts'
-import { ACTION_NAME } from '../src/package.ts'
-import { MAX_MESSAGE_CHARS, Report } from '../src/report.ts'
-import { MAX_SUMMARY_CELL_CHARS, answer, escapeCell } from '../src/summary.ts'
-import { FakeRunner } from './support/fake-runner.ts'
-import { renderSummary } from './support/summary.ts'
+import { MAX_MESSAGE_CHARS, Report, type CommandResult, type StepOutcome } from '../src/report.ts'
+import type { FailOnError } from '../src/settings.ts'
+import { answer } from '../src/summary.ts'
 import { anyCodePoint } from './support/hostile-text.ts'
-import { ACTION_WORDS } from '../src/main.ts'
+import { Recorder, TEST_WORDS } from './support/recorder.ts'
 
-function setup() {
-  const runner = new FakeRunner()
+const KEY = 'sekrit-key'
+
+function setup(dryRun = false) {
+  const recorder = new Recorder()
   const redactor = new Redactor()
-  redactor.add('sekrit-key')
-  return { runner, report: new Report(runner, redactor, ACTION_WORDS) }
+  redactor.add(KEY)
+  return { recorder, report: new Report(recorder, redactor, TEST_WORDS, dryRun) }
+}
+
+/** Ends a run as a door does: recording under auto, with a summary, unless told otherwise. */
+function finish(
+  report: Report,
+  outcome: StepOutcome,
+  {
+    moment = 'recording',
+    policy = 'auto',
+    jobSummary = true
+  }: { moment?: Moment; policy?: FailOnError; jobSummary?: boolean } = {}
+) {
+  return report.finish(outcome, { moment, policy, jobSummary })
 }
 
 const outage = new ServiceError('POST /v2/change failed: HTTP 503', {
@@ -30,187 +49,323 @@ const rejected = new ServiceError('POST /v2/change failed: HTTP 401', {
   status: 401
 })
 
-describe('Report.finish', () => {
-  it('fails the step on a rejected call under auto, and still sets the error output', async () => {
-    const { runner, report } = setup()
-    await report.finish({ error: rejected, policy: 'auto', jobSummary: true })
-    expect(runner.failures).toEqual([rejected.message])
-    expect(runner.outputs['error']).toBe(rejected.message)
-    expect(runner.summary).toContain('**Failed:**')
-  })
-  it('turns an outage into a warning under auto', async () => {
-    const { runner, report } = setup()
-    await report.finish({ error: outage, policy: 'auto', jobSummary: true })
-    expect(runner.failures).toEqual([])
-    expect(runner.warnings[0]).toContain('HTTP 503')
-    expect(runner.warnings[0]).toContain('a service outage does not fail the step')
-    expect(runner.outputs['error']).toBe(outage.message)
-  })
-  it('never fails under false, even for bad input', async () => {
-    const { runner, report } = setup()
-    const error = new InputError('api-key', 'Input "api-key" is required.')
-    await report.finish({ error, policy: 'false', jobSummary: true })
-    expect(runner.failures).toEqual([])
-    expect(runner.warnings[0]).toContain('fail-on-error is false')
-  })
-  it('fails on anything unexpected rather than reporting success', async () => {
-    const { runner, report } = setup()
-    await report.finish({ error: new TypeError('boom'), policy: 'auto', jobSummary: true })
-    expect(runner.failures).toEqual(['boom'])
-  })
-  it('writes no summary when job-summary is false', async () => {
-    const { runner, report } = setup()
-    report.summary.table('Change recorded', [['Id', 'c-1']])
-    await report.finish({ policy: 'auto', jobSummary: false })
-    expect(runner.summary).toBe('')
-  })
-  it('redacts the key from outputs, logs, warnings and the summary', async () => {
-    const { runner, report } = setup()
-    report.output('change-id', 'id-sekrit-key')
-    report.info('said sekrit-key')
-    report.summary.table('T', [['Key', 'sekrit-key']])
-    const error = new ServiceError('HTTP 401: bad key sekrit-key', {
-      kind: 'outage',
-      call: 'GET /v2/hello'
+/** What a command answers with when it recorded a change. */
+const RECORDED: CommandResult = {
+  title: { done: { subject: 'Change', outcome: 'recorded' } },
+  sections: [{ table: 'Change', rows: [['Id', 'c-1']] }],
+  outputs: { 'change-id': 'c-1' }
+}
+
+describe('finish: the outputs', () => {
+  it('writes each output redacted and inert, never cut, and a list of lines one by one', async () => {
+    const { recorder, report } = setup()
+    const json = JSON.stringify({ ids: Array.from({ length: 2000 }, (_, i) => `event-${i}`) })
+    function* ids() {
+      yield '["e-1"]'
+      yield `["e-2 ${KEY}"]`
+    }
+    const outputs = {
+      'change-id': `id-${KEY}\n::warning::x`,
+      'event-results': json,
+      'event-ids': ids()
+    }
+    await finish(report, { result: { ...RECORDED, outputs } })
+    expect(recorder.outputs).toEqual({
+      'change-id': 'id-***\\n::warning::x',
+      'event-results': json,
+      'event-ids': '["e-1"]\n["e-2 ***"]'
     })
-    await report.finish({ error, policy: 'auto', jobSummary: true })
-    expect(runner.everything()).not.toContain('sekrit-key')
-    expect(runner.outputs['change-id']).toBe('id-***')
+  })
+
+  it('sets only the lookup’s in a dry run, and says that nothing was sent', async () => {
+    const { recorder, report } = setup(true)
+    const outputs = {
+      'change-id': 'c-1',
+      'event-ids': ['["e-1"]'],
+      'compare-url': 'https://github.com/o/r/compare/a...b',
+      'commit-count': '2'
+    }
+    await finish(report, { result: { ...RECORDED, outputs } })
+    expect(recorder.outputs).toEqual({
+      'compare-url': 'https://github.com/o/r/compare/a...b',
+      'commit-count': '2'
+    })
+    expect(recorder.lines).toEqual(['Dry run: nothing was sent.'])
   })
 })
 
-describe('the summary’s title and order, as rendered', () => {
-  async function rendered(act: (report: Report) => void, error?: unknown) {
-    const { runner, report } = setup()
-    act(report)
-    await report.finish({ error, policy: 'auto', jobSummary: true })
-    return renderSummary(runner.summary)
-  }
+describe('finish: the summary', () => {
+  it('appends the result’s summary, redacted, with how the run ended', async () => {
+    const { recorder, report } = setup()
+    const result: CommandResult = {
+      ...RECORDED,
+      sections: [{ table: 'Change', rows: [['Description', `echo ${KEY}`]] }]
+    }
+    await finish(report, { result, error: new Error(`boom ${KEY}`) })
+    expect(recorder.summary).toMatch(/^## Change recorded, then failed\n/)
+    expect(recorder.summary).toContain('| Description | echo \\*\\*\\* |')
+    expect(recorder.summary).toContain('**Failed:** boom \\*\\*\\*')
+    expect(recorder.everything()).not.toContain(KEY)
+  })
 
-  it('puts the lead right under the title, before the failure line and every other section', async () => {
-    const { blocks } = await rendered(report => {
-      report.summary.table('Change', [['Service', 'shop']])
-      report.summary.lead('Deploy', [['Outcome', 'failure']])
-      report.summary.note('Heartbeat not sent.')
-    }, rejected)
-    expect(blocks).toEqual([
-      'Deploy',
-      `Failed: ${rejected.message}`,
-      'Change',
-      'Heartbeat not sent.'
+  it('appends none when job-summary is false, or when there is nothing to show', async () => {
+    const off = setup()
+    await finish(off.report, { result: RECORDED }, { jobSummary: false })
+    expect(off.recorder.summary).toBe('')
+    const empty = setup()
+    await finish(empty.report, { result: { title: {}, sections: [], outputs: {} } })
+    expect(empty.recorder.summary).toBe('')
+  })
+
+  it('says a dry run’s title in a dry run’s words', async () => {
+    const { recorder, report } = setup(true)
+    await finish(report, { result: RECORDED })
+    expect(recorder.summary).toMatch(/^## Change not sent\n/)
+  })
+})
+
+/**
+ * Each way a ruling is said: which renderer call, and the door's words after the message (by the
+ * verdict, before a deploy; why it does not fail, after). Which verdict an error gets is the
+ * policy's, tested as its table in policy.test.ts.
+ */
+// prettier-ignore
+const SAYINGS = [
+  // a ruling that                          said as      the line                                          error     moment           mode
+  ['a ruling that fails now',               'failures', rejected.message,                                  rejected, 'recording',     'auto'],
+  ['a ruling that fails before a deploy',   'failures', `${outage.message}. (deploy not run)`,             outage,   'before-deploy', 'true'],
+  ['a ruling that fails after a deploy',    'errors',   `${rejected.message}. (fails after the deploy)`,   rejected, 'before-deploy', 'auto'],
+  ['a ruling that records after a deploy',  'warnings', `${outage.message}. (recorded after the deploy)`,  outage,   'before-deploy', 'auto'],
+  ['a ruling that warns before a deploy',   'warnings', `${rejected.message}. (deploy unrecorded)`,        rejected, 'before-deploy', 'false'],
+  ['a ruling that warns of an outage',      'warnings', `${outage.message}. (an outage)`,                  outage,   'recording',     'auto'],
+  ['a ruling that warns under false',       'warnings', `${rejected.message}. (false)`,                    rejected, 'recording',     'false']
+] as const
+
+describe('finish: the error, said as its ruling has it, in the door’s words', () => {
+  it('resolves with no ruling and says nothing when nothing went wrong', async () => {
+    const { recorder, report } = setup()
+    expect(await finish(report, { result: RECORDED })).toEqual([])
+    expect([...recorder.failures, ...recorder.errors, ...recorder.warnings]).toEqual([])
+    expect(recorder.outputs['error']).toBeUndefined()
+  })
+
+  it.each(SAYINGS)(
+    'says %s through the renderer’s %s: "%s"',
+    async (_, said, line, error, moment, policy) => {
+      const { recorder, report } = setup()
+      expect(await finish(report, { error }, { moment, policy })).toHaveLength(1)
+      const { failures, errors, warnings } = recorder
+      expect({ failures, errors, warnings }).toEqual({
+        failures: [],
+        errors: [],
+        warnings: [],
+        [said]: [line]
+      })
+      // The error output carries the message alone, whatever follows it.
+      expect(recorder.outputs['error']).toBe(error.message)
+    }
+  )
+
+  it('names an input as the door names it, and says a missing key in the door’s own sentence', async () => {
+    const invalid = setup()
+    await finish(invalid.report, { error: new InputError('labels', ' is invalid.') })
+    expect(invalid.recorder.failures).toEqual(['<labels> is invalid.'])
+    const missing = setup()
+    const error = Object.assign(new InputError('api-key', ' is required.'), { missing: true })
+    await finish(missing.report, { error })
+    expect(missing.recorder.failures).toEqual([TEST_WORDS.missingKey])
+    expect(missing.recorder.outputs['error']).toBe(TEST_WORDS.missingKey)
+  })
+
+  it('keeps what the command did beside its error: the outputs and the summary', async () => {
+    const { recorder, report } = setup()
+    await finish(report, { result: { ...RECORDED, error: outage }, error: outage })
+    expect(recorder.outputs).toEqual({ 'change-id': 'c-1', error: outage.message })
+    expect(recorder.summary).toContain('| Id | c-1 |')
+  })
+})
+
+describe('finish: a cancel', () => {
+  const change = { label: 'A change (POST /v2/change)', records: true }
+  const hello = { label: 'GET /v2/hello', records: false }
+
+  it('says the calls in flight and what may already be recorded, in the output, one line and the summary', async () => {
+    const { recorder, report } = setup()
+    const rulings = await finish(report, { error: new CancelledError('SIGTERM', [change]) })
+    const said =
+      'The run was cancelled (SIGTERM) before it finished. A change (POST /v2/change) was in flight, so it may already have been recorded.'
+    expect(recorder.outputs['error']).toBe(said)
+    expect(recorder.warnings).toEqual([said])
+    expect(recorder.summary).toMatch(/^## Cancelled\n/)
+    expect(recorder.summary).toContain('may already have been recorded')
+    expect(rulings.map(ruling => ruling.trouble)).toEqual(['cancel'])
+  })
+
+  it('names a read in flight without saying anything may be recorded, and says when none was', async () => {
+    const reading = setup()
+    await finish(reading.report, { error: new CancelledError('SIGINT', [hello]) })
+    expect(reading.recorder.outputs['error']).toMatch(
+      /\(SIGINT\) before it finished\. GET \/v2\/hello was in flight\.$/
+    )
+    const idle = setup()
+    await finish(idle.report, { error: new CancelledError('SIGINT', []) })
+    expect(idle.recorder.outputs['error']).toMatch(/finished\. No request was in flight\.$/)
+  })
+
+  it('says a cancel that fails the run as the failure line, with no words after it', async () => {
+    const { recorder, report } = setup()
+    await finish(
+      report,
+      { error: new CancelledError('SIGINT', [hello, change]) },
+      { policy: 'true' }
+    )
+    expect(recorder.failures).toEqual([
+      'The run was cancelled (SIGINT) before it finished. GET /v2/hello and A change (POST /v2/change) was in flight, so it may already have been recorded.'
+    ])
+    expect(recorder.warnings).toEqual([])
+  })
+})
+
+describe('finish: a failure to report, said by its own ruling', () => {
+  /** A renderer that cannot write the change-id output (or any, with `all`), or the summary. */
+  function refusing({ output = false, all = false, summary = false }) {
+    const { recorder, report } = setup()
+    const setOutput = recorder.setOutput.bind(recorder)
+    recorder.setOutput = (name, value) => {
+      if (all || (output && name === 'change-id'))
+        throw new Error(`Missing file at path: /tmp/out-${KEY}`)
+      setOutput(name, value)
+    }
+    if (summary) recorder.appendSummary = async () => Promise.reject(new Error('disk full'))
+    return { recorder, report }
+  }
+  const unwritten = `The change-id output could not be written: Missing file at path: /tmp/out-***. ${TEST_WORDS.outputsAdvice}`
+
+  it('says an output that cannot be written, redacted, as a warning under auto, and writes the rest', async () => {
+    const { recorder, report } = refusing({ output: true })
+    const rulings = await finish(report, {
+      result: { ...RECORDED, outputs: { 'change-id': 'c-1', 'compare-url': 'u' } }
+    })
+    expect(recorder.warnings).toEqual([`${unwritten} (not reported)`])
+    expect(recorder.outputs).toEqual({ 'compare-url': 'u', error: unwritten })
+    expect(recorder.summary).toContain('| Id | c-1 |')
+    expect(rulings.map(({ trouble, verdict }) => [trouble, verdict])).toEqual([
+      ['unreported', 'warns']
     ])
   })
 
-  it('opens the title with how the deploy ended, then says what was done', async () => {
-    const { title } = await rendered(report => {
-      report.summary.openTitleWith('Deploy failed after 9 s')
-      report.summary.setTitle('Change', 'recorded')
-      report.summary.table('Change', [['Id', 'c-1']])
-    })
-    expect(title).toBe('Deploy failed after 9 s: change recorded')
+  it('says it as the failure line under true', async () => {
+    const { recorder, report } = refusing({ output: true })
+    await finish(report, { result: RECORDED }, { policy: 'true' })
+    expect(recorder.failures).toEqual([unwritten])
   })
 
-  it('says plainly what was not done and why', async () => {
-    const plain = await rendered(
-      report => report.summary.notDone('Change not recorded', outage),
-      outage
-    )
-    expect(plain.title).toBe('Change not recorded: the service was unavailable')
-    const atJobEnd = await rendered(report => {
-      report.summary.openTitleWith('Deploy succeeded after 2 min 3 s')
-      report.summary.notDone('Change not recorded', rejected)
-    }, rejected)
-    expect(atJobEnd.title).toBe(
-      'Deploy succeeded after 2 min 3 s: change not recorded (the service rejected the request)'
-    )
+  it('says a summary that cannot be appended, by its own ruling', async () => {
+    const { recorder, report } = refusing({ summary: true })
+    await finish(report, { result: RECORDED }, { policy: 'false' })
+    expect(recorder.warnings).toEqual(['Could not write the summary: disk full. (false)'])
   })
 
-  it('says what was not done after what was', async () => {
-    const { title } = await rendered(report => {
-      report.summary.setTitle('Change', 'recorded')
-      report.summary.notDone('Heartbeat not sent', outage)
-    }, outage)
-    expect(title).toBe('Change recorded; heartbeat not sent: the service was unavailable')
+  it('keeps the run’s own error in the error output when an output cannot be written too', async () => {
+    const { recorder, report } = refusing({ output: true })
+    await finish(report, { result: RECORDED, error: rejected })
+    expect(recorder.failures).toEqual([rejected.message])
+    expect(recorder.warnings).toEqual([`${unwritten} (not reported)`])
+    expect(recorder.outputs['error']).toBe(rejected.message)
   })
 
-  it('names the action on an input error', async () => {
-    const error = new InputError('api-key', 'Input "api-key" is required.')
-    const { title } = await rendered(report => report.summary.openTitleWith('Deploy failed'), error)
-    expect(title).toBe(`${ACTION_NAME}: an input is invalid`)
-  })
-
-  it('cuts table cells at MAX_SUMMARY_CELL_CHARS, and a paragraph only at 500', async () => {
-    const long = 'word '.repeat(200)
-    const { cells, blocks } = await rendered(report => {
-      report.summary.table('Change', [['Description', long]])
-      report.summary.note(long)
-    })
-    expect(Math.max(...cells.map(cell => cell.length))).toBe(MAX_SUMMARY_CELL_CHARS)
-    expect(blocks.at(-1)).toHaveLength(500)
+  it('says the error first, even where no output can be written, then each failure to report', async () => {
+    const { recorder, report } = refusing({ all: true, summary: true })
+    const rulings = await finish(report, { result: RECORDED, error: rejected })
+    expect(recorder.failures).toEqual([rejected.message])
+    expect(recorder.warnings).toEqual([
+      `${unwritten} (not reported)`,
+      'Could not write the summary: disk full. (not reported)'
+    ])
+    expect(rulings.map(ruling => ruling.trouble)).toEqual(['mistake', 'unreported', 'unreported'])
   })
 })
 
-describe('a dry run', () => {
-  /** What a command reports after a call, the same in a real run and a dry one. */
-  async function reported(dryRun: boolean): Promise<FakeRunner> {
-    const runner = new FakeRunner()
-    const report = new Report(runner, new Redactor(), ACTION_WORDS, dryRun)
-    report.summary.setTitle('2 changes', 'recorded', ', 1 skipped')
-    report.notice(answer('Recorded change c-1.'))
-    report.info('Matched 2 services.')
-    report.summary.table(
-      'Heartbeat',
-      [
-        ['Monitor', 'm-1'],
-        ['Signal id', answer('s-1')]
-      ],
-      'sent'
+describe('lines that tell an answer', () => {
+  it('are left out of a dry run, which has no answers; other lines are said', () => {
+    const dry = setup(true)
+    dry.report.notice(answer('Recorded change c-1.'))
+    dry.report.info(answer('Heartbeat received as signal s-1.'))
+    dry.report.info('Matched 2 services.')
+    expect(dry.recorder.everything()).not.toMatch(/c-1|s-1/)
+    expect(dry.recorder.lines).toEqual(['Matched 2 services.'])
+    const real = setup()
+    real.report.notice(answer('Recorded change c-1.'))
+    expect(real.recorder.notices).toEqual(['Recorded change c-1.'])
+  })
+})
+
+describe('the one way out', () => {
+  const hostile = 'sig1\n::warning::pwned\r::add-mask::octocat\u001b[31m\u202eevil'
+
+  it('makes outside text inert in logs, annotations, outputs and the summary', async () => {
+    const { recorder, report } = setup()
+    report.info(hostile)
+    report.notice(hostile)
+    report.warning(hostile)
+    report.debug(hostile)
+    const result: CommandResult = {
+      title: {},
+      sections: [{ table: 'T', rows: [['Id', hostile]] }],
+      outputs: { 'change-id': hostile }
+    }
+    await finish(report, { result, error: new Error(hostile) })
+    for (const text of recorder.everything().split('\n')) {
+      expect(text).not.toMatch(/^\s*::/)
+    }
+    // No control character but the line breaks between entries, no bidi override.
+    expect(recorder.everything()).not.toMatch(/[^\P{Cc}\n\t]|\u202e/u)
+    expect(recorder.outputs['change-id']).toBe(
+      'sig1\\n::warning::pwned\\r::add-mask::octocat\\u001b[31m\\u202eevil'
     )
-    report.summary.list('Services', ['Service', 'Change id'], [['api', answer('c-1')]], 'recorded')
-    report.output('change-id', 'c-1')
-    report.outputLines('event-ids', ['["e-1"]'])
-    report.output('compare-url', 'https://github.com/o/r/compare/a...b')
-    await report.finish({ policy: 'auto', jobSummary: true })
-    return runner
-  }
-
-  it('shows no answer and says what was not done', async () => {
-    const runner = await reported(true)
-    expect(runner.summary).toContain('## 2 changes not sent, 1 skipped')
-    expect(runner.summary).toContain('### Heartbeat \\(not sent\\)')
-    expect(runner.summary).toContain('| Monitor | m-1 |')
-    expect(runner.summary).toContain('| api | not sent |')
-    expect(runner.everything()).not.toMatch(/c-1|s-1|e-1/)
-    expect(runner.notices).toEqual([])
-    expect(runner.lines).toEqual(['Matched 2 services.', 'Dry run: nothing was sent.'])
   })
 
-  it("sets only the lookup's outputs", async () => {
-    expect((await reported(true)).outputs).toEqual({
-      'compare-url': 'https://github.com/o/r/compare/a...b'
+  it('redacts the key from outputs, logs, annotations and the summary', async () => {
+    const { recorder, report } = setup()
+    report.info(`said ${KEY}`)
+    report.debug(`debug ${KEY}`)
+    const error = new ServiceError(`HTTP 401: bad key ${KEY}`, {
+      kind: 'outage',
+      call: 'GET /v2/hello'
     })
+    const result: CommandResult = {
+      title: {},
+      sections: [{ table: 'T', rows: [['Key', KEY]] }],
+      outputs: { 'change-id': `id-${KEY}` }
+    }
+    await finish(report, { result, error })
+    expect(recorder.everything()).not.toContain(KEY)
+    expect(recorder.outputs['change-id']).toBe('id-***')
   })
 
-  it('is told apart from a real run, which shows every answer', async () => {
-    const runner = await reported(false)
-    expect(runner.summary).toContain('## 2 changes recorded, 1 skipped')
-    expect(runner.summary).toContain('### Heartbeat\n')
-    expect(runner.summary).toContain('| Signal id | s-1 |')
-    expect(runner.summary).toContain('| api | c-1 |')
-    expect(runner.notices).toEqual(['Recorded change c-1.'])
-    expect(runner.outputs).toMatchObject({ 'change-id': 'c-1', 'event-ids': '["e-1"]' })
+  it('never lets a log line begin like a workflow command', () => {
+    const { recorder, report } = setup()
+    report.info('::stop-commands::tok')
+    expect(recorder.lines[0]).toBe('\\u003a:stop-commands::tok')
+  })
+
+  it('says a failure of the door’s own as the failure line, made safe', () => {
+    const { recorder, report } = setup()
+    report.failed(`The deploy command "x" was not found: ${hostile} ${KEY}`)
+    expect(recorder.failures).toHaveLength(1)
+    expect(recorder.failures[0]).not.toMatch(/[^\P{Cc}]|\u202e|sekrit/u)
   })
 })
 
 describe('the dry-run printout of a request', () => {
   const url = new URL('https://tracking.example/v2/change')
   const printed = (body: string, secret?: string): string => {
-    const runner = new FakeRunner()
+    const recorder = new Recorder()
     const redactor = new Redactor()
     if (secret) redactor.add(secret)
-    const report = new Report(runner, redactor, ACTION_WORDS, true)
+    const report = new Report(recorder, redactor, TEST_WORDS, true)
     report.printRequest({ method: 'POST', path: 'v2/change', body }, url)
-    return runner.lines.join('\n')
+    return recorder.lines.join('\n')
   }
   const key = 'Zq9-the-api-key-of-thirty-eight-chars'
 
@@ -247,131 +402,12 @@ describe('the dry-run printout of a request', () => {
   })
 })
 
-describe('Report.table', () => {
-  it('leaves out rows without a value and escapes cells', async () => {
-    const { runner, report } = setup()
-    report.summary.table('Change recorded', [
-      ['Id', 'c-1'],
-      ['Environment', undefined],
-      ['Description', 'a | b <script>']
-    ])
-    await report.finish({ policy: 'auto', jobSummary: true })
-    expect(runner.summary).toContain('| Field | Value |')
-    expect(runner.summary).toContain('| Id | c-1 |')
-    expect(runner.summary).not.toContain('Environment')
-    expect(runner.summary).toContain('a &#124; b &lt;script&gt;')
-  })
-
-  it('redacts a cell before escaping and cutting it, so no form of the key survives', async () => {
-    const runner = new FakeRunner()
-    const redactor = new Redactor()
-    const key = 'sk_live_' + 'a_b'.repeat(200)
-    redactor.add(key)
-    const report = new Report(runner, redactor, ACTION_WORDS)
-    report.summary.table('Change', [
-      ['Description', `echo ${key}`],
-      ['Id', key]
-    ])
-    await report.finish({ policy: 'auto', jobSummary: true })
-    expect(runner.summary).not.toContain('sk\\_live')
-    expect(runner.summary).not.toContain('a\\_b')
-    expect(runner.summary).toContain('| Description | echo \\*\\*\\* |')
-  })
-
-  it('links only http(s) URLs, with the characters that could end the link encoded', async () => {
-    const { runner, report } = setup()
-    report.summary.table('Links', [
-      ['Run', { text: 'run', url: 'https://github.com/o/r/actions/runs/1)[x](javascript:y' }],
-      ['Bad', { text: 'click', url: 'javascript:alert(1)' }]
-    ])
-    await report.finish({ policy: 'auto', jobSummary: true })
-    expect(runner.summary).toContain(
-      '[run](https://github.com/o/r/actions/runs/1%29%5Bx%5D%28javascript:y)'
-    )
-    expect(runner.summary).toContain('| Bad | click |')
-  })
-})
-
-describe('the one way out', () => {
-  const hostile = 'sig1\n::warning::pwned\r::add-mask::octocat\u001b[31m\u202eevil'
-
-  it('makes outside text inert in logs, annotations, outputs and the summary', async () => {
-    const { runner, report } = setup()
-    report.info(hostile)
-    report.notice(hostile)
-    report.warning(hostile)
-    report.output('change-id', hostile)
-    report.summary.table('T', [['Id', hostile]])
-    await report.finish({ error: new Error(hostile), policy: 'auto', jobSummary: true })
-    for (const text of runner.everything().split('\n')) {
-      expect(text).not.toMatch(/^\s*::/)
-    }
-    const all = runner.everything()
-    // No control character but the line breaks between entries, no bidi override.
-    expect(all).not.toMatch(/[^\P{Cc}\n\t]|\u202e/u)
-    expect(runner.outputs['change-id']).toBe(
-      'sig1\\n::warning::pwned\\r::add-mask::octocat\\u001b[31m\\u202eevil'
-    )
-  })
-
-  it('never lets a log line begin like a workflow command', () => {
-    const { runner, report } = setup()
-    report.info('::stop-commands::tok')
-    expect(runner.lines[0]).toBe('\\u003a:stop-commands::tok')
-  })
-})
-
-describe('Report.cancel', () => {
-  it('says the run was cancelled and what may already be recorded, in the output, a warning and the summary', async () => {
-    const { runner, report } = setup()
-    await report.cancel('SIGTERM', [{ label: 'A change (POST /v2/change)', records: true }], true)
-    expect(runner.outputs['error']).toBe(
-      'The run was cancelled (SIGTERM) before it finished. A change (POST /v2/change) was in flight, so it may already have been recorded.'
-    )
-    expect(runner.warnings[0]).toBe(runner.outputs['error'])
-    expect(runner.summary).toContain('## Cancelled')
-  })
-
-  it('names a read in flight without saying anything may be recorded, and says when none was', async () => {
-    const reading = setup()
-    await reading.report.cancel('SIGINT', [{ label: 'GET /v2/hello', records: false }], false)
-    expect(reading.runner.outputs['error']).toMatch(
-      /\(SIGINT\) before it finished\. GET \/v2\/hello was in flight\.$/
-    )
-    const idle = setup()
-    await idle.report.cancel('SIGINT', [], false)
-    expect(idle.runner.outputs['error']).toMatch(/finished\. No request was in flight\.$/)
-  })
-})
-
-describe('escapeCell', () => {
-  it('keeps one line and cuts long text without splitting an emoji', () => {
-    expect(escapeCell('a\nb')).toBe('a b')
-    const long = '🚀'.repeat(600)
-    const cut = escapeCell(long)
-    expect(cut.endsWith('…')).toBe(true)
-    expect(Array.from(cut).length).toBe(MAX_SUMMARY_CELL_CHARS)
-    expect(Array.from(escapeCell(long, 500)).length).toBe(500)
-  })
-
-  it('never opens a list where it starts a block of the summary', async () => {
-    const runner = new FakeRunner()
-    const report = new Report(runner, new Redactor(), ACTION_WORDS)
-    for (const text of ['0.', '12) done', '- item', '+ item']) report.summary.note(text)
-    await report.finish({ policy: 'auto', jobSummary: true })
-    const html = micromark(runner.summary, { extensions: [gfm()], htmlExtensions: [gfmHtml()] })
-    expect(html).not.toMatch(/<(ol|ul|li)\b/)
-    for (const text of ['0.', '12) done', '- item', '+ item'])
-      expect(html).toContain(`<p>${text}</p>`)
-  })
-})
-
 /**
  * What @actions/core writes to stdout for each call: core.info writes the text and a line end;
  * an annotation is `::name::` and the data with `%`, `\r` and `\n` percent-escaped. Each write
  * is kept apart, so that an annotation's own prefix can be told from an injected one.
  */
-class StdoutRunner extends FakeRunner {
+class StdoutRunner extends Recorder {
   readonly writes: Array<{ annotation?: string; text: string }> = []
 
   override info(message: string): void {
@@ -476,7 +512,7 @@ describe('the one way out, as the runner reads it', () => {
 
   async function printEverywhere(text: string, policy: 'auto' | 'false'): Promise<StdoutRunner> {
     const runner = new StdoutRunner()
-    const report = new Report(runner, new Redactor(), ACTION_WORDS)
+    const report = new Report(runner, new Redactor(), TEST_WORDS)
     report.info(text)
     report.notice(text)
     report.warning(text)
@@ -488,7 +524,7 @@ describe('the one way out, as the runner reads it', () => {
       { method: 'POST', path: 'v2/change', body: JSON.stringify({ description: text }) },
       new URL('https://tracking.example/v2/change')
     )
-    await report.finish({ error: new Error(text), policy, jobSummary: false })
+    await finish(report, { error: new Error(text) }, { policy, jobSummary: false })
     return runner
   }
 
@@ -504,7 +540,7 @@ describe('the one way out, as the runner reads it', () => {
 
   it('breaks a legacy command in the middle of a heartbeat signal id or a commit message', async () => {
     const runner = new StdoutRunner()
-    const report = new Report(runner, new Redactor(), ACTION_WORDS)
+    const report = new Report(runner, new Redactor(), TEST_WORDS)
     report.info('Heartbeat sent, received as signal sig-1 ##[set-output name=change-id;]pwned.')
     report.printRequest(
       {
@@ -522,145 +558,9 @@ describe('the one way out, as the runner reads it', () => {
   })
 
   it('never lets a line begin like a command after leading whitespace', () => {
-    const { runner, report } = setup()
+    const { recorder, report } = setup()
     report.info(' \u3000::add-mask::x')
-    expect(runner.lines).toEqual([' \u3000\\u003a:add-mask::x'])
-  })
-})
-
-describe('the summary as GitHub renders it', () => {
-  /** Links the report builds itself; only these may be links in the rendered summary. */
-  const OUR_LINKS = [
-    'https://github.com/o/r/actions/runs/1',
-    'https://github.com/o/r/compare/a1...b2',
-    'https://github.com/o/r/pull/7'
-  ]
-
-  /** The tags markdown of our own makes: headings, paragraphs, bold, tables, our links. */
-  const OUR_TAGS = new Set([
-    'h2',
-    'h3',
-    'p',
-    'strong',
-    'table',
-    'thead',
-    'tbody',
-    'tr',
-    'th',
-    'td',
-    'a'
-  ])
-
-  function render(markdown: string): string {
-    // Raw HTML passes through, as GitHub lets (sanitised) HTML through: the test must see it.
-    return micromark(markdown, {
-      allowDangerousHtml: true,
-      extensions: [gfm()],
-      htmlExtensions: [gfmHtml()]
-    })
-  }
-
-  async function summaryOf(texts: readonly string[]): Promise<string> {
-    const runner = new FakeRunner()
-    const report = new Report(runner, new Redactor(), ACTION_WORDS)
-    const [first = '', ...rest] = texts
-    report.summary.setTitle(first, 'recorded')
-    report.summary.table(
-      first,
-      texts.map((text, index) => [`Field ${text}`, index % 2 ? text : { text, url: OUR_LINKS[0] }])
-    )
-    report.summary.list(
-      'Commits',
-      ['Commit', 'Author', 'Message'],
-      rest.map(text => [{ text: 'a1b2c3d', url: OUR_LINKS[1] }, text, { text, url: OUR_LINKS[2] }])
-    )
-    report.summary.note(first)
-    await report.finish({ error: new Error(first), policy: 'auto', jobSummary: true })
-    return runner.summary
-  }
-
-  function problems(html: string): string[] {
-    const found: string[] = []
-    for (const [tag, name = ''] of html.matchAll(/<\/?([a-z][a-z0-9-]*)[^>]*>/gi)) {
-      if (!OUR_TAGS.has(name.toLowerCase())) found.push(tag)
-    }
-    for (const [anchor] of html.matchAll(/<a\b[^>]*>/gi)) {
-      const href = /\shref="([^"]*)"/.exec(anchor)?.[1]
-      if (href === undefined || !OUR_LINKS.includes(href)) found.push(anchor)
-    }
-    if (/<img/i.test(html)) found.push('<img')
-    if (/<!--/.test(html)) found.push('<!--')
-    return found
-  }
-
-  const hostile = fc
-    .array(
-      fc.oneof(
-        fc.constantFrom(
-          'https://evil.example/login',
-          'HTTP://EVIL.EXAMPLE',
-          'http://x.y/a_b(c)',
-          'ftp://evil.example/f',
-          'www.evil.example',
-          'WWW.Evil.Example/path',
-          'a@b.co',
-          'first.last+tag@evil.example',
-          'mailto:a@b.co',
-          'xmpp:a@b.co',
-          '<https://evil.example>',
-          '<a@b.co>',
-          '<img src=x onerror=alert(1)>',
-          '<script>alert(1)</script>',
-          '<a href="https://evil.example">x</a>',
-          '<!-- hidden -->',
-          '<details><summary>x</summary>',
-          '[x](javascript:alert(1))',
-          '[x](https://evil.example "t")',
-          '![i](http://x)',
-          '[r]: https://evil.example',
-          '*em* _em_ ~~del~~ `code`',
-          '|',
-          '\\',
-          '&',
-          '&#58;',
-          ':',
-          '@',
-          '.',
-          '/',
-          ' ',
-          '\n'
-        ),
-        fc.string({ maxLength: 6 })
-      ),
-      { maxLength: 10 }
-    )
-    .map(parts => parts.join(''))
-
-  /** A URL that the cut of a cell (200) or a paragraph (500) falls inside, gluing `…` onto it. */
-  const cutInsideUrl = fc
-    .oneof(fc.integer({ min: 170, max: 199 }), fc.integer({ min: 470, max: 499 }))
-    .map(padding => `${'x '.repeat(padding / 2)}https://evil.example/login?next=account`)
-
-  it('makes no outside text a link, an image or raw HTML; our own links stay links', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.oneof(hostile, cutInsideUrl), { minLength: 2, maxLength: 4 }),
-        async texts => {
-          const html = render(await summaryOf(texts))
-          expect(problems(html)).toEqual([])
-          for (const link of OUR_LINKS) expect(html).toContain(`<a href="${link}">`)
-        }
-      ),
-      { numRuns: 100 }
-    )
-  })
-
-  it('keeps outside URLs and addresses readable as text', async () => {
-    const html = render(
-      await summaryOf(['Deploy https://evil.example/login by a@b.co via www.evil.example'])
-    )
-    expect(problems(html)).toEqual([])
-    expect(html).toContain('Deploy https://evil.example/login by a@b.co via www.evil.example')
+    expect(recorder.lines).toEqual([' \u3000\\u003a:add-mask::x'])
   })
 })
 
@@ -668,40 +568,35 @@ describe('messages cut to MAX_MESSAGE_CHARS', () => {
   const huge = 'f'.repeat(100_000)
   const length = (text: string | undefined): number => Array.from(text ?? '').length
 
-  it('cuts a 100 KB text in a log line, a notice, a warning, the failure and the error output', async () => {
-    const { runner, report } = setup()
+  it('cuts a 100 KB text in a log line, a notice, a warning, a debug line, the failure and the error output', async () => {
+    const { recorder, report } = setup()
     report.info(`Heartbeat for ${huge}`)
     report.notice(huge)
     report.warning(`The pull request head ${huge} is not a commit SHA.`)
-    await report.finish({ error: new Error(huge), policy: 'auto', jobSummary: false })
-    const printed = [...runner.lines, ...runner.notices, ...runner.warnings, ...runner.failures]
-    expect(printed).toHaveLength(4)
-    for (const text of [...printed, runner.outputs['error']]) {
+    report.debug(huge)
+    await finish(report, { error: new Error(huge) }, { jobSummary: false })
+    const { lines, notices, warnings, debugs, failures } = recorder
+    const printed = [...lines, ...notices, ...warnings, ...debugs, ...failures]
+    expect(printed).toHaveLength(5)
+    for (const text of [...printed, recorder.outputs['error']]) {
       expect(length(text)).toBeLessThanOrEqual(MAX_MESSAGE_CHARS)
       expect(text?.endsWith('…')).toBe(true)
     }
   })
 
-  it('keeps the reason a long error does not fail the step whole', async () => {
-    const { runner, report } = setup()
-    await report.finish({ error: new Error(huge), policy: 'false', jobSummary: false })
-    expect(length(runner.warnings[0])).toBeLessThanOrEqual(MAX_MESSAGE_CHARS)
-    expect(runner.warnings[0]).toMatch(/… \(Not failing the step: fail-on-error is false\.\)$/)
+  it('keeps the door’s reason a long error does not fail the run whole', async () => {
+    const { recorder, report } = setup()
+    await finish(report, { error: new Error(huge) }, { policy: 'false', jobSummary: false })
+    expect(length(recorder.warnings[0])).toBeLessThanOrEqual(MAX_MESSAGE_CHARS)
+    expect(recorder.warnings[0]).toMatch(/… \(false\)$/)
   })
 
   it('cuts after redacting, so a secret across the cut leaves no part of itself', () => {
-    const { runner, report } = setup()
+    const { recorder, report } = setup()
     const upToKey = 'x'.repeat(MAX_MESSAGE_CHARS - 4)
-    report.warning(`${upToKey}sekrit-key and more`)
-    const warning = runner.warnings[0] ?? ''
+    report.warning(`${upToKey}${KEY} and more`)
+    const warning = recorder.warnings[0] ?? ''
     expect(length(warning)).toBe(MAX_MESSAGE_CHARS)
     expect(warning.slice(upToKey.length)).toBe('***…')
-  })
-
-  it('keeps whole output values such as JSON, which are not messages', () => {
-    const { runner, report } = setup()
-    const json = JSON.stringify({ ids: Array.from({ length: 2000 }, (_, i) => `event-${i}`) })
-    report.output('event-results', json)
-    expect(runner.outputs['event-results']).toBe(json)
   })
 })

@@ -63,6 +63,15 @@ export interface Ruling {
   exit: Record<DoorName, number>
 }
 
+/**
+ * Whether a verdict fails a door's process: failing after the deploy fails the command line's,
+ * which runs the deploy, but not the action's main step, which ends before its job's deploy (its
+ * post step then fails).
+ */
+function failsIn(door: DoorName, verdict: Verdict): boolean {
+  return verdict === 'failsNow' || (verdict === 'failsAfterDeploy' && door === 'cli')
+}
+
 /** The trouble an error is: who must act on it, or a cancel, or a failure to report. */
 export function troubleOf(error: unknown): Trouble {
   if (error instanceof CancelledError) return 'cancel'
@@ -76,23 +85,27 @@ export function rule(error: unknown, moment: Moment, mode: FailOnError): Ruling 
   const trouble = troubleOf(error)
   const row = TABLE.find(([at, named]) => named === trouble && (at === moment || at === 'any'))!
   const verdict = row[2 + MODES.indexOf(mode)] as Verdict
-  const fails = verdict === 'failsNow' || verdict === 'failsAfterDeploy'
   const exitOf = (door: DoorName): number => {
     const exit = row[5 + DOORS.indexOf(door)] as Exit
     if (exit === 'signal') return SIGNAL_EXIT_CODES[(error as CancelledError).signal]
-    return fails ? exit : 0
+    return failsIn(door, verdict) ? exit : 0
   }
   return { trouble, verdict, exit: { action: exitOf('action'), cli: exitOf('cli') } }
 }
 
 /**
  * A door's exit status from the rulings of its run, in order: a cancel's, else a deploy's own
- * status when it is not 0, else the first failing ruling's, else 0.
+ * status (`deployExit`, when this process ran one) when it is not 0, else the first failing
+ * ruling's, else 0.
  */
-export function exitStatus(door: DoorName, rulings: readonly Ruling[], deployExit = 0): number {
+export function exitStatus(
+  door: DoorName,
+  rulings: readonly Ruling[],
+  deployExit?: number
+): number {
   const cancel = rulings.find(ruling => ruling.trouble === 'cancel')
   if (cancel) return cancel.exit[door]
-  if (deployExit !== 0) return deployExit
+  if (deployExit !== undefined && deployExit !== 0) return deployExit
   return rulings.find(ruling => ruling.exit[door] !== 0)?.exit[door] ?? 0
 }
 

@@ -191,34 +191,45 @@ export class Report {
     }
     const summary = new Summary(this.redactor, this.dryRun)
     const markdown = summary.markdown(result?.title ?? {}, result?.sections ?? [], ending)
-    const failures = [...unwritten]
+    const failures = unwritten ? [unwritten] : []
     if (jobSummary && markdown !== undefined) {
-      await this.renderer.appendSummary(this.redactor.redact(markdown)).catch((summaryError: unknown) => {
-        failures.push(new UnreportedError(`Could not write the summary: ${errorMessage(summaryError)}`))
-      })
+      await this.renderer
+        .appendSummary(this.redactor.redact(markdown))
+        .catch((summaryError: unknown) => {
+          failures.push(
+            new UnreportedError(`Could not write the summary: ${errorMessage(summaryError)}`)
+          )
+        })
     }
-    // What could not be reported is said whatever else happened, by its own ruling.
+    // What could not be reported is said whatever else happened, by its own ruling; the error
+    // output keeps the run's own error.
     for (const failure of failures) {
       const ruling = rule(failure, moment, policy)
-      this.say(failure, ruling, moment, policy)
+      this.say(failure, ruling, moment, policy, rulings.length === 0)
       rulings.push(ruling)
     }
     return rulings
   }
 
-  /** Writes each output (a dry run's, only the lookup's); resolves with those that failed. */
-  private writeOutputs(outputs: OutputValues): UnreportedError[] {
-    const failures: UnreportedError[] = []
-    for (const [name, value] of Object.entries(outputs) as [OutputName, string | Iterable<string>][]) {
+  /**
+   * Writes each output (a dry run's, only the lookup's); resolves with the first that could not
+   * be written: where one cannot be, the others most often cannot either.
+   */
+  private writeOutputs(outputs: OutputValues): UnreportedError | undefined {
+    let failure: UnreportedError | undefined
+    for (const [name, value] of Object.entries(outputs) as [
+      OutputName,
+      string | Iterable<string>
+    ][]) {
       if (this.dryRun && !DRY_RUN_OUTPUTS.has(name)) continue
       try {
         if (typeof value === 'string') this.renderer.setOutput(name, this.outputValue(value))
         else this.renderer.setOutputLines(name, this.outputValues(value))
       } catch (error) {
-        failures.push(this.unwritten(name, error))
+        failure ??= this.unwritten(name, error)
       }
     }
-    return failures
+    return failure
   }
 
   /** An output value: secrets out, one inert line, never cut (JSON outputs can be long). */
@@ -241,14 +252,22 @@ export class Report {
    * the deploy) or a warning, with what follows in the door's words; the `error` output carries
    * the message. Returns how the summary tells it.
    */
-  private say(error: unknown, ruling: Ruling, moment: Moment, policy: FailOnError): Ending {
+  private say(
+    error: unknown,
+    ruling: Ruling,
+    moment: Moment,
+    policy: FailOnError,
+    setsErrorOutput = true
+  ): Ending {
     const said = this.messageOf(error)
     const message = this.safe(said)
     // Where outputs cannot be written this one cannot either: the line still says it.
-    attempt(() => this.renderer.setOutput(Outputs.Error, message))
+    if (setsErrorOutput) attempt(() => this.renderer.setOutput(Outputs.Error, message))
     const after = this.afterWords(ruling, moment, policy)
     // Our own ending is kept whole: a cut falls in the message before it.
-    const line = after ? safeLine(this.redactor, endSentence(said), { ending: ` ${after}` }) : message
+    const line = after
+      ? safeLine(this.redactor, endSentence(said), { ending: ` ${after}` })
+      : message
     const fails = ruling.verdict === 'failsNow'
     if (fails) this.renderer.setFailed(line)
     else if (ruling.verdict === 'failsAfterDeploy') this.renderer.error(line)
@@ -260,7 +279,8 @@ export class Report {
   /** What follows an error: what happens to the deploy, or why the run does not fail. */
   private afterWords({ trouble, verdict }: Ruling, moment: Moment, policy: FailOnError): string {
     if (trouble === 'cancel') return ''
-    if (moment === 'before-deploy' && trouble !== 'unreported') return this.words.beforeDeploy[verdict]
+    if (moment === 'before-deploy' && trouble !== 'unreported')
+      return this.words.beforeDeploy[verdict]
     if (verdict !== 'warns') return ''
     if (policy === 'false') return this.words.notFailing.false
     return this.words.notFailing[trouble === 'unreported' ? 'unreported' : 'outage']

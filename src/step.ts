@@ -13,7 +13,7 @@ import { ACTION_NAME, ACTION_VERSION } from './package.ts'
 import { CancelledError, type Moment, type Ruling } from './policy.ts'
 import { Redactor } from './redact.ts'
 import { Report, type DoorWords, type Renderer, type StepOutcome } from './report.ts'
-import { ServiceClient } from './service/client.ts'
+import { ServiceClient, type CallInFlight } from './service/client.ts'
 import { DryRunClient } from './service/dry-run-client.ts'
 import { OUTAGE_BUDGET_MS } from './service/retry.ts'
 import type { ServiceRequest } from './service/request.ts'
@@ -173,16 +173,26 @@ async function withService(
   const service = transport && new ServiceClient(transport, words.hints)
   const print = (request: ServiceRequest, url: URL) => report.printRequest(request, url)
   const lookups = new AbortController()
-  let cancelled: CancelledError | undefined
-  const stopAll = (): void => transport?.close()
+  // The calls a cancel found in flight, and those it stopped later: what may be recorded.
+  const inFlight: CallInFlight[] = []
+  const noteCalls = (): void => {
+    for (const call of service?.callsInFlight() ?? [])
+      if (!inFlight.some(known => known.label === call.label)) inFlight.push(call)
+  }
+  const stopAll = (): void => {
+    noteCalls()
+    transport?.close()
+  }
+  let cancelledBy: NodeJS.Signals | undefined
   const onCancel = (): void => {
-    const signal = plan.cancel?.reason as NodeJS.Signals
-    cancelled = new CancelledError(signal, service?.callsInFlight() ?? [])
+    cancelledBy = plan.cancel?.reason as NodeJS.Signals
+    noteCalls()
     lookups.abort()
     // A change being recorded is sent with what is known, unless a halt comes first.
-    if (signal === 'SIGINT' && recordsChange) setTimeout(stopAll, CANCEL_GRACE_MS).unref()
+    if (cancelledBy === 'SIGINT' && recordsChange) setTimeout(stopAll, CANCEL_GRACE_MS).unref()
     else stopAll()
   }
+  const cancelled = () => cancelledBy && new CancelledError(cancelledBy, inFlight)
   const stops = [
     [plan.cancel, onCancel],
     [plan.halt, stopAll]
@@ -202,9 +212,9 @@ async function withService(
       lookup: plan.lookup,
       deploy: plan.deploy
     })
-    return { result, error: cancelled ?? result?.error }
+    return { result, error: cancelled() ?? result?.error }
   } catch (thrown) {
-    return { error: cancelled ?? thrown }
+    return { error: cancelled() ?? thrown }
   } finally {
     transport?.close()
     for (const [signal, stop] of stops) signal?.removeEventListener('abort', stop)

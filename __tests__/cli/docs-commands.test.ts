@@ -13,7 +13,9 @@ import { main } from '../../src/cli/main.ts'
 import { useEmulator } from '../support/use-emulator.ts'
 
 let emulator: Emulator
-useEmulator(started => (emulator = started))
+useEmulator(started => {
+  emulator = started
+})
 
 /** The command lines of the docs' code blocks, each with where it stands. */
 const lines = GUIDES.flatMap(path =>

@@ -1,25 +1,46 @@
 /**
- * The failure policy through the command line's door, in process against the emulator: each
- * cell of the table (before the deploy, recording, reading) by mode, with the exit status, whether
- * the deploy ran and whether its change was recorded; and none of the action's words.
+ * The failure policy as the command line applies it, in process against the emulator through
+ * `main`: for each cell of the table (policy.test.ts), the exit status, whether the deploy ran,
+ * whether its change was recorded, and the line that says it in the command line's words (never
+ * the action's). A cancel is a signal the process receives, as a CI sends it.
  */
-import { describe, expect, it } from '@jest/globals'
+import { afterEach, describe, expect, it, jest } from '@jest/globals'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Emulator, Fault } from '../../emulator/emulator.ts'
+import type { Emulator } from '../../emulator/emulator.ts'
 import { main } from '../../src/cli/main.ts'
+import type { Trouble } from '../../src/policy.ts'
+import { arrivalOf } from '../support/arrival.ts'
 import { useEmulator } from '../support/use-emulator.ts'
 
 let emulator: Emulator
-useEmulator(started => (emulator = started))
+useEmulator(started => {
+  emulator = started
+})
+afterEach(() => {
+  jest.restoreAllMocks()
+})
 
 const work = mkdtempSync(join(tmpdir(), 'cta-cli-policy-'))
-const MISTAKE: Fault = { status: 401 }
-const OUTAGE: Fault = { status: 503 }
 /** What the command line must never say: the action's words. */
 const ACTION_WORDS =
   /the step|the action\b|workflow|job summary|GITHUB_OUTPUT|GITHUB_STEP_SUMMARY|\$\{\{|Input "/i
+
+/** What follows an error before the deploy, by the verdict, in the command line's words. */
+const BEFORE_DEPLOY_WORDS = {
+  failsNow: 'The deploy was not run (--fail-on-error true).',
+  failsAfterDeploy:
+    'The deploy runs, unrecorded, and the command exits 1 after it; to run it unrecorded without failing, give --fail-on-error false.',
+  recordsAfterDeploy: 'The deploy runs; its change will be recorded when it ends.',
+  warns: 'The deploy runs, unrecorded (--fail-on-error false).'
+}
+/** Why an error does not count, by what went wrong or by --fail-on-error false. */
+const NOT_COUNTED = {
+  outage:
+    '(Not counted as a failure: an outage fails the command only under --fail-on-error true.)',
+  false: '(Not counted as a failure: --fail-on-error is false.)'
+}
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   const lines: string[] = []
@@ -36,56 +57,102 @@ async function cli(args: string[], env: Record<string, string> = {}) {
       CHANGE_TRACKING_INCLUDE_COMMITS: 'false',
       ...env
     },
-    { stdout: text => (stdout += String(text)), stderr: line => lines.push(line), cwd: work }
+    {
+      stdout: text => {
+        stdout += String(text)
+      },
+      stderr: line => lines.push(line),
+      cwd: work
+    }
   )
   const said = [...lines, stdout, readFileSync(summary, 'utf8')].join('\n')
   expect(said).not.toMatch(ACTION_WORDS)
-  return { status, stderr: lines.join('\n') }
+  return { status, stderr: lines.join('\n'), recorded: emulator.changes.size }
 }
 
-/** `run` with a deploy that leaves a mark; how many times it ran, and how many changes. */
-async function run(mode: string, env: Record<string, string> = {}) {
+/** `run` with a deploy that leaves a mark: whether it ran, with the exit status and the lines. */
+async function run(args: string[], env: Record<string, string> = {}) {
   const marker = join(work, `deployed-${Math.random()}`)
   // touch, not a Node: a deploy's start costs a millisecond, not a tenth of a second.
-  const deploy = ['touch', marker]
-  const { status, stderr } = await cli(['run', '--fail-on-error', mode, '--', ...deploy], env)
-  const ran = (() => {
-    try {
-      return readFileSync(marker, 'utf8') === '' ? 1 : 0
-    } catch {
-      return 0
-    }
-  })()
-  return { status, ran, recorded: emulator.changes.size, stderr }
+  const found = await cli(['run', ...args, '--', 'touch', marker], env)
+  let ran = true
+  try {
+    readFileSync(marker)
+  } catch {
+    ran = false
+  }
+  return { ...found, ran }
 }
 
+/** Variables and faults that make each trouble happen, at the key check or when recording. */
+function cause(trouble: Trouble, at: 'GET /v2/hello' | 'POST /v2/change'): Record<string, string> {
+  if (trouble === 'input') return { CHANGE_TRACKING_TIMEOUT_SECONDS: 'soon' }
+  // The key itself is what the service rejects: every call meets it.
+  if (trouble === 'mistake') return { CHANGE_TRACKING_API_KEY: 'not-the-key' }
+  emulator.inject(at, { status: 503 })
+  return {}
+}
+
+/** A line as the command line prints it: its prefix, then the text, whole. */
+const line = (prefix: 'error' | 'warning', text: string): RegExp =>
+  new RegExp(`^${prefix}: .*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm')
+
+// prettier-ignore
+const BEFORE_DEPLOY = [
+  // trouble   mode     exit  the deploy runs  recorded  said as     in these words
+  ['input',   'auto',  1,    true,            false,    'error',    BEFORE_DEPLOY_WORDS.failsAfterDeploy],
+  ['input',   'true',  1,    false,           false,    'error',    BEFORE_DEPLOY_WORDS.failsNow],
+  ['input',   'false', 0,    true,            false,    'warning',  BEFORE_DEPLOY_WORDS.warns],
+  ['mistake', 'auto',  1,    true,            false,    'error',    BEFORE_DEPLOY_WORDS.failsAfterDeploy],
+  ['mistake', 'true',  1,    false,           false,    'error',    BEFORE_DEPLOY_WORDS.failsNow],
+  ['mistake', 'false', 0,    true,            false,    'warning',  BEFORE_DEPLOY_WORDS.warns],
+  ['outage',  'auto',  0,    true,            true,     'warning',  BEFORE_DEPLOY_WORDS.recordsAfterDeploy],
+  ['outage',  'true',  1,    false,           false,    'error',    BEFORE_DEPLOY_WORDS.failsNow],
+  ['outage',  'false', 0,    true,            true,     'warning',  BEFORE_DEPLOY_WORDS.recordsAfterDeploy]
+] as const
+
 describe('run: an error at the key check, before the deploy', () => {
-  it.each([
-    // mode, fault, exit status, deploy ran, recorded
-    ['auto', MISTAKE, 1, 1, 0],
-    ['true', MISTAKE, 1, 0, 0],
-    ['false', MISTAKE, 0, 1, 0],
-    ['auto', OUTAGE, 0, 1, 1],
-    ['true', OUTAGE, 1, 0, 0],
-    ['false', OUTAGE, 0, 1, 1]
-  ] as const)(
-    'under %s, %j: exit %i, deploy run %i times, %i recorded',
-    async (mode, fault, exit, ran, recorded) => {
-      emulator.inject('GET /v2/hello', fault)
-      const found = await run(mode)
-      expect(found).toMatchObject({ status: exit, ran, recorded })
-      if (mode === 'auto' && fault === MISTAKE)
-        expect(found.stderr).toContain('--fail-on-error false')
-      if (mode === 'true') expect(found.stderr).toContain('The deploy was not run')
+  it.each(BEFORE_DEPLOY)(
+    '%s, under %s: exit %i; the deploy runs: %s; recorded: %s; says "%s: … %s"',
+    async (trouble, mode, status, ran, recorded, prefix, words) => {
+      const env = cause(trouble, 'GET /v2/hello')
+      const found = await run(['--fail-on-error', mode], env)
+      expect(found).toMatchObject({ status, ran, recorded: recorded ? 1 : 0 })
+      expect(found.stderr).toMatch(line(prefix, words))
     }
   )
 
-  it('a missing key is a mistake: under auto the deploy runs, unrecorded, then the command exits 1', async () => {
-    const found = await run('auto', { CHANGE_TRACKING_API_KEY: '' })
-    expect(found).toMatchObject({ status: 1, ran: 1, recorded: 0 })
+  it.each([
+    ['auto', 'warning'],
+    ['true', 'error'],
+    ['false', 'warning']
+  ] as const)(
+    'a cancel under %s: the deploy is not started, one %s line, exit 129, nothing recorded',
+    async (mode, prefix) => {
+      jest.spyOn(process, 'exit').mockImplementation(() => undefined as never)
+      emulator.inject('GET /v2/hello', { hang: true })
+      void arrivalOf(emulator, 'GET /v2/hello').then(() => process.emit('SIGHUP', 'SIGHUP'))
+      const found = await run(['--fail-on-error', mode, '--timeout-seconds', '300'])
+      expect(found).toMatchObject({ status: 129, ran: false, recorded: 0 })
+      expect(found.stderr).toBe(
+        `${prefix}: The deploy was not started: SIGHUP arrived during the key check.`
+      )
+    }
+  )
+
+  it('a missing key is a mistake, said in the command line’s own sentence', async () => {
+    const found = await run([], { CHANGE_TRACKING_API_KEY: '' })
+    expect(found).toMatchObject({ status: 1, ran: true, recorded: 0 })
     expect(found.stderr).toMatch(
       /^error: No API key: set CHANGE_TRACKING_API_KEY, or give --api-key-file\. The deploy runs, unrecorded/m
     )
+  })
+
+  it('an invalid value is named as it was given: its variable', async () => {
+    const found = await run(['--fail-on-error', 'true'], {
+      CHANGE_TRACKING_TIMEOUT_SECONDS: 'soon'
+    })
+    expect(found.stderr).toMatch(/^error: CHANGE_TRACKING_TIMEOUT_SECONDS /m)
   })
 
   it('a key file that never ends is read no further than its bound: change says so in one line, exits 1 and sends nothing', async () => {
@@ -94,24 +161,14 @@ describe('run: an error at the key check, before the deploy', () => {
     expect(stderr).toMatch(/^error: --api-key-file is too large: more than 64 KiB\.$/m)
     expect(emulator.requests).toEqual([])
   })
-
-  it('an invalid value is a mistake too: under auto the deploy runs, then exit 1; under true it does not run', async () => {
-    expect(await run('auto', { CHANGE_TRACKING_TIMEOUT_SECONDS: 'soon' })).toMatchObject({
-      status: 1,
-      ran: 1
-    })
-    const strict = await run('true', { CHANGE_TRACKING_TIMEOUT_SECONDS: 'soon' })
-    expect(strict).toMatchObject({ status: 1, ran: 0 })
-    expect(strict.stderr).toMatch(/^error: CHANGE_TRACKING_TIMEOUT_SECONDS /m)
-  })
 })
 
 describe('run: an outage at the key check and at the recording', () => {
   it('runs the deploy, keeps its status and says its change was not recorded', async () => {
-    emulator.inject('GET /v2/hello', OUTAGE, Infinity)
-    emulator.inject('POST /v2/change', OUTAGE, Infinity)
-    const found = await run('auto')
-    expect(found).toMatchObject({ status: 0, ran: 1, recorded: 0 })
+    emulator.inject('GET /v2/hello', { status: 503 }, Infinity)
+    emulator.inject('POST /v2/change', { status: 503 }, Infinity)
+    const found = await run([])
+    expect(found).toMatchObject({ status: 0, ran: true, recorded: 0 })
     expect(found.stderr).toMatch(
       /^warning: GET \/v2\/hello failed with HTTP 503.*The deploy runs; its change will be recorded when it ends\.$/m
     )
@@ -130,83 +187,108 @@ describe('run: a deploy command that cannot start', () => {
   })
 })
 
-/** When recording, the exit status: a mistake fails under auto and true, an outage only under true. */
-const WHEN_RECORDING = [
-  ['auto', MISTAKE, 1],
-  ['true', MISTAKE, 1],
-  ['false', MISTAKE, 0],
-  ['auto', OUTAGE, 0],
-  ['true', OUTAGE, 1],
-  ['false', OUTAGE, 0]
+const unwritable = join(work, 'no-such-folder', 'outputs.env')
+
+// prettier-ignore
+const RECORDING = [
+  // trouble      mode     exit  recorded  said as     in these words
+  ['input',      'auto',  2,    false,    'error',    ''],
+  ['input',      'true',  2,    false,    'error',    ''],
+  ['input',      'false', 0,    false,    'warning',  NOT_COUNTED.false],
+  ['mistake',    'auto',  1,    false,    'error',    ''],
+  ['mistake',    'true',  1,    false,    'error',    ''],
+  ['mistake',    'false', 0,    false,    'warning',  NOT_COUNTED.false],
+  ['outage',     'auto',  0,    false,    'warning',  NOT_COUNTED.outage],
+  ['outage',     'true',  1,    false,    'error',    ''],
+  ['outage',     'false', 0,    false,    'warning',  NOT_COUNTED.false],
+  // An output file that cannot be written is a failure to report.
+  ['unreported', 'auto',  0,    true,     'warning',  `--outputs "${unwritable}" could not be written (ENOENT).`],
+  ['unreported', 'true',  1,    true,     'error',    `--outputs "${unwritable}" could not be written (ENOENT).`],
+  ['unreported', 'false', 0,    true,     'warning',  `--outputs "${unwritable}" could not be written (ENOENT).`]
 ] as const
 
-describe('run: an error recording after a successful deploy', () => {
-  it.each(WHEN_RECORDING)('under %s, %j: exit %i', async (mode, fault, exit) => {
-    emulator.inject('POST /v2/change', fault)
-    expect(await run(mode)).toMatchObject({ status: exit, ran: 1, recorded: 0 })
+describe('change: an error when recording', () => {
+  it.each(RECORDING)(
+    '%s, under %s: exit %i; recorded: %s; says "%s: … %s"',
+    async (trouble, mode, status, recorded, prefix, words) => {
+      const env =
+        trouble === 'unreported'
+          ? { CHANGE_TRACKING_OUTPUTS: unwritable }
+          : cause(trouble, 'POST /v2/change')
+      const found = await cli(['change', '--fail-on-error', mode], env)
+      expect(found).toMatchObject({ status, recorded: recorded ? 1 : 0 })
+      expect(found.stderr).toMatch(new RegExp(`^${prefix}: `, 'm'))
+      // An input is named as it was given: here, its variable.
+      if (trouble === 'input') expect(found.stderr).toContain('CHANGE_TRACKING_TIMEOUT_SECONDS')
+      if (words) expect(found.stderr).toMatch(line(prefix, words))
+      else expect(found.stderr).not.toMatch(/not counted/i)
+    }
+  )
+
+  it.each([
+    ['auto', 'warning'],
+    ['true', 'error'],
+    ['false', 'warning']
+  ] as const)(
+    'a cancel (SIGTERM) under %s stops the change in flight at once, says it on an %s line naming the change, and exits 143',
+    async (mode, prefix) => {
+      jest.spyOn(process, 'exit').mockImplementation(() => undefined as never)
+      emulator.inject('POST /v2/change', { hang: true })
+      void arrivalOf(emulator, 'POST /v2/change').then(() => process.emit('SIGTERM', 'SIGTERM'))
+      const found = await cli(['change', '--fail-on-error', mode, '--timeout-seconds', '300'])
+      expect(found.status).toBe(143)
+      expect(found.stderr).toMatch(
+        line(
+          prefix,
+          'The run was cancelled (SIGTERM) before it finished. A change (POST /v2/change) was in flight, so it may already have been recorded.'
+        )
+      )
+    }
+  )
+})
+
+describe('run: an error when recording, after the deploy', () => {
+  it('counts as when recording alone, after a successful deploy', async () => {
+    const found = await run(['--fail-on-error', 'false'], {})
+    expect(found).toMatchObject({ status: 0, ran: true, recorded: 1 })
+    emulator.inject('POST /v2/change', { status: 401 })
+    expect(await run([])).toMatchObject({ status: 1, ran: true, recorded: 1 })
   })
 
   it('keeps a failed deploy’s own status, whatever tracking did', async () => {
-    emulator.inject('POST /v2/change', MISTAKE)
-    const { status } = await cli(['run', '--fail-on-error', 'true', '--', 'sh', '-c', 'exit 3'])
-    expect(status).toBe(3)
+    emulator.inject('POST /v2/change', { status: 401 })
+    const failed = await cli(['run', '--fail-on-error', 'true', '--', 'sh', '-c', 'exit 3'])
+    expect(failed.status).toBe(3)
+    const unwritten = ['run', '--fail-on-error', 'true', '--outputs', unwritable]
+    expect((await cli([...unwritten, '--', 'sh', '-c', 'exit 3'])).status).toBe(3)
   })
 })
 
-describe('an output file that cannot be written: a failure to report', () => {
-  const unwritable = join(work, 'no-such-folder', 'outputs.env')
-
-  it.each([
-    ['auto', 0, 'warning'],
-    ['false', 0, 'warning'],
-    ['true', 1, 'error']
-  ] as const)('under %s: exit %i, with a %s, and the change recorded', async (mode, exit, kind) => {
-    const found = await run(mode, { CHANGE_TRACKING_OUTPUTS: unwritable })
-    expect(found).toMatchObject({ status: exit, ran: 1, recorded: 1 })
-    expect(found.stderr).toContain(
-      `${kind}: --outputs "${unwritable}" could not be written (ENOENT).`
-    )
-  })
-
-  it('keeps a failed deploy’s own status under true', async () => {
-    const args = [
-      'run',
-      '--fail-on-error',
-      'true',
-      '--outputs',
-      unwritable,
-      '--',
-      'sh',
-      '-c',
-      'exit 3'
-    ]
-    expect((await cli(args)).status).toBe(3)
-  })
-})
-
-describe('change, heartbeat, events: recording alone', () => {
-  it.each(WHEN_RECORDING)('change under %s, %j: exit %i', async (mode, fault, exit) => {
-    emulator.inject('POST /v2/change', fault)
-    expect((await cli(['change', '--fail-on-error', mode])).status).toBe(exit)
-  })
-
-  it('exits 2 for an input error, but 0 under false, with the warning', async () => {
-    expect((await cli(['heartbeat'])).status).toBe(2)
-    const lenient = await cli(['heartbeat', '--fail-on-error', 'false'])
-    expect(lenient.status).toBe(0)
-    expect(lenient.stderr).toMatch(/^warning: --heartbeat-id is required/m)
-  })
-})
+// prettier-ignore
+const READING = [
+  // trouble   mode     exit
+  ['input',   'auto',  2],
+  ['input',   'true',  2],
+  ['input',   'false', 2],
+  ['mistake', 'auto',  1],
+  ['mistake', 'true',  1],
+  ['mistake', 'false', 1],
+  ['outage',  'auto',  1],
+  ['outage',  'true',  1],
+  ['outage',  'false', 1]
+] as const
 
 describe('the read commands', () => {
-  it.each(['auto', 'true', 'false'])(
-    'fail on any error under %s, and never say they do not',
-    async mode => {
-      emulator.inject('GET /v2/hello', OUTAGE)
-      const { status, stderr } = await cli(['hello', '--fail-on-error', mode])
-      expect(status).toBe(1)
-      expect(stderr).not.toMatch(/not counted|not failing/i)
-      expect((await cli(['get-change', '--fail-on-error', mode])).status).toBe(2)
+  it.each(READING)(
+    'fail on %s under %s, exit %i, and never say they do not',
+    async (trouble, mode, status) => {
+      // get-change without its id is an input error; hello meets the key or the outage.
+      const command = trouble === 'input' ? 'get-change' : 'hello'
+      const env = trouble === 'input' ? {} : cause(trouble, 'GET /v2/hello')
+      const found = await cli([command, '--fail-on-error', mode], env)
+      expect(found.status).toBe(status)
+      expect(found.stderr).toMatch(/^error: /m)
+      expect(found.stderr).not.toMatch(/not counted|not failing/i)
     }
   )
 })
@@ -271,7 +353,13 @@ describe('what the command line prints', () => {
         CHANGE_TRACKING_SERVICE: 'shop',
         CHANGE_TRACKING_INCLUDE_COMMITS: 'false'
       },
-      { stdout: text => (stdout += String(text)), stderr: () => {}, cwd: work }
+      {
+        stdout: text => {
+          stdout += String(text)
+        },
+        stderr: () => {},
+        cwd: work
+      }
     )
     expect(status).toBe(0)
     const [deployed, json, end] = stdout.split('\n')

@@ -2,11 +2,10 @@
  * The command line's bundle (dist/cli.js as the tests build it) as a process, under the machine's
  * system Node (20) unless a test says Node 24, against the emulator over HTTPS, with a GitLab CI
  * job's variables: `run` wraps a real child process, keeps its exit status, passes a SIGTERM on
- * and records how the deploy ended; one case per column of the failure policy, signals outside
- * the deploy, a key file read to its bound, Node 24 and a proxy. What main() does in process
- * (outages, a deploy that cannot start, usage errors, hostile CI variables, a tag pipeline's
- * checkout, the outputs file) is tested in cli/policy.test.ts, cli/main.test.ts and
- * cli/terminal.test.ts.
+ * and records how the deploy ended; signals outside the deploy, a key file read to its bound, Node
+ * 24 and a proxy. The failure policy's cells, and what main() does in process (outages, a deploy
+ * that cannot start, usage errors, hostile CI variables, a tag pipeline's checkout, the outputs
+ * file) are tested in cli/policy.test.ts, cli/main.test.ts and cli/terminal.test.ts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { execFileSync, type ChildProcess } from 'node:child_process'
@@ -17,6 +16,7 @@ import { Emulator } from '../../emulator/emulator.ts'
 import { TEST_SERVICE_HOST, testCertificate } from '../../emulator/tls.ts'
 import { cliEntry } from '../support/bundle.ts'
 import { startConnectProxy } from '../support/connect-proxy.ts'
+import { arrivalOf } from '../support/arrival.ts'
 import { gitlabJob } from '../../scripts/run-bundled-action.ts'
 import { COMPILE_CACHE, NODE_24, spawnNode, type NodeRun } from '../support/run-action.ts'
 
@@ -143,48 +143,27 @@ describe('change-tracking run', () => {
     expect(stored()).toHaveLength(1)
     expect(stored()[0].labels).toBe('outcome:cancelled,risk:incomplete')
   })
-
-  // The failure policy's false column through the bundle (auto and true: the key file and the
-  // signal cases below); every cell is proven in process in cli/policy.test.ts.
-  it('with a rejected key under fail-on-error false runs the deploy, unrecorded, and exits 0', async () => {
-    const marker = join(work, 'deployed-false')
-    const deploy = ['sh', '-c', 'printf x > "$0"', marker]
-    const run = await cli(['run', '--fail-on-error', 'false', '--', ...deploy], {
-      env: { CHANGE_TRACKING_API_KEY: 'not-the-key' }
-    })
-    expect(run.exitCode).toBe(0)
-    expect(readFileSafe(marker)).toBe('x')
-    expect(stored()).toEqual([])
-    expect(run.stderr).toMatch(/^warning: .*rejected the API key.*The deploy runs, unrecorded/m)
-    expect(run.stderr).not.toContain('not-the-key')
-  })
 })
 
 describe('change-tracking run, signalled outside the deploy', () => {
-  /** Sends `signal` once the emulator has received `route`, while its answer hangs. */
+  /** Sends `signal` once the emulator has received `route`, whose answer never comes. */
   function signalWhenAsked(route: string, signal: NodeJS.Signals) {
     emulator.inject(route, { hang: true }, Infinity)
     return (child: ChildProcess) => {
-      const poll = setInterval(() => {
-        if (emulator.requestsTo(route).length === 0) return
-        clearInterval(poll)
-        child.kill(signal)
-      }, 20)
-      child.on('exit', () => clearInterval(poll))
+      void arrivalOf(emulator, route).then(() => child.kill(signal))
     }
   }
 
   it.each([
-    ['SIGTERM', 'auto', 0],
-    ['SIGHUP', 'auto', 0],
-    ['SIGINT', 'true', 1]
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+    ['SIGINT', 130]
   ] as const)(
-    'after a successful deploy, %s stops the recording at once, writes the files and exits with the deploy’s status (fail-on-error %s: %i)',
-    async (signal, policy, exitCode) => {
+    'after a successful deploy, %s stops the recording at once, writes the files and exits %i',
+    async (signal, exitCode) => {
       const outputs = join(work, `outputs-${signal}.env`)
       const summary = join(work, `summary-${signal}.md`)
-      // prettier-ignore
-      const args = ['run', '--fail-on-error', policy, '--json', '--outputs', outputs, '--summary', summary]
+      const args = ['run', '--json', '--outputs', outputs, '--summary', summary]
       const run = await cli([...args, '--', 'true'], {
         onSpawn: signalWhenAsked('POST /v2/change', signal)
       })
@@ -214,14 +193,10 @@ describe('change-tracking run, signalled outside the deploy', () => {
 })
 
 describe('change-tracking with a key file that never ends', () => {
-  it('reads /dev/zero no further than its bound: one line naming --api-key-file, nothing sent; under auto it still runs the deploy, unrecorded, then exits 1', async () => {
-    const marker = join(work, 'deployed-with-bad-key-file')
-    const deploy = ['sh', '-c', 'printf x > "$0"', marker]
-    const run = await cli(['run', '--api-key-file', '/dev/zero', '--', ...deploy])
+  it('reads /dev/zero no further than its bound: one line naming --api-key-file, nothing sent', async () => {
+    const run = await cli(['run', '--api-key-file', '/dev/zero', '--', 'true'])
     expect(run.exitCode).toBe(1)
     expect(run.stderr).toMatch(/^error: --api-key-file is too large: more than 64 KiB\. /m)
-    expect(readFileSafe(marker)).toBe('x')
-    expect(run.stderr).toContain('--fail-on-error false')
     expect(emulator.requests).toEqual([])
   })
 })

@@ -419,34 +419,54 @@ describe('readSettings', () => {
   })
 })
 
-describe('fail-on-error and job-summary', () => {
+describe('the reporting settings: command, fail-on-error, job-summary and record-at', () => {
   it('are read on their own, so that an invalid other input is reported under them', () => {
     const get = getInputFrom({
+      [Inputs.Command]: 'heartbeat',
       [Inputs.FailOnError]: 'false',
       [Inputs.JobSummary]: 'False',
       [Inputs.RecordAt]: 'job-end',
-      [Inputs.Command]: 'nonsense'
+      [Inputs.TimeoutSeconds]: 'soon'
     })
     expect(readReportingSettings(get)).toEqual({
+      command: 'heartbeat',
       failOnError: 'false',
       jobSummary: false,
       recordAt: 'job-end'
     })
   })
 
-  it('read as auto and true when invalid, keeping the error for readSettings to throw', () => {
-    const get = getInputFrom({ [Inputs.FailOnError]: 'sometimes', [Inputs.JobSummary]: '' })
+  it('read as their defaults when invalid, keeping the first error for readSettings to throw', () => {
+    const get = getInputFrom({
+      [Inputs.Command]: 'nonsense',
+      [Inputs.FailOnError]: 'sometimes',
+      [Inputs.JobSummary]: ''
+    })
     const reporting = readReportingSettings(get)
-    expect(reporting).toMatchObject({ failOnError: 'auto', jobSummary: true })
+    expect(reporting).toMatchObject({ command: 'change', failOnError: 'auto', jobSummary: true })
     expect(reporting.error?.message).toBe(
-      'Input "fail-on-error" must be auto, true or false; got "sometimes".'
+      'Input "command" must be one of change, heartbeat, events, event-results, get-change, hello; got "nonsense".'
     )
     expect(() => readSettings(get, { reporting })).toThrow(reporting.error)
   })
 
+  it('read fail-on-error as auto when it is invalid, naming it', () => {
+    const get = getInputFrom({ [Inputs.FailOnError]: 'sometimes' })
+    const reporting = readReportingSettings(get)
+    expect(reporting.failOnError).toBe('auto')
+    expect(reporting.error?.message).toBe(
+      'Input "fail-on-error" must be auto, true or false; got "sometimes".'
+    )
+  })
+
   it('are not parsed again when readSettings is given them', () => {
-    const get = getInputFrom({ [Inputs.FailOnError]: 'true' })
-    const reporting = { failOnError: 'false', jobSummary: false, recordAt: 'job-end' } as const
+    const get = getInputFrom({ [Inputs.FailOnError]: 'true', [Inputs.Command]: 'hello' })
+    const reporting = {
+      command: 'change',
+      failOnError: 'false',
+      jobSummary: false,
+      recordAt: 'job-end'
+    } as const
     const settings = readSettings(get, { reporting })
     expect(settings).toMatchObject(reporting)
   })

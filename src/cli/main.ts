@@ -188,9 +188,11 @@ async function runWrapped(
   const checked = await checkKey(open, { run, budgetCap, ...checking })
   checking.dispose()
   if (checked.error instanceof CancelledError) {
-    const { signal } = checked.error
-    report.warning(`The deploy was not started: ${signal} arrived during the key check.`)
-    return { rulings: [rule(checked.error, 'before-deploy', open.reporting.failOnError)] }
+    const ruling = rule(checked.error, 'before-deploy', open.reporting.failOnError)
+    const line = `The deploy was not started: ${checked.error.signal} arrived during the key check.`
+    if (ruling.verdict === 'failsNow') report.failed(line)
+    else report.warning(line)
+    return { rulings: [ruling] }
   }
   if (checked.error === undefined)
     report.info('The change will be recorded when the deploy ends, with how it ended.')

@@ -21,7 +21,15 @@ export const RETRY_POLICY = {
   minRetryAttemptMs: 1_000,
   /** A number in [0, 1), for the jitter. */
   random: Math.random,
-  sleep: (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  sleep: (ms: number, signal?: AbortSignal): Promise<void> =>
+    new Promise(resolve => {
+      const timer = setTimeout(resolve, ms)
+      signal?.addEventListener('abort', () => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
 }
 export type RetryPolicy = typeof RETRY_POLICY
 

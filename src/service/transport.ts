@@ -61,7 +61,8 @@ export class Transport {
   private readonly where: Omit<FailureScene, 'request'>
   /** One route for every request: one proxy, and kept-alive sockets for streaming. */
   private readonly route: Route
-  private closed = false
+  /** Aborted by close(): a retry's wait ends with it. */
+  private readonly closing = new AbortController()
 
   constructor(options: TransportOptions) {
     const { baseUrl, advice, redactor } = options
@@ -96,7 +97,7 @@ export class Transport {
       throw failureError(scene, { type: 'budget-spent' }, 0, false)
     }
     for (let attempt = 1; ; attempt++) {
-      if (this.closed) {
+      if (this.closing.signal.aborted) {
         throw new Error(`${callName(request)} was not sent: the transport is closed.`)
       }
       const started = performance.now()
@@ -120,7 +121,7 @@ export class Transport {
           `${callName(request)}: ${failureSummary(failure)}; retry ${attempt} of ${maxAttempts - 1} in ${formatSeconds(delay)}`
         )
       )
-      await this.policy.sleep(delay)
+      await this.policy.sleep(delay, this.closing.signal)
     }
   }
 
@@ -132,7 +133,7 @@ export class Transport {
   /** Ends every attempt under way, its sockets and the idle ones. Sends nothing afterwards. */
   close(): void {
     this.route.close()
-    this.closed = true
+    this.closing.abort()
   }
 
   private budgetLeftMs(): number {
