@@ -101,14 +101,11 @@ describe('risk from every changed path', () => {
     expect(labels(triage)).toEqual(['risk:migration'])
   })
 
-  it('labels the risk incomplete when no previous deploy is known, and the summary says from how many paths', async () => {
+  it('labels no risk when no previous deploy is known, and the summary says why it is unknown', async () => {
     const { shipped } = await lookUp(big.path)
     const triage = await findTriage(context(), shipped)
-    expect(labels(triage)).toEqual(['risk:incomplete'])
-    expect(triageRows(triage, undefined)).toContainEqual([
-      'Risk: incomplete',
-      'risk read from 0 changed paths; more changed'
-    ])
+    expect(labels(triage)).toEqual([])
+    expect(triageRows(triage, undefined)).toContainEqual(['Risk: unknown', 'no previous deploy'])
   })
 
   it('labels nothing when nothing was asked (include-commits false)', async () => {

@@ -1,22 +1,30 @@
 /**
- * The triage block of the summary: what an on-call engineer reads first; and triage at a job's
- * end, in process against the emulator and the fake GitHub API: the labels it adds and the
- * issues, risk and remediation in the change's metadata, read from what the lookup read.
+ * The triage block of the summary: what an on-call engineer reads first; and triage as a change
+ * records it after a deploy, through no door (the core's steps in process against the emulator),
+ * from what the lookup read of the fake GitHub API or of repositories generated in a temporary
+ * folder: the labels it adds, and the issues, risk and remediation in the change's metadata.
  */
-import { describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Emulator } from '../../emulator/emulator.ts'
 import type { GitHubCommit } from '../../emulator/github.ts'
-import { readJobEndState } from '../../src/action/post-state.ts'
-import { triageRows } from '../../src/commands/triage.ts'
-import { run, runPost } from '../../src/main.ts'
-import { REPOSITORY, sha, TOKEN, useFakeGitHub } from '../shipped/fake-github.ts'
-import { FakeRunner } from '../support/fake-runner.ts'
-import { runnerContext } from '../support/run-action.ts'
+import type { RunDefaults } from '../../src/change.ts'
+import type { CommandContext } from '../../src/commands/command.ts'
+import { findTriage, triageRows } from '../../src/commands/triage.ts'
+import type { DeployOutcome } from '../../src/deploy.ts'
+import type { LookupSource } from '../../src/shipped/lookup-source.ts'
+import { emptyShipped } from '../../src/shipped/types.ts'
+import { AFTER_DEPLOY_BUDGET_MS, finishRun, openRun, runCommand } from '../../src/step.ts'
+import { riskNames } from '../../src/triage/risk.ts'
+import { lookupOptions, REPOSITORY, sha, useFakeGitHub } from '../shipped/fake-github.ts'
+import { gitEnv, TestRepository } from '../support/git-repository.ts'
+import { Recorder, TEST_WORDS } from '../support/recorder.ts'
 import { renderSummary } from '../support/summary.ts'
 import { useEmulator } from '../support/use-emulator.ts'
 
-const RUN = { serverUrl: 'https://ghes.example.com', repository: 'acme/shop' }
+const RUN_LINKS = { serverUrl: 'https://ghes.example.com', repository: 'acme/shop' }
 const SHA = '9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c'
 
 describe('triageRows', () => {
@@ -31,7 +39,7 @@ describe('triageRows', () => {
     [{ type: 'revert' as const, reverts: [] }, 'revert'],
     [{ type: 'hotfix' as const }, 'hotfix']
   ])('says the remediation %j as %s', (remediation, text) => {
-    expect(triageRows({ riskComplete: true, remediation }, RUN)).toContainEqual([
+    expect(triageRows({ riskComplete: true, remediation }, RUN_LINKS)).toContainEqual([
       'Remediation',
       text
     ])
@@ -39,7 +47,7 @@ describe('triageRows', () => {
 
   it('links each closed issue on the run’s server, the first 5, and counts the rest', () => {
     const closes = ['#1', 'other/repo#2', '#3', '#4', '#5', '#6']
-    const rows = triageRows({ riskComplete: true, closes, closeCount: 60 }, RUN)
+    const rows = triageRows({ riskComplete: true, closes, closeCount: 60 }, RUN_LINKS)
     expect(rows).toContainEqual([
       'Closes',
       [
@@ -62,7 +70,7 @@ describe('triageRows', () => {
         risk: { migration: ['db/1.sql', 'db/2.sql'] },
         issues
       },
-      RUN
+      RUN_LINKS
     )
     expect(rows).toEqual(
       expect.arrayContaining([
@@ -72,7 +80,85 @@ describe('triageRows', () => {
       ])
     )
   })
+
+  it('says why the risk is unknown when no changed path could be read, and not that it is incomplete', () => {
+    const rows = triageRows({ riskComplete: false, riskUnknown: 'no previous deploy' }, RUN_LINKS)
+    expect(rows).toContainEqual(['Risk: unknown', 'no previous deploy'])
+    expect(rows).toContainEqual(['Risk: incomplete', undefined])
+  })
 })
+
+describe('findTriage', () => {
+  const context = (includeCommits = true) =>
+    ({
+      settings: { includeCommits, triage: { issueKeys: 'auto' } },
+      run: { metadata: { key: 'ci', fields: {} }, workspace: tmpdir() }
+    }) as unknown as CommandContext
+
+  it('gives no risk label, and the lookup’s reason, when no changed path could be read', () => {
+    const triage = findTriage(context(), { ...emptyShipped(), pathsUnknown: 'no checkout' })
+    expect(triage).toMatchObject({ riskComplete: false, riskUnknown: 'no checkout' })
+    expect(triage.pathsRead).toBeUndefined()
+    expect(riskNames(triage)).toEqual([])
+  })
+
+  it('labels the risk incomplete when a lookup fell short of every path, for a reason of its own', () => {
+    const damaged = { ...emptyShipped(), previousSha: SHA, readFrom: 'git' as const }
+    const triage = findTriage(context(), damaged)
+    expect(triage).toMatchObject({ riskComplete: false, pathsRead: 0 })
+    expect(riskNames(triage)).toEqual(['incomplete'])
+  })
+
+  it('says nothing of a risk when nothing was asked (include-commits false)', () => {
+    const triage = findTriage(context(false), undefined)
+    expect(triage).toEqual({ riskComplete: false })
+  })
+})
+
+let emulator: Emulator
+useEmulator(started => {
+  emulator = started
+})
+
+/** The run as a door gives it: sha(5) of the fake GitHub's repository, on github.com. */
+const RUN: RunDefaults = {
+  service: REPOSITORY,
+  version: sha(5),
+  metadata: { key: 'github', fields: { repository: REPOSITORY } },
+  links: { serverUrl: 'https://github.com', repository: REPOSITORY },
+  workspace: tmpdir()
+}
+
+/**
+ * The change recorded by the core's steps after a deploy that ended `outcome` 30 s after it
+ * started, with `inputs` over the emulator's; what the user reads of it, and what was recorded.
+ */
+async function recordAfterDeploy(
+  inputs: Record<string, string>,
+  {
+    lookup,
+    run = RUN,
+    outcome = 'failure'
+  }: { lookup: LookupSource; run?: RunDefaults; outcome?: DeployOutcome }
+) {
+  const recorder = new Recorder()
+  const all = {
+    'api-key': emulator.apiKey,
+    'base-url': emulator.url,
+    'max-attempts': '1',
+    labels: 'team:shop',
+    ...inputs
+  }
+  const open = await openRun({ renderer: recorder, inputs: all, words: TEST_WORDS })
+  const finishedAt = Date.now()
+  const deploy = { outcome, status: outcome, startedAt: finishedAt - 30_000, finishedAt }
+  const plan = { run, budgetCap: AFTER_DEPLOY_BUDGET_MS, lookup, deploy }
+  await finishRun(open, await runCommand(open, plan), 'recording')
+  expect(recorder.failures).toEqual([])
+  const [change] = emulator.changes.values()
+  const metadata = JSON.parse(String(change?.custom_metadata))
+  return { recorder, labels: change?.labels, metadata }
+}
 
 const ALICE = { name: 'Alice', login: 'alice' }
 const COMMITS: GitHubCommit[] = [
@@ -91,47 +177,16 @@ const COMMITS: GitHubCommit[] = [
   { sha: sha(5), message: 'Deploy on tags', files: [{ filename: '.github/workflows/deploy.yml' }] }
 ].map(commit => ({ author: ALICE, ...commit }) as GitHubCommit)
 
-describe('triage at a job’s end', () => {
-  let emulator: Emulator
-  useEmulator(started => (emulator = started))
+describe('triage after a deploy, read from GitHub', () => {
   const github = useFakeGitHub(() => ({ commits: COMMITS }))
-
-  /** The main step, then the post step after a job that ended with `jobStatus`. */
-  async function deployJob(inputs: Record<string, string>, jobStatus = 'failure') {
-    const all = {
-      'api-key': emulator.apiKey,
-      'base-url': emulator.url,
-      'max-attempts': '1',
-      'github-token': TOKEN,
-      'include-commits': 'true',
-      'previous-version': sha(1),
-      'record-at': 'job-end',
-      labels: 'team:shop',
-      ...inputs
-    }
-    const env = {
-      ...runnerContext(tmpdir()),
-      GITHUB_EVENT_NAME: 'push',
-      GITHUB_SHA: sha(5),
-      GITHUB_API_URL: github().url
-    }
-    const main = new FakeRunner(all)
-    await run(main, env)
-    expect(main.failures).toEqual([])
-    const post = new FakeRunner({ ...all, 'job-status': jobStatus })
-    await runPost(readJobEndState({ STATE_jobEnd: main.states['jobEnd'] }) ?? {}, post, env)
-    expect(post.failures).toEqual([])
-    return post
-  }
-
-  function recorded(): { labels?: string; metadata: Record<string, Record<string, unknown>> } {
-    const [change] = emulator.changes.values()
-    return { labels: change?.labels, metadata: JSON.parse(String(change?.custom_metadata)) }
-  }
+  /** GitHub's lookup as the action's door describes it, from the previous version given. */
+  const fromGitHub = (previousVersion = sha(1)): LookupSource => ({
+    from: 'github',
+    options: lookupOptions(github(), { previousVersion })
+  })
 
   it('labels a failed deploy with its outcome, remediation, risks and issues, and sends them in its metadata', async () => {
-    const post = await deployJob({})
-    const { labels, metadata } = recorded()
+    const { recorder, labels, metadata } = await recordAfterDeploy({}, { lookup: fromGitHub() })
     expect(labels).toBe(
       'team:shop,outcome:failure,remediation:revert,risk:migration,risk:dependencies,risk:ci,issue:OPS-7,issue:ENG-142'
     )
@@ -146,9 +201,10 @@ describe('triage at a job’s end', () => {
       risk_complete: true
     })
     expect(metadata.github).not.toHaveProperty('issues_complete')
+    expect(metadata.github).not.toHaveProperty('risk_unknown')
     expect(metadata.remediation).toEqual({ type: 'revert', reverts: [sha(1)] })
     // The summary, as GitHub renders it: how it ended, then the triage block first.
-    const summary = renderSummary(post.summary)
+    const summary = renderSummary(recorder.summary)
     expect(summary.title).toMatch(/^Deploy failed after \d+ s: change recorded$/)
     expect(summary.blocks[0]).toBe('Triage')
     const rows = summary.cells.join('\n')
@@ -172,24 +228,140 @@ describe('triage at a job’s end', () => {
       commit.sha === sha(2) ? { ...commit, message: long } : commit
     )
     github().repository = { fullName: REPOSITORY, commits }
-    await deployJob({}, 'success')
-    const { metadata } = recorded()
+    const { metadata } = await recordAfterDeploy({}, { lookup: fromGitHub(), outcome: 'success' })
     expect(metadata.github).toMatchObject({ issues: ['OPS-7', 'ENG-142'], issues_complete: false })
     expect(metadata.github).not.toHaveProperty('closes')
   })
 
   it('adds no label with auto-labels false, still sends the metadata, and records the fix it is told of', async () => {
-    await deployJob({ 'auto-labels': 'false', remediates: 'chg_41' }, 'success')
-    const { labels, metadata } = recorded()
+    const inputs = { 'auto-labels': 'false', remediates: 'chg_41' }
+    const { labels, metadata } = await recordAfterDeploy(inputs, {
+      lookup: fromGitHub(),
+      outcome: 'success'
+    })
     expect(labels).toBe('team:shop')
     expect(metadata.remediation).toEqual({ type: 'fix', of: 'chg_41' })
     expect(metadata.github).toMatchObject({ issues: ['OPS-7', 'ENG-142'], risk_complete: true })
   })
 
   it('takes only the listed projects and the given risk categories', async () => {
-    await deployJob({ 'issue-keys': 'eng', 'risk-paths': 'schema: db/**' }, 'success')
-    const { labels, metadata } = recorded()
+    const inputs = { 'issue-keys': 'eng', 'risk-paths': 'schema: db/**' }
+    const { labels, metadata } = await recordAfterDeploy(inputs, {
+      lookup: fromGitHub(),
+      outcome: 'success'
+    })
     expect(labels).toBe('team:shop,outcome:success,remediation:revert,risk:schema,issue:ENG-142')
     expect(metadata.github.risk).toEqual({ schema: ['db/migrate/001_orders.rb'] })
+  })
+
+  it('says the risk of a rollback is unknown, with no risk label: GitHub’s compare lists none of its paths', async () => {
+    const run = { ...RUN, version: sha(2) }
+    const { labels, metadata } = await recordAfterDeploy(
+      {},
+      { lookup: fromGitHub(sha(5)), run, outcome: 'success' }
+    )
+    expect(labels).toBe('team:shop,outcome:success,remediation:rollback')
+    expect(metadata.github).toMatchObject({
+      rollback: true,
+      risk_complete: false,
+      risk_unknown: 'rollback paths not listed'
+    })
+  })
+})
+
+describe('triage after a deploy, read from a generated repository', () => {
+  let root: string
+  let env: Record<string, string>
+  let shop: TestRepository
+  const at: Record<string, string> = {}
+  const MIGRATION = 'db/migrate/1_orders.rb'
+  beforeAll(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'cta-triage-')))
+    mkdirSync(join(root, 'home'))
+    env = gitEnv(join(root, 'home'))
+    shop = new TestRepository(join(root, 'shop'), env)
+    at.start = shop.commit('Start', { 'README.md': '# Shop\n' })
+    at.orders = shop.commit('Add the orders table', { [MIGRATION]: 'create_table :orders\n' })
+  })
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+  /** The checkout's lookup, as the command line's door describes it, at `cwd`. */
+  const fromCheckout = (cwd: string, previousVersion?: string): LookupSource => ({
+    from: 'git',
+    options: { cwd, env, previousVersion, advice: { previousVersion: '<previous-version>' } }
+  })
+  const deployOf = (version: string): RunDefaults => ({
+    service: 'acme/shop',
+    version,
+    metadata: { key: 'ci', fields: {}, shippedKey: 'git' },
+    workspace: root
+  })
+  /** The change recorded after a successful deploy of `version`, what shipped read from `lookup`. */
+  const recorded = (version: string, lookup: LookupSource, inputs = {}) =>
+    recordAfterDeploy(inputs, { lookup, run: deployOf(version), outcome: 'success' })
+
+  it('gives a first deploy no risk label: with no previous deploy, no path can be read', async () => {
+    const { labels, metadata } = await recorded(at.orders, fromCheckout(shop.path))
+    expect(labels).toBe('team:shop,outcome:success')
+    expect(metadata.git).toMatchObject({ risk_complete: false, risk_unknown: 'no previous deploy' })
+    expect(metadata.git).not.toHaveProperty('risk')
+  })
+
+  it('gives a version that is no commit of the checkout no risk label, and says so', async () => {
+    const missing = 'feedface'.repeat(5)
+    const { labels, metadata, recorder } = await recorded(
+      missing,
+      fromCheckout(shop.path, at.start)
+    )
+    expect(recorder.warnings).toEqual([
+      `Could not look up everything this change ships: the checkout does not have the commit ${missing}. The change is recorded without the commits it ships.`
+    ])
+    expect(labels).toBe('team:shop,outcome:success')
+    expect(metadata.git).toMatchObject({ risk_unknown: 'version is not a commit' })
+  })
+
+  it('gives a run outside a checkout no risk label, and says so', async () => {
+    const { labels, metadata } = await recorded(at.orders, fromCheckout(join(root, 'home')))
+    expect(labels).toBe('team:shop,outcome:success')
+    expect(metadata.git).toMatchObject({ risk_complete: false, risk_unknown: 'no checkout' })
+  })
+
+  it('reads the risk of a rollback from the paths it takes back: undoing a migration is a migration', async () => {
+    const { labels, metadata } = await recorded(at.start, fromCheckout(shop.path, at.orders))
+    expect(labels).toBe('team:shop,outcome:success,remediation:rollback,risk:migration')
+    expect(metadata.git).toMatchObject({
+      rollback: true,
+      risk: { migration: [MIGRATION] },
+      risk_complete: true
+    })
+    expect(metadata.git).not.toHaveProperty('risk_unknown')
+  })
+
+  it('labels the risk incomplete when the list of changed paths is cut at its bound', async () => {
+    // More than the 4 MiB of paths read: 17,000 names of 250 characters, after a migration;
+    // matched against one quick category, well within the matching's time bound.
+    const big = new TestRepository(join(root, 'big'), env)
+    const start = big.commit('Start', { 'README.md': '# Big\n' })
+    const names = Array.from({ length: 17_000 }, (_, i) => `x/${String(i).padStart(246, '0')}`)
+    const added = [MIGRATION, ...names].map(path => `M 644 :1 ${path}`)
+    const stream = [
+      'blob',
+      'mark :1',
+      'data 2',
+      'x',
+      'commit refs/heads/main',
+      'committer CI <ci@example.com> 1772600000 +0000',
+      'data 4',
+      'Many',
+      `from ${start}`,
+      ...added
+    ]
+    big.git(['fast-import', '--quiet'], `${stream.join('\n')}\n`)
+    const { labels, metadata } = await recorded('main', fromCheckout(big.path, start), {
+      'risk-paths': 'schema: db/**'
+    })
+    expect(labels).toBe('team:shop,outcome:success,risk:schema,risk:incomplete')
+    expect(metadata.git).toMatchObject({ risk: { schema: [MIGRATION] }, risk_complete: false })
+    expect(metadata.git).not.toHaveProperty('risk_unknown')
   })
 })

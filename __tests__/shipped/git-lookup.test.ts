@@ -21,7 +21,7 @@ import {
   MAX_COMMITS_READ,
   type GitLookupOptions
 } from '../../src/shipped/git-lookup.ts'
-import type { Shipped } from '../../src/shipped/types.ts'
+import { emptyShipped, type Shipped } from '../../src/shipped/types.ts'
 import { gitEnv, TestRepository } from '../support/git-repository.ts'
 import { lose, partialClone, promisor, running } from './partial-clone.ts'
 
@@ -206,12 +206,29 @@ describe('the previous deploy, by the first rule that names one', () => {
     expect(shipped?.previousSha).toBeUndefined()
   })
 
-  it('records a rollback with no commits, no count and no files', async () => {
+  it('records a rollback with no commits and no count, and the paths it takes back', async () => {
     const { shipped, warning } = await lookUp({ version: 'v1.0.0', previousVersion: 'v1.1.0' })
     expect(warning).toBeUndefined()
     expect(shipped).toMatchObject({ rollback: true, previousSha: sha.hostile, commits: [] })
     expect(shipped?.commitCount).toBeUndefined()
-    expect(shipped?.changedFiles).toBeUndefined()
+    // From the rolled-back version to the older one: what the rollback undoes, renames included.
+    expect(shipped?.changedFiles).toEqual(
+      expect.arrayContaining([
+        { path: 'src/login.ts', previousPath: 'src/auth-login.ts' },
+        { path: 'db/migrations/002_orders.sql' },
+        { path: 'src/cart.ts' },
+        { path: HOSTILE_PATH }
+      ])
+    )
+    expect(shipped).toMatchObject({ changedFilesComplete: true })
+    expect(shipped?.changedFiles).toHaveLength(4)
+  })
+
+  it('says no path can be read when no rule names a previous deploy, and not when one names an unknown commit', async () => {
+    const first = await lookUp({ previousPush: '0'.repeat(40) })
+    expect(first.shipped?.pathsUnknown).toBe('no previous deploy')
+    const unknown = await lookUp({ previousVersion: 'v0.9.9' })
+    expect(unknown.shipped?.pathsUnknown).toBeUndefined()
   })
 
   it('counts no commit when the previous deploy is the version', async () => {
@@ -276,9 +293,10 @@ describe('links on the origin remote’s host', () => {
 })
 
 describe('a version the checkout does not have', () => {
-  it('as a SHA: one warning, and nothing read from HEAD in its place', async () => {
+  it('as a SHA: one warning, nothing read from HEAD in its place, and why no path can be read', async () => {
     for (const version of ['feedface'.repeat(5), 'feedfac']) {
       expect(await lookUp({ version, previousVersion: 'v1.0.0' })).toEqual({
+        shipped: { ...emptyShipped(), pathsUnknown: 'version is not a commit' },
         warning: `Could not look up everything this change ships: the checkout does not have the commit ${version}. The change is recorded without the commits it ships.`
       })
     }
@@ -409,7 +427,7 @@ describe('a shallow clone', () => {
 })
 
 describe('when git cannot read the checkout', () => {
-  it('outside any checkout: one warning, and nothing shipped, without starting git', async () => {
+  it('outside any checkout: one warning, nothing shipped but why, without starting git', async () => {
     const folder = join(root, 'home')
     // A git that leaves a mark: outside any checkout it is never started.
     const shim = join(root, 'marking-git')
@@ -417,6 +435,7 @@ describe('when git cannot read the checkout', () => {
     writeFileSync(join(shim, 'git'), `#!/bin/sh\ntouch "${join(shim, 'started')}"\nexit 1\n`)
     chmodSync(join(shim, 'git'), 0o755)
     expect(await lookUp({ cwd: folder, env: { ...env, PATH: shim } })).toEqual({
+      shipped: { ...emptyShipped(), pathsUnknown: 'no checkout' },
       warning: `Could not look up everything this change ships: ${folder} is not in a git checkout. The change is recorded without the commits it ships.`
     })
     expect(existsSync(join(shim, 'started'))).toBe(false)

@@ -151,6 +151,15 @@ describe('shippedMetadata with triage', () => {
     })
   })
 
+  it('says why the risk is unknown when no changed path could be read, and only then', () => {
+    const unknown = { riskComplete: false, riskUnknown: 'no checkout' as const }
+    expect(shippedMetadata(emptyShipped(), unknown)).toMatchObject({
+      risk_complete: false,
+      risk_unknown: 'no checkout'
+    })
+    expect(shippedMetadata(shipped({}), triage)).not.toHaveProperty('risk_unknown')
+  })
+
   it(`stays under ${MAX_SHIPPED_METADATA_BYTES} bytes with the lists of triage, naming every category and keeping the counts`, () => {
     const long = (i: number) => `${'very-long-folder/'.repeat(200)}${i}.sql`
     const risk = Object.fromEntries(

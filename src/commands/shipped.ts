@@ -27,27 +27,35 @@ export async function findShipped(
   if (!settings.includeCommits || !lookup || !version) return undefined
   const { shipped, warning } = await lookUpShipped(lookup, { version, environment }, signal)
   if (warning) report.warning(warning)
+  if (lookup.from === 'github' && shipped) {
+    const pathsUnknown = unreadOnGitHub(shipped, lookup.options.token, warning)
+    return pathsUnknown ? { ...shipped, pathsUnknown } : shipped
+  }
   // A lookup that read nothing still tells the change that its commits are not known.
   return shipped ?? (warning === undefined ? undefined : emptyShipped())
+}
+
+/** Why GitHub's lookup read no changed path, when that is no failure: the risk is unknown then. */
+function unreadOnGitHub(shipped: Shipped, token: string, warning?: string) {
+  if (!token && shipped.changedFiles === undefined) return 'no token'
+  // The compare of an older version lists none of the paths it takes back.
+  if (shipped.rollback && !shipped.changedFiles?.length) return 'rollback paths not listed'
+  if (shipped.previousSha === undefined && warning === undefined) return 'no previous deploy'
+  return undefined
 }
 
 /** What is known of the files changed since the previous deploy, and why not more. */
 export function changedFiles(includeCommits: boolean, shipped: Shipped | undefined): ChangedFiles {
   const unknown = (reason: string): ChangedFiles => ({ complete: false, reason })
   if (!includeCommits) return unknown('include-commits is false')
+  if (shipped?.pathsUnknown) return unknown(shipped.pathsUnknown)
   if (shipped?.previousSha === undefined) return unknown('no previous deploy was found')
-  // A rollback's compare lists no files (only the newer side's): what it reverts is unknown.
-  if (shipped.rollback) return unknown('a rollback: the files it reverts are not listed')
   if (shipped.changedFiles === undefined) return unknown('the lookup did not read them')
-  return {
-    files: shipped.changedFiles,
-    complete: shipped.changedFilesComplete,
-    reason: shipped.changedFilesComplete
-      ? undefined
-      : shipped.readFrom === 'git'
-        ? 'the lookup read the paths within its bounds'
-        : `GitHub's compare lists at most ${MAX_COMPARE_FILES} files`
-  }
+  const files = { files: shipped.changedFiles, complete: shipped.changedFilesComplete }
+  if (files.complete) return files
+  if (shipped.readFrom === 'git')
+    return { ...files, reason: 'the lookup read the paths within its bounds' }
+  return { ...files, reason: `GitHub's compare lists at most ${MAX_COMPARE_FILES} files` }
 }
 
 /** The outputs about what shipped, whether or not the lookup found anything. */

@@ -21,9 +21,12 @@ export function findTriage(
   shipped: Shipped | undefined
 ): Triage {
   const changed = changedFiles(settings.includeCommits, shipped)
+  // No path read: unknown, for the lookup's reason; else the lookup fell short, and read none.
+  const why = shipped?.pathsUnknown
+  const unread = why ? { riskUnknown: why } : shipped && { pathsRead: 0 }
   const risk: Risk =
     changed.files === undefined
-      ? { riskComplete: false, ...(shipped && { pathsRead: 0 }) }
+      ? { riskComplete: false, ...unread }
       : riskOf(changed, selectServices(settings.triage.riskPaths ?? BUILT_IN_RISK, changed))
   const links = issueLinks(run.links, shipped)
   const found = triage(
@@ -106,6 +109,7 @@ export function triageRows(triage: Triage, links: RunDefaults['links']): Summary
         ? undefined
         : `risk read from ${plural(triage.pathsRead, 'changed path')}; more changed`
     ],
+    ['Risk: unknown', triage.riskUnknown],
     ['Issues', triage.issues && shortList(triage.issues, triage.issueCount)],
     [
       'Closes',

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { ChangedPath } from '../services/selection.ts'
-import { attempt } from '../errors.ts'
+import type { RiskUnknown } from '../triage/risk.ts'
 import type { Env } from '../settings.ts'
 import { formatSeconds, truncateText } from '../helpers/text.ts'
 import { COMPARE_PAGE_SIZE, isFullSha, MAX_COMMIT_TEXT_READ_CHARS, readCommits } from './compare.ts'
@@ -50,18 +50,17 @@ const MAX_LOG_FIELD_BYTES = 3 * MAX_COMMIT_TEXT_READ_CHARS + 1
 const MAX_PATHS_BYTES = 4 * 1024 * 1024
 /** The most of git's own error line a warning quotes. */
 const MAX_QUOTED_CHARS = 200
+/** Never a signature check (log.showSignature would run gpg.program), at most MAX_COMMITS_READ. */
+const LOG_OPTIONS = ['--no-show-signature', `--max-count=${MAX_COMMITS_READ}`]
 /**
- * `git log` never verifies a signature (log.showSignature would run gpg.program), and prints per
- * commit its SHA, author, committer date and whole message, each ended by a NUL, newest first: a
- * cut at the bound drops the oldest, and says so.
+ * Per commit its SHA, author, committer date and whole message, each ended by a NUL, newest first:
+ * a cut at the bound drops the oldest, and says so.
  */
-// prettier-ignore
-const LOG = ['log', '--no-show-signature', '--encoding=UTF-8', '-z', '--format=%H%x00%an%x00%cI%x00%B',
-  `--max-count=${MAX_COMMITS_READ}`]
-/** Each commit's paths (a merge's against its first parent), after a \x01 and its SHA. */
-// prettier-ignore
-const TOUCHED = ['log', '--no-show-signature', '-z', '--format=%x01%H', '--name-only', '--no-renames',
-  '--diff-merges=first-parent', `--max-count=${MAX_COMMITS_READ}`]
+const LOG = ['log', ...LOG_OPTIONS, '--encoding=UTF-8', '-z', '--format=%H%x00%an%x00%cI%x00%B']
+/** Each commit's paths, a merge's against its first parent, a rename as a removal and an addition. */
+const PATHS_ONLY = ['--name-only', '--no-renames', '--diff-merges=first-parent']
+/** PATHS_ONLY after a \x01 and each commit's SHA. */
+const TOUCHED = ['log', ...LOG_OPTIONS, '-z', '--format=%x01%H', ...PATHS_ONLY]
 const DIFF = ['diff-tree', '-r', '-z', '--name-status', '--no-commit-id']
 const DESCRIBE = ['describe', '--tags', '--abbrev=0']
 
@@ -69,18 +68,20 @@ const CANCELLED = 'the run was cancelled while git read the history'
 const LOG_CUT = `git log printed more than ${MAX_LOG_BYTES / 1024 / 1024} MiB: the oldest commits were not read`
 const TOO_LONG = ` (the newest such) is longer than the ${MAX_COMMIT_TEXT_READ_CHARS.toLocaleString('en')} characters read of each: only its start was read`
 /** Rules in messages, but the setting's (the door names it) and the tag's (never unknown). */
-// prettier-ignore
-const RULE_WORDS: Record<string, string> = { 'previous-push': 'the previous push',
-  'previous-build': "the CI's previous successful build" }
+const RULE_WORDS: Record<string, string> = {
+  'previous-push': 'the previous push',
+  'previous-build': "the CI's previous successful build"
+}
 type Previous = { sha: string; source: PreviousDeploySource }
 type LogItem = { sha: string; message: string; authors: string[]; committedAt: string }
 
 /** How each CI clones the whole history, for a shallow clone that lacks the previous deploy. */
-// prettier-ignore
 const FULL_HISTORY: Record<string, string> = {
-  gitlab: "set GIT_DEPTH: 0 in the job's variables", github: 'set fetch-depth: 0 on actions/checkout',
+  gitlab: "set GIT_DEPTH: 0 in the job's variables",
+  github: 'set fetch-depth: 0 on actions/checkout',
   jenkins: 'turn off "Shallow clone" in the job\'s Git clone behaviours',
-  azurePipelines: 'set fetchDepth: 0 on the checkout step', bitbucket: 'set clone: depth: full'
+  azurePipelines: 'set fetchDepth: 0 on the checkout step',
+  bitbucket: 'set clone: depth: full'
 }
 
 /** How the CI (env-ci's id) clones the whole history. */
@@ -99,9 +100,13 @@ export async function lookUpInCheckout(
   if (either.aborted) stop()
   const git = gitIn(options.cwd, gitEnvironment(options.env), budget.signal)
   const found = await readHistory(git, options)
-  const warning = found.failure && lookupWarning([found.failure], found.count !== undefined)
-  // Without the version's commit nothing was read: the change is recorded without what shipped.
-  if (!found.head) return { warning }
+  const warning = found.gap && lookupWarning([found.gap], found.count !== undefined)
+  // Without the version's commit nothing was read: the change is recorded without what shipped,
+  // but why its paths are unknown when that is no failure.
+  if (!found.head) {
+    const { pathsUnknown } = found
+    return pathsUnknown ? { shipped: { ...emptyShipped(), pathsUnknown }, warning } : { warning }
+  }
   const page = repositoryPage(found.remote, options.server)
   // On the CI's own GitLab the numbers are GitLab's, even when the remote's pages are unknown.
   const gitlab = options.server?.kind === 'gitlab' ? { kind: 'gitlab' as const } : undefined
@@ -110,7 +115,7 @@ export async function lookUpInCheckout(
   return warning ? { shipped, warning } : { shipped }
 }
 
-/** What the history said, stage by stage; a failure keeps what the stages before it found. */
+/** What the history said: each stage's part, the stages before it kept when one fails. */
 interface Found {
   head?: string
   remote?: string
@@ -120,62 +125,121 @@ interface Found {
   log?: LogItem[]
   files?: { paths: ChangedPath[]; complete: boolean }
   touched?: Record<string, string[]>
-  failure?: LookupError
+  /** Why no changed path can be read, when that is no failure. */
+  pathsUnknown?: RiskUnknown
+  /** The first gap, which the warning names. */
+  gap?: LookupError
 }
 
+/** The checkout as the stages read it: git in it, the door's options, the version's commit. */
+type Checkout = { git: Git; options: GitLookupOptions; head: string; shallow: boolean }
+
+/** Each stage's part over what the stages before it found; the first gap is the one said. */
 async function readHistory(git: Git, options: GitLookupOptions): Promise<Found> {
   let found: Found = {}
-  /** git's answer; a failure it does not explain (an object the checkout lacks) is a gap. */
-  const read = async (args: string[], maxBytes?: number, keep?: Keep) => {
-    const answer = await git(args, maxBytes, keep)
-    const line = answer.said?.split('\n').find(said => !/^\s*(?:$|warning:|hint:)/.test(said))
-    const quoted = line && truncateText(line.trim(), MAX_QUOTED_CHARS)
-    if (quoted) found.failure ??= new LookupError(`git ${args[0]} failed: "${quoted}"`)
-    return line ? undefined : answer
-  }
+  for await (const part of historyStages(git, options))
+    found = { ...found, ...part, gap: found.gap ?? part.gap }
+  return found
+}
+
+/** Each stage's part in turn; git's refusal, the budget or a cancel ends them, with a gap. */
+async function* historyStages(git: Git, options: GitLookupOptions): AsyncGenerator<Found> {
   try {
     // No .git in the folder or above it: no checkout, said without starting git at all.
-    if (!hasGitFolder(options.cwd)) throw new LookupError(`${options.cwd} is not in a git checkout`)
+    if (!hasGitFolder(options.cwd)) {
+      yield { pathsUnknown: 'no checkout' }
+      throw new LookupError(`${options.cwd} is not in a git checkout`)
+    }
     const shallow = (await git(['rev-parse', '--is-shallow-repository'])).out.trim() === 'true'
     const named = await commitOf(git, options.version)
     // A SHA the checkout lacks is no name for HEAD: what HEAD ships would be recorded for it.
-    if (!named && /^[0-9a-f]{7,40}$/i.test(options.version))
-      throw new LookupError(`the checkout does not have the commit ${options.version}`)
-    const head = named ?? (await commitOf(git, 'HEAD'))
-    if (!head) throw new LookupError(`the checkout has no commit to deploy`)
-    found = { head, remote: (await git(['remote', 'get-url', 'origin'])).out.trim() }
-    const { previous, gap } = await findPrevious(git, options, head, shallow)
-    const merged = previous && (await read(['merge-base', previous.sha, head]))
-    const base = merged?.out.trim()
-    const rollback = !!previous && previous.sha !== head && base === head
-    found = { ...found, previous, rollback, failure: found.failure ?? gap }
-    if (rollback) return found
-    // In a shallow clone, a previous deploy that is no ancestor may lie past the cut history; a
-    // partial clone may lack a commit between the two: only the version's commit is read then.
-    const cut = previous && (merged === undefined || (shallow && base !== previous.sha))
-    if (cut) found.failure ??= shallowGap(options, `the history since ${previous.sha}`)
-    const since = cut ? undefined : previous?.sha
-    const range = since ? [`${since}..${head}`] : ['--no-walk', head]
-    const count = since && (await read(['rev-list', '--count', ...range]))?.out.trim()
-    if (count && /^\d{1,9}$/.test(count)) found.count = Number(count)
-    const fields = fieldStarts(MAX_LOG_FIELD_BYTES)
-    const log = await read([...LOG, ...range], MAX_LOG_BYTES, fields.keep)
-    found.log = logItems(log, fields.cut)
-    if (!log) found.count = undefined
-    if (log?.cut) found.failure ??= new LookupError(LOG_CUT)
-    const long = found.log.findLast(item => item.message.length > MAX_COMMIT_TEXT_READ_CHARS)
-    if (long) found.failure ??= new LookupError(`the message of commit ${long.sha}${TOO_LONG}`)
-    if (!since) return found
-    const diff = (renames: string) => [...DIFF, renames, base || since, head]
-    // Rename detection reads the files' contents, which a blobless clone lacks: then no renames.
-    let paths: GitAnswer | undefined = await git(diff('-M'), MAX_PATHS_BYTES)
-    if (paths.said !== undefined) paths = await read(diff('--no-renames'), MAX_PATHS_BYTES)
-    found.files = changedPaths(paths)
-    found.touched = touchedPaths(await read([...TOUCHED, ...range], MAX_PATHS_BYTES))
+    const sha = /^[0-9a-f]{7,40}$/i.test(options.version)
+    const head = named ?? (sha ? undefined : await commitOf(git, 'HEAD'))
+    if (!head) {
+      yield { pathsUnknown: 'version is not a commit' }
+      const missing = `the checkout does not have the commit ${options.version}`
+      throw new LookupError(sha ? missing : 'the checkout has no commit to deploy')
+    }
+    yield { head, remote: (await git(['remote', 'get-url', 'origin'])).out.trim() }
+    const checkout = { git, options, head, shallow }
+    const { previous, gap } = await findPrevious(checkout)
+    const range = previous && (await rangeStart(checkout, previous))
+    const firstDeploy = !previous && !gap && { pathsUnknown: 'no previous deploy' as const }
+    yield { previous, rollback: range?.rollback, gap: gap ?? range?.gap, ...firstDeploy }
+    const since = range?.since
+    const revisions = since ? [`${since}..${head}`] : ['--no-walk', head]
+    if (since) yield await commitCount(git, revisions)
+    // A rollback ships no commit: its paths are those it takes back.
+    if (!range?.rollback) yield await commitLog(git, revisions)
+    if (range?.from) yield await changedPaths(git, range.from, head)
+    if (since) yield await touchedPaths(git, revisions)
   } catch (error) {
-    found.failure ??= failureIn(error)
+    yield { gap: failureIn(error) }
   }
-  return found
+}
+
+/** git's answer, or the gap when git says why it failed (an object the checkout lacks). */
+async function readGit(git: Git, args: string[], maxBytes?: number, keep?: Keep) {
+  const answer = await git(args, maxBytes, keep)
+  const line = answer.said?.split('\n').find(said => !/^\s*(?:$|warning:|hint:)/.test(said))
+  const quoted = line && truncateText(line.trim(), MAX_QUOTED_CHARS)
+  return quoted ? { gap: new LookupError(`git ${args[0]} failed: "${quoted}"`) } : { answer }
+}
+
+/** Where the range starts (nowhere when the history between is cut), and its paths change from. */
+async function rangeStart({ git, options, head, shallow }: Checkout, previous: Previous) {
+  const { answer, gap } = await readGit(git, ['merge-base', previous.sha, head])
+  const base = answer?.out.trim()
+  if (previous.sha !== head && base === head) return { rollback: true, from: previous.sha }
+  // In a shallow clone, a previous deploy that is no ancestor may lie past the cut history; a
+  // partial clone may lack a commit between the two: only the version's commit is read then.
+  if (!answer) return { rollback: false, gap }
+  if (shallow && base !== previous.sha)
+    return { rollback: false, gap: shallowGap(options, `the history since ${previous.sha}`) }
+  return { rollback: false, since: previous.sha, from: base || previous.sha }
+}
+
+async function commitCount(git: Git, revisions: string[]): Promise<Found> {
+  const { answer, gap } = await readGit(git, ['rev-list', '--count', ...revisions])
+  const count = answer?.out.trim() ?? ''
+  return /^\d{1,9}$/.test(count) ? { count: Number(count), gap } : { gap }
+}
+
+/** The range's commits; a log past its bound, or a message longer than is read, is a gap. */
+async function commitLog(git: Git, revisions: string[]): Promise<Found> {
+  const fields = fieldStarts(MAX_LOG_FIELD_BYTES)
+  const { answer, gap } = await readGit(git, [...LOG, ...revisions], MAX_LOG_BYTES, fields.keep)
+  const log = logItems(answer, fields.cut)
+  const cut = answer?.cut ? new LookupError(LOG_CUT) : undefined
+  const long = log.findLast(item => item.message.length > MAX_COMMIT_TEXT_READ_CHARS)
+  const longGap = long && new LookupError(`the message of commit ${long.sha}${TOO_LONG}`)
+  // A log git could not print leaves the count unsaid, as it leaves the commits.
+  return { log, gap: gap ?? cut ?? longGap, ...(!answer && { count: undefined }) }
+}
+
+/** The paths changed from `from`; rename detection needs contents a blobless clone lacks. */
+async function changedPaths(git: Git, from: string, head: string): Promise<Found> {
+  const diff = (renames: string) => [...DIFF, renames, from, head]
+  const detected = await git(diff('-M'), MAX_PATHS_BYTES)
+  if (detected.said === undefined) return { files: pathsIn(detected) }
+  const { answer, gap } = await readGit(git, diff('--no-renames'), MAX_PATHS_BYTES)
+  return { files: answer && pathsIn(answer), gap }
+}
+
+/** Each commit's paths as TOUCHED prints them; none when cut, as the last commit's may be partial. */
+async function touchedPaths(git: Git, revisions: string[]): Promise<Found> {
+  const { answer, gap } = await readGit(git, [...TOUCHED, ...revisions], MAX_PATHS_BYTES)
+  if (!answer || answer.cut) return { gap }
+  const touched: Record<string, string[]> = {}
+  let paths: string[] = []
+  for (const field of answer.out.split('\0')) {
+    const sha = field.slice(1)
+    if (field.startsWith('\x01') && isFullSha(sha)) {
+      paths = []
+      touched[sha] = paths
+    } else if (field) paths.push(field.replace(/^\n/, ''))
+  }
+  return { touched }
 }
 
 /**
@@ -183,12 +247,7 @@ async function readHistory(git: Git, options: GitLookupOptions): Promise<Found> 
  * previous successful build, the nearest tag before the version's tag (as `git describe --tags
  * --abbrev=0 <version>^` finds it), the previous push. A name git does not know is a gap.
  */
-async function findPrevious(
-  git: Git,
-  options: GitLookupOptions,
-  head: string,
-  shallow: boolean
-): Promise<{ previous?: Previous; gap?: LookupError }> {
+async function findPrevious({ git, options, head, shallow }: Checkout): Promise<Found> {
   const resolved = async (source: PreviousDeploySource, ref: string) => {
     const sha = await commitOf(git, ref)
     if (sha) return { previous: { sha, source } }
@@ -276,24 +335,11 @@ function logItems(answer: GitAnswer | undefined, cut: Set<number>): LogItem[] {
   return items.reverse()
 }
 
-/** Each commit's paths as TOUCHED prints them; none when cut, since the last commit's may be partial. */
-function touchedPaths(answer: GitAnswer | undefined): Record<string, string[]> | undefined {
-  if (!answer || answer.cut) return undefined
-  const touched: Record<string, string[]> = {}
-  let paths: string[] = []
-  for (const field of answer.out.split('\0')) {
-    if (field.startsWith('\x01') && isFullSha(field.slice(1))) touched[field.slice(1)] = paths = []
-    else if (field) paths.push(field.replace(/^\n/, ''))
-  }
-  return touched
-}
-
 /**
  * Paths as `git diff-tree -z --name-status -M` prints them: a status, then the path, or for a
  * rename the old path and the new; every one within the bound, exactly as git gives them.
  */
-function changedPaths(answer: GitAnswer | undefined): Found['files'] {
-  if (!answer) return undefined
+function pathsIn(answer: GitAnswer): Found['files'] {
   const fields = answer.out.split('\0')
   const paths: ChangedPath[] = []
   let at = 0
@@ -323,6 +369,7 @@ function shippedOf(found: Found & { head: string }, forge: Forge | undefined): S
     pullRequestsComplete: count !== undefined && read.commits.length >= count,
     rollback: found.rollback ?? false,
     ...(files && { changedFiles: files.paths, changedFilesComplete: files.complete }),
+    ...(found.pathsUnknown && { pathsUnknown: found.pathsUnknown }),
     ...(touched && { touched }),
     ...(forge && { forge })
   }

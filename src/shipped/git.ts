@@ -11,10 +11,14 @@ import { LookupError } from './warning.ts'
 
 /** Any other answer: a SHA, a count, a tag's name, a remote's URL, an error. */
 const MAX_ANSWER_BYTES = 64 * 1024
-/** Before every command: paths as they are, no pager, no lock, no fsmonitor and no hooks. */
-// prettier-ignore
-const SAFE_OPTIONS = ['--no-pager', '--no-optional-locks', '-c', 'core.quotepath=off',
-  '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
+/** Paths as they are, no fsmonitor and no hooks. */
+const SAFE_CONFIG = ['core.quotepath=off', 'core.fsmonitor=false', 'core.hooksPath=/dev/null']
+/** Before every command: SAFE_CONFIG, no pager and no lock. */
+const SAFE_OPTIONS = [
+  '--no-pager',
+  '--no-optional-locks',
+  ...SAFE_CONFIG.flatMap(setting => ['-c', setting])
+]
 /**
  * No fetch, not even a partial clone's of an object it lacks (with the repository's ssh command):
  * git 2.44 and 2.39.4 read GIT_NO_LAZY_FETCH; to older git, an empty list allows no protocol.
@@ -42,9 +46,8 @@ export function gitEnvironment(env: Env): Env {
  * refuses the checkout, or the signal's.
  */
 export function gitIn(cwd: string, env: Env, signal: AbortSignal): Git {
-  // prettier-ignore
-  const options = { cwd, env: { ...env, ...NO_FETCH, LC_ALL: 'C' }, detached: true,
-    windowsHide: true, stdio: 'pipe' } as const
+  const variables = { ...env, ...NO_FETCH, LC_ALL: 'C' }
+  const options = { cwd, env: variables, detached: true, windowsHide: true, stdio: 'pipe' } as const
   return (args, maxBytes = MAX_ANSWER_BYTES, keep) =>
     new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason)
@@ -59,7 +62,8 @@ export function gitIn(cwd: string, env: Env, signal: AbortSignal): Git {
         from.on('data', (printed: Buffer) => {
           const chunk = keep && from === child.stdout ? keep(printed) : printed
           chunks.push(chunk.subarray(0, Math.max(room, 0)))
-          cut ||= (room -= chunk.length) < 0
+          room -= chunk.length
+          if (room < 0) cut = true
           if (cut) stop()
         })
         return () => Buffer.concat(chunks).toString('utf8')

@@ -37,6 +37,7 @@ export function shippedMetadata(
       ...(lists.pull_requests.length > 0 && { pull_requests: lists.pull_requests }),
       ...(lists.risk.length > 0 && { risk: Object.fromEntries(lists.risk) }),
       ...(triage && { risk_complete: triage.riskComplete }),
+      ...(triage?.riskUnknown && { risk_unknown: triage.riskUnknown }),
       ...(lists.issues.length > 0 && { issues: lists.issues }),
       ...(triage?.issuesComplete === false && { issues_complete: false }),
       ...(lists.issues.length < issueCount && { issue_count: issueCount }),

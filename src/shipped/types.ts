@@ -1,5 +1,6 @@
 /** What the lookup is asked, and what a change ships as it found it. Plain data. */
 import type { ChangedPath } from '../services/selection.ts'
+import type { RiskUnknown } from '../triage/risk.ts'
 
 /** The whole lookup's time: the change is sent when it runs out, so a slow API never holds a deploy. */
 export const LOOKUP_BUDGET_MS = 10_000
@@ -115,6 +116,8 @@ export interface Shipped {
   changedFilesComplete: boolean
   /** Each commit's paths, by its SHA, when the lookup could read them all. */
   touched?: Record<string, string[]>
+  /** Why no changed path could be read, when that is no failure (no previous deploy, say). */
+  pathsUnknown?: RiskUnknown
   forge?: Forge
   /** When the current workflow run started (ISO 8601), when read. */
   runStartedAt?: string

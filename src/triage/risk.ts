@@ -42,13 +42,22 @@ export const BUILT_IN_RISK: readonly ServiceSpec[] = Object.entries({
 /** The label after the risk categories when not every changed path was read; no category's name. */
 export const INCOMPLETE_RISK = 'incomplete'
 
+/** Why no changed path could be read, when that is no failure: the risk is unknown, not a part. */
+export type RiskUnknown =
+  | 'no previous deploy'
+  | 'no checkout'
+  | 'version is not a commit'
+  | 'no token'
+  | 'rollback paths not listed'
+
 export interface Risk {
   /** Each matched category, in the categories' order: its first MAX_RISK_PATHS paths. */
   risk?: Record<string, string[]>
   /** False when the files are unknown or cut, or matching them ran out of time. */
   riskComplete: boolean
-  /** The changed paths read, when a lookup ran (none: nothing was asked, so nothing is missing). */
+  /** The changed paths read (none: nothing was asked, or riskUnknown says why none could be). */
   pathsRead?: number
+  riskUnknown?: RiskUnknown
 }
 
 /** The names a change's `risk:` labels take: the categories, then `incomplete` when it is. */
