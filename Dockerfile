@@ -1,4 +1,5 @@
-# The command line as a container image, for a job that only records (change, heartbeat): the
+# The command line as a container image, for a job that only records (change, heartbeat), and
+# the receiver of Argo CD's and Flux's notifications (`serve`, its state folder a volume): the
 # bundled dist/cli.js, which carries every library it uses, on Node 24 on Alpine, run as the
 # image's unprivileged `node` user. Built, smoke-tested and pushed by .github/workflows/release.yml.
 # The base is pinned by digest (node:24-alpine), so that a rebuild of a tag is the same image.
@@ -11,6 +12,11 @@ WORKDIR /opt/change-tracking
 COPY LICENSE ./
 COPY dist/cli.js dist/cli-licenses.txt dist/package.json ./dist/
 RUN ln -s /opt/change-tracking/dist/cli.js /usr/local/bin/change-tracking
+# The receiver's state folder: the node user's, kept on a volume.
+ENV CHANGE_TRACKING_STATE_DIR=/var/lib/change-tracking
+RUN mkdir -p /var/lib/change-tracking && chown node:node /var/lib/change-tracking
+VOLUME /var/lib/change-tracking
+EXPOSE 8080
 USER node
 WORKDIR /home/node
 ENTRYPOINT ["change-tracking"]

@@ -635,8 +635,12 @@ async function runCli(
   const child = startCli(args)
   let stdout = ''
   let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8')
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8')
+  })
   const code = await new Promise<number | null>(resolve => child.on('exit', resolve))
   return { code, stdout, stderr }
 }

@@ -244,7 +244,14 @@ function standardMetadata(
 ): Record<string, unknown> {
   const { purl, reference, digest } = subject.artifact ?? {}
   return {
-    ...(otel && { otel: otelOf(subject, basis) }),
+    ...(otel && {
+      otel: otelOf(subject, {
+        pipeline: basis.run.pipeline,
+        outcome: endedWith(basis),
+        commit: basis.run.version,
+        previousSha: basis.shipped?.previousSha
+      })
+    }),
     ...(subject.artifact && { artifact: { purl, reference, digest } })
   }
 }

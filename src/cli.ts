@@ -26,10 +26,18 @@ if (differs !== -1 && (found[differs] ?? 0) < oldest[differs]) {
 }
 
 async function start(): Promise<void> {
-  const { main } = await import('./cli/main.ts')
-  process.exitCode = await main(process.argv.slice(2), process.env, {
-    stdout: text => process.stdout.write(text),
-    stderr: line => process.stderr.write(`${line}\n`),
+  const argv = process.argv.slice(2)
+  const io = {
+    stdout: (text: string | Uint8Array) => process.stdout.write(text),
+    stderr: (line: string) => process.stderr.write(`${line}\n`),
     cwd: process.cwd()
-  })
+  }
+  // The receiver is a door of its own, loaded only for `serve`.
+  if (argv[0] === 'serve') {
+    const { serve } = await import('./serve/main.ts')
+    process.exitCode = await serve(argv.slice(1), process.env, io)
+    return
+  }
+  const { main } = await import('./cli/main.ts')
+  process.exitCode = await main(argv, process.env, io)
 }

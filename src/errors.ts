@@ -9,7 +9,28 @@
  * - outage: the service is unavailable (5XX, 429, timeout, network error): retried, and under
  *   fail-on-error=auto only a warning.
  */
+import { inert } from './helpers/text.ts'
+import { Redactor } from './redact.ts'
+
 export type FailureKind = 'input' | 'rejected' | 'protocol' | 'configuration' | 'outage'
+
+/** An offending value is quoted only this far, so that 100 KB of junk never floods a log. */
+export const QUOTED_VALUE_MAX_CHARS = 40
+
+/** The value as a short, escaped JSON string literal, for an error message. */
+export function quote(raw: string): string {
+  const shown = quotedPart(raw)
+  const literal = inert(JSON.stringify(shown))
+  return shown === raw ? literal : `${literal} (${raw.length} characters)`
+}
+
+/**
+ * At most QUOTED_VALUE_MAX_CHARS of a value, through the redactor's window: no part of a URL's
+ * credentials is quoted, and a cut never splits a character.
+ */
+export function quotedPart(text: string): string {
+  return new Redactor().excerpt(text, QUOTED_VALUE_MAX_CHARS)
+}
 
 /** The words of an input error, given how the door names the input ('Input "labels"', '--labels'). */
 export type Saying = (subject: string) => string

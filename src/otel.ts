@@ -3,7 +3,7 @@
  * nowhere else: a door says where the run comes from in plain words (a Pipeline); none of the
  * names is empty or guessed.
  */
-import type { ChangeBasis } from './change.ts'
+import type { DeployOutcome } from './deploy.ts'
 import type { ChangeFields } from './settings.ts'
 import { isFullSha } from './shipped/compare.ts'
 
@@ -36,14 +36,22 @@ const RESULTS: Partial<Record<string, [status: string, result: string]>> = {
   cancelled: ['failed',    'cancellation']
 }
 
+/** What else a change knows, for its names: how the deploy ended, the commits at both ends. */
+export interface OtelFacts {
+  pipeline?: Pipeline
+  outcome: DeployOutcome
+  /** The run's own commit, when the change's version is not one. */
+  commit?: string
+  previousSha?: string
+}
+
 /** The `otel` object of a change: its schema, and the attributes known. */
 export function otelOf(
   { service, version, environment, artifact }: ChangeFields,
-  { run, deploy, shipped }: ChangeBasis
+  { pipeline = {}, outcome, commit, previousSha }: OtelFacts
 ): { schema_url: string; attributes: Record<string, unknown> } {
-  const [status, result] = RESULTS[deploy?.outcome ?? run.outcome?.outcome ?? 'unknown'] ?? []
+  const [status, result] = RESULTS[outcome] ?? []
   const { image, purl, digest } = artifact ?? {}
-  const pipeline = run.pipeline ?? {}
   const attributes: Record<string, unknown> = {
     'deployment.environment.name': environment,
     'service.name': service,
@@ -60,8 +68,8 @@ export function otelOf(
     'cicd.pipeline.task.name': pipeline.task,
     'cicd.pipeline.task.run.id': pipeline.taskId,
     'cicd.pipeline.task.run.url.full': pipeline.taskUrl,
-    'vcs.ref.head.revision': [version, run.version].find(isFullSha),
-    'vcs.ref.base.revision': shipped?.previousSha,
+    'vcs.ref.head.revision': [version, commit].find(isFullSha),
+    'vcs.ref.base.revision': previousSha,
     'cicd.pipeline.task.type': pipeline.task && 'deploy',
     'artifact.purl': purl,
     'container.image.name': image?.name,

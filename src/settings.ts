@@ -2,10 +2,8 @@
  * What a run is asked to do, whichever door asked: the settings' and outputs' names, the commands
  * and modes, and the typed `Settings` that values/read-settings.ts makes of a door's strings.
  */
-import type { ServiceSpec } from './services/selection.ts'
 import type { EventOutcome } from './deploy.ts'
 import type { InputError } from './errors.ts'
-import type { TriageSettings } from './triage/triage.ts'
 
 /** The settings' names: the action's inputs (action.yml) and the command line's flags. */
 export const Inputs = {
@@ -178,4 +176,31 @@ export const SETTING_DEFAULTS: Partial<Record<InputName, string>> = {
   'auto-labels': 'true',
   'issue-keys': 'auto',
   'otel-attributes': 'true'
+}
+
+/** One service of the `services` input. */
+export interface ServiceSpec {
+  /** As sent in the change's `service` field. */
+  name: string
+  /** Globs relative to the repository root; a leading "!" excludes. None: always recorded. */
+  patterns: string[]
+  /** The 1-based line of the input it came from, for messages. */
+  line: number
+}
+
+/**
+ * The issue-keys setting: `auto` (keys in capitals, of any prefix but those that number
+ * standards), the prefixes listed (in any case), or none.
+ */
+export type IssueKeyMode = 'auto' | 'none' | { prefixes: readonly string[] }
+
+/** How the `issue-keys`, `risk-paths` and `remediates` inputs ask for triage. */
+export interface TriageSettings {
+  issueKeys: IssueKeyMode
+  /** The categories of `risk-paths`; the built-in ones when absent. */
+  riskPaths?: ServiceSpec[]
+  /** What the deploy fixes, as the user names it: a change id or a version. */
+  remediates?: string
+  /** Whether labels are added to the user's. */
+  autoLabels: boolean
 }

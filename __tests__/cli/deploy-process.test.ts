@@ -68,7 +68,11 @@ setTimeout(() => {}, ${KEEP_ALIVE_MS})`
     // Emitted, not sent: under Jest, this `process` is a stand-in that never sees real signals.
     let sent = false
     const end = await runDeploy(process.execPath, ['-e', deploy], {
-      stdout: () => void (sent || ((sent = true), process.emit(signal, signal)))
+      stdout: () => {
+        if (sent) return
+        sent = true
+        process.emit(signal, signal)
+      }
     })
     expect(end).toMatchObject({ outcome: 'cancelled', exitCode: status })
     expect(end).not.toHaveProperty('signal')
@@ -122,7 +126,11 @@ describe('a deploy whose output is taken', () => {
   /** Runs `script` in sh with its output taken: the chunks, as one string, and how it ended. */
   async function taken(script: string): Promise<{ output: string; end: DeployEnd }> {
     let output = ''
-    const end = await runDeploy('sh', ['-c', script], { stdout: chunk => (output += chunk) })
+    const end = await runDeploy('sh', ['-c', script], {
+      stdout: chunk => {
+        output += chunk
+      }
+    })
     return { output, end }
   }
 
@@ -225,7 +233,9 @@ function wrap(
     stdout += chunk.toString()
     options.onStdout?.(stdout, wrapper.pid!)
   })
-  wrapper.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  wrapper.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
   return new Promise((resolve, reject) => {
     wrapper.on('error', reject)
     wrapper.on('close', (exitCode, signal) => {
@@ -252,7 +262,9 @@ function whenReady(send: (pid: number) => void): (output: string, pid: number) =
 describe('a deploy under a wrapper process', () => {
   it('shares its standard input, output and error', async () => {
     const echo = `let input = ''
-process.stdin.on('data', chunk => (input += chunk)).on('end', () => {
+process.stdin.on('data', chunk => {
+input += chunk
+}).on('end', () => {
   process.stdout.write('out:' + input)
   process.stderr.write('err:' + input)
 })`

@@ -17,7 +17,9 @@ import { renderSummary } from '../support/summary.ts'
 import { useEmulator } from '../support/use-emulator.ts'
 
 let emulator: Emulator
-useEmulator(started => (emulator = started))
+useEmulator(started => {
+  emulator = started
+})
 
 const HOSTILE =
   'Fix ::error::x\u2028::warning::y\u0007 [x](https://evil.example) <b>b</b>\u001b[31m'
@@ -70,7 +72,9 @@ describe('change-tracking change, in a GitLab job’s checkout', () => {
       ],
       env,
       {
-        stdout: text => (stdout += text),
+        stdout: text => {
+          stdout += text
+        },
         stderr: line => stderr.push(line),
         cwd: repo.path
       }
@@ -115,7 +119,13 @@ async function inGitLabJob(args: string[], cwd: string, env: Record<string, stri
       CHANGE_TRACKING_BASE_URL: emulator.url,
       ...env
     },
-    { stdout: text => (stdout += text), stderr: line => stderr.push(line), cwd }
+    {
+      stdout: text => {
+        stdout += text
+      },
+      stderr: line => stderr.push(line),
+      cwd
+    }
   )
   return { status, stdout, stderr: stderr.join('\n') }
 }

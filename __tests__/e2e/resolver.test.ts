@@ -60,7 +60,9 @@ test(`exits as soon as it gives up on a DNS server that never answers${skipped}`
     env
   })
   let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
   const killer = setTimeout(() => child.kill('SIGKILL'), BOUND_MS)
   const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(done =>
     child.on('close', (...end) => done(end))

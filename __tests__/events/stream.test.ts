@@ -71,7 +71,9 @@ describe('streamEvents', () => {
     })
     const started: number[] = []
     let fourthStarted: () => void = () => undefined
-    const allFourStarted = new Promise<void>(resolve => (fourthStarted = resolve))
+    const allFourStarted = new Promise<void>(resolve => {
+      fourthStarted = resolve
+    })
     const result = await stream(
       inline(ndjson(numberedEvents(10 * MAX_EVENTS_PER_REQUEST))),
       async batch => {

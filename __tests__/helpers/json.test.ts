@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals'
-import { isJsonObject, jsonDepthExceededAt, MAX_JSON_DEPTH, parseJsonSafely } from '../../src/helpers/json.ts'
+import {
+  isJsonObject,
+  jsonDepthExceededAt,
+  MAX_JSON_DEPTH,
+  parseJsonSafely
+} from '../../src/helpers/json.ts'
 
 describe('JSON nesting', () => {
   it('finds where text first nests deeper than the bound, ignoring brackets in strings', () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
-import { escapeControls, inert, plural, truncateText, withoutFinalStop } from '../../src/helpers/text.ts'
+import {
+  escapeControls,
+  inert,
+  plural,
+  truncateText,
+  withoutFinalStop
+} from '../../src/helpers/text.ts'
 import { anyCodePoint } from '../support/hostile-text.ts'
 
 describe('inert', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it, jest } from '@jest/globals'
-import type { ChangedPath, ServiceSpec } from '../../src/services/selection.ts'
+import type { ChangedPath } from '../../src/services/selection.ts'
+import type { ServiceSpec } from '../../src/settings.ts'
 
 // Wraps picomatch to count compilations and matches; matching itself is the real library's.
 const realPicomatch = (await import('picomatch')).default

@@ -170,8 +170,12 @@ describe('the process', () => {
       stdio: ['ignore', 'pipe', 'pipe']
     })
     let output = ''
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
     const exitedAt = await new Promise<number>(resolve =>
       child.on('exit', () => resolve(Date.now()))
     )

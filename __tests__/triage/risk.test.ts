@@ -3,9 +3,9 @@ import { checkServiceGlobs, parseServices } from '../../src/services/definition.
 import {
   selectServices,
   type ChangedFiles,
-  type ChangedPath,
-  type ServiceSpec
+  type ChangedPath
 } from '../../src/services/selection.ts'
+import type { ServiceSpec } from '../../src/settings.ts'
 import { BUILT_IN_RISK, MAX_RISK_PATHS, riskNames, riskOf } from '../../src/triage/risk.ts'
 
 /** The risk of the changed files, the categories matched as the services selection does. */

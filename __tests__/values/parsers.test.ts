@@ -377,7 +377,7 @@ describe('parser properties', () => {
       fc.property(hostileText, raw => {
         const result = resultOrInputError('flag', () => parseBoolean('flag', raw))
         const word = raw.trim().toLowerCase()
-        expect(result?.value).toBe(word === 'true' ? true : word === 'false' ? false : undefined)
+        expect(result?.value).toBe({ true: true, false: false }[word as 'true' | 'false'])
       }),
       { numRuns: NUM_RUNS }
     )

@@ -19,7 +19,7 @@ import type { ChangeRequest } from '../service/client.ts'
 import { Inputs, Outputs, type Settings } from '../settings.ts'
 import type { Shipped } from '../shipped/types.ts'
 import type { CommandResult } from '../report.ts'
-import type { CommandContext } from './command.ts'
+import type { CommandContext, Recorded } from './command.ts'
 import { findTriage, logTriage, triageRows } from './triage.ts'
 import { findShipped, logShipped, shippedOutputs, shippedSections } from './shipped.ts'
 
@@ -30,9 +30,6 @@ export function requireSubject(settings: Settings, run: RunDefaults): void {
   if (!settings.services && !(settings.change.service ?? run.service))
     throw new InputError(Inputs.Service, unknown)
 }
-
-/** The changes one command built, each with the id the service gave it when it was recorded. */
-export type Recorded = CommandResult & { changes: { request: ChangeRequest; id: string }[] }
 
 export async function recordChange(context: CommandContext): Promise<CommandResult> {
   const { settings, run, report, deploy } = context

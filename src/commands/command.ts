@@ -1,7 +1,7 @@
 import type { RunDefaults } from '../change.ts'
 import type { DeployRecord } from '../deploy.ts'
 import type { CommandResult, Report } from '../report.ts'
-import type { ChangeService } from '../service/client.ts'
+import type { ChangeRequest, ChangeService } from '../service/client.ts'
 import type { Settings } from '../settings.ts'
 import type { LookupSource } from '../shipped/lookup-source.ts'
 
@@ -25,5 +25,8 @@ export interface CommandContext {
   /** Where what shipped is read (GitHub's API, the checkout), as the door knows it; none when it cannot be. */
   lookup?: LookupSource
 }
+
+/** The changes a command recorded, each with the id the service gave it, beside its result. */
+export type Recorded = CommandResult & { changes: { request: ChangeRequest; id: string }[] }
 
 export type CommandHandler = (context: CommandContext) => Promise<CommandResult>

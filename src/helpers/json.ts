@@ -1,5 +1,4 @@
 /** JSON from outside, read safely: a bound on nesting, a parse that never throws, one guard. */
-import { attempt } from '../errors.ts'
 
 /**
  * How deep JSON from outside may nest. Deeper documents are refused before parsing: printing or
@@ -39,7 +38,11 @@ export function jsonDepthExceededAt(text: string | Uint8Array, max = MAX_JSON_DE
 export function parseJsonSafely(text: string | Buffer): unknown {
   if (jsonDepthExceededAt(text) !== -1) return undefined
   // A Buffer's String() is its UTF-8 text.
-  return attempt(() => JSON.parse(String(text)) as unknown)
+  try {
+    return JSON.parse(String(text)) as unknown
+  } catch {
+    return undefined
+  }
 }
 
 // JSON.rawJSON and JSON.isRawJSON (Node 21+) are not in TypeScript's lib yet.

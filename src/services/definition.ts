@@ -1,10 +1,10 @@
 /** The `services` input: one service per line, `NAME` or `NAME: PATTERN PATTERN …`. */
-import type { ServiceSpec } from './selection.ts'
-import { InputError } from '../errors.ts'
-import { quote, QUOTED_VALUE_MAX_CHARS } from '../values/parsers.ts'
-import { Inputs, type InputName } from '../settings.ts'
+import { InputError, quote, QUOTED_VALUE_MAX_CHARS } from '../errors.ts'
+import { Inputs, type InputName, type ServiceSpec } from '../settings.ts'
 import { hasUnsafeCharacter, inert, truncateText } from '../helpers/text.ts'
-import { INCOMPLETE_RISK } from '../triage/risk.ts'
+
+/** The label after the risk categories when not every changed path was read; no category's name. */
+export const INCOMPLETE_RISK = 'incomplete'
 
 /** A monorepo's deploy step rarely names more; the bound keeps one run's changes and summary sane. */
 export const MAX_SERVICES = 100

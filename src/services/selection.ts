@@ -1,5 +1,6 @@
 /** Which services a deploy touched: path patterns against the files the caller says changed. */
 import picomatch from 'picomatch'
+import type { ServiceSpec } from '../settings.ts'
 import { formatSeconds, plural } from '../helpers/text.ts'
 import { runWithin } from '../helpers/time-bound.ts'
 
@@ -7,16 +8,6 @@ import { runWithin } from '../helpers/time-bound.ts'
 export interface ChangedPath {
   path: string
   previousPath?: string
-}
-
-/** One service of the `services` input. */
-export interface ServiceSpec {
-  /** As sent in the change's `service` field. */
-  name: string
-  /** Globs relative to the repository root; a leading "!" excludes. None: always recorded. */
-  patterns: string[]
-  /** The 1-based line of the input it came from, for messages. */
-  line: number
 }
 
 export interface ChangedFiles {

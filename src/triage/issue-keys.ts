@@ -3,6 +3,7 @@
  * read from the texts a lookup already has. Every regular expression here has a fixed start and
  * bounded repeats, so it scans a text in linear time whatever the text; the texts are bounded too.
  */
+import type { IssueKeyMode } from '../settings.ts'
 
 /** Each text (a branch, a title, a commit message) is read this far. */
 export const MAX_SCANNED_CHARS_PER_TEXT = 16 * 1024
@@ -21,9 +22,6 @@ export const NOT_ISSUE_PREFIXES: readonly string[] = (
   'ADR AES AIP BIP CVE CWE ECMA EIP ERC FIPS FLIP GEP GH GHSA GO HIP IEC IEEE ISO JDK JEP JSR KEP ' +
   'KIP NEP PEP PYSEC RFC RSA RUSTSEC SHA SPIP TEP UCS UTF XEP'
 ).split(' ')
-
-/** `auto`: keys in capitals, any prefix but NOT_ISSUE_PREFIXES; prefixes: those, in any case. */
-export type IssueKeyMode = 'auto' | 'none' | { prefixes: readonly string[] }
 
 /**
  * A key: a project part of a letter and 1 to 9 letters or digits, "-", and an issue number of 1

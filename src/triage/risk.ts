@@ -2,7 +2,9 @@
  * Risk from the paths changed: each category is a service of the `services` grammar, matched by
  * the services selection itself (same glob rules, same time bound), which the caller runs.
  */
-import type { ChangedFiles, ServiceSelection, ServiceSpec } from '../services/selection.ts'
+import { INCOMPLETE_RISK } from '../services/definition.ts'
+import type { ChangedFiles, ServiceSelection } from '../services/selection.ts'
+import type { ServiceSpec } from '../settings.ts'
 
 /** A matched category lists at most this many paths. */
 export const MAX_RISK_PATHS = 5
@@ -38,9 +40,6 @@ export const BUILT_IN_RISK: readonly ServiceSpec[] = Object.entries({
   ci: `.github/{workflows,actions}/** **/*.gitlab-ci.yml .gitlab/ci/** **/Jenkinsfile{,.*}
     .circleci/** .buildkite/** **/azure-pipelines*.{yml,yaml} bitbucket-pipelines.yml`
 }).map(([name, patterns], index) => ({ name, patterns: patterns.split(/\s+/), line: index + 1 }))
-
-/** The label after the risk categories when not every changed path was read; no category's name. */
-export const INCOMPLETE_RISK = 'incomplete'
 
 /** Why no changed path could be read, when that is no failure: the risk is unknown, not a part. */
 export type RiskUnknown =

@@ -2,9 +2,8 @@
  * Triage at a glance, from what the lookup already read: the issues shipped and closed, and what
  * the deploy remediates, beside the risk of the paths changed. Pure.
  */
-import type { ServiceSpec } from '../services/selection.ts'
+import type { IssueKeyMode } from '../settings.ts'
 import { closedIssuesIn, issueKeysIn, scannedMessages, scannedTexts } from './issue-keys.ts'
-import type { IssueKeyMode } from './issue-keys.ts'
 import { remediationOf, unrevertedText } from './remediation.ts'
 import type { Remediation, RemediationInput } from './remediation.ts'
 import type { Risk } from './risk.ts'
@@ -13,17 +12,6 @@ import type { Risk } from './risk.ts'
 export const MAX_ISSUES = 50
 /** Closed issues listed, the newest. */
 export const MAX_CLOSES = 50
-
-/** How the `issue-keys`, `risk-paths` and `remediates` inputs ask for triage. */
-export interface TriageSettings {
-  issueKeys: IssueKeyMode
-  /** The categories of `risk-paths`; the built-in ones when absent. */
-  riskPaths?: ServiceSpec[]
-  /** What the deploy fixes, as the user names it: a change id or a version. */
-  remediates?: string
-  /** Whether labels are added to the user's. */
-  autoLabels: boolean
-}
 
 export interface TriageInput extends RemediationInput {
   issueKeys: IssueKeyMode

@@ -3,7 +3,8 @@
  * as the purl specification's OCI type. Only a digest pins an image: without one, no purl.
  */
 import { Inputs, type Artifact } from '../settings.ts'
-import { quote, refusal } from './parsers.ts'
+import { quote } from '../errors.ts'
+import { refusal } from './parsers.ts'
 
 export const MAX_ARTIFACT_CHARS = 1000
 

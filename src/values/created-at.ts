@@ -1,5 +1,6 @@
 /** The created-at input: Unix seconds or milliseconds, or ISO 8601 with a time zone. */
-import { quote, refusal } from './parsers.ts'
+import { quote } from '../errors.ts'
+import { refusal } from './parsers.ts'
 import { Inputs } from '../settings.ts'
 
 /** created-at may lie at most this far in the future (clock skew between runner and service). */

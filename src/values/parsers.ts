@@ -1,8 +1,7 @@
 /** One parser per kind of input. Offending values are quoted short and escaped, secrets never. */
 import { outcomeOf, type EventOutcome } from '../deploy.ts'
-import { InputError } from '../errors.ts'
+import { InputError, quote, quotedPart } from '../errors.ts'
 import { MAX_JSON_DEPTH, jsonDepthExceededAt } from '../helpers/json.ts'
-import { Redactor } from '../redact.ts'
 import { inert, UNSAFE_CHARACTERS, UNSEEN_CHARACTERS } from '../helpers/text.ts'
 import { MAX_ISSUE_KEY_PREFIXES, parseIssueKeyMode } from '../triage/issue-keys.ts'
 import { Inputs, type Settings } from '../settings.ts'
@@ -10,24 +9,7 @@ import { Inputs, type Settings } from '../settings.ts'
 /** The most a Git ref name may be; longer values are not a SHA, tag or branch. */
 const MAX_REF_CHARS = 255
 
-/** An offending value is quoted only this far, so that 100 KB of junk never floods a log. */
-export const QUOTED_VALUE_MAX_CHARS = 40
 export const CONTROL_CHARACTER = /\p{Cc}/u
-
-/** The value as a short, escaped JSON string literal, for an error message. */
-export function quote(raw: string): string {
-  const shown = excerpt(raw)
-  const literal = inert(JSON.stringify(shown))
-  return shown === raw ? literal : `${literal} (${raw.length} characters)`
-}
-
-/**
- * At most QUOTED_VALUE_MAX_CHARS of a value, through the redactor's window: no part of a URL's
- * credentials is quoted, and a cut never splits a character.
- */
-function excerpt(text: string): string {
-  return new Redactor().excerpt(text, QUOTED_VALUE_MAX_CHARS)
-}
 
 /** "U+0007 at character 3" */
 export function describeCharacter(raw: string, index: number): string {
@@ -168,7 +150,7 @@ export function parseEventIds(raw: string): string[] | undefined {
     const bad = parsed.findIndex(item => typeof item !== 'string' || item.trim() === '')
     if (bad !== -1) {
       const text = JSON.stringify(parsed[bad])
-      throw refusal(name, `${accepted}; element ${bad + 1} is ${inert(excerpt(text))}.`)
+      throw refusal(name, `${accepted}; element ${bad + 1} is ${inert(quotedPart(text))}.`)
     }
     items = parsed as string[]
   } else {
