@@ -110,8 +110,12 @@ describe('change-tracking run', () => {
       version: SHA,
       user: 'alice',
       environment: 'production',
-      // The work folder is no checkout: what shipped was not read, so neither was all its risk.
-      labels: 'outcome:failure,risk:incomplete'
+      // The work folder is no checkout: no path could be read, so no risk label, and says why.
+      labels: 'outcome:failure'
+    })
+    expect(metadataOf(change)['git']).toMatchObject({
+      risk_complete: false,
+      risk_unknown: 'no checkout'
     })
     expect(metadataOf(change)['deploy']).toMatchObject({ outcome: 'failure' })
     expect(metadataOf(change)['ci']).toMatchObject({
@@ -141,7 +145,7 @@ describe('change-tracking run', () => {
     })
     expect(run.exitCode).toBe(143)
     expect(stored()).toHaveLength(1)
-    expect(stored()[0].labels).toBe('outcome:cancelled,risk:incomplete')
+    expect(stored()[0].labels).toBe('outcome:cancelled')
   })
 })
 
