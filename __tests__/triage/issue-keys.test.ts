@@ -282,12 +282,15 @@ describe('scannedTexts', () => {
 })
 
 describe('hostile texts', () => {
-  /** Each pattern's work grows with the text, never with its square: megabytes take milliseconds. */
-  const MEGA = 1 << 20
-  /** Far above a linear scan of a few megabytes, far below a backtracking one. */
+  /**
+   * Each pattern's work grows with the text, never with its square: a quarter of a megabyte takes
+   * milliseconds to scan once, and hours to scan again from each of its positions.
+   */
+  const LONG = 1 << 18
+  /** Far above a linear scan of a few such texts, far below a backtracking one. */
   const MARGIN_MS = 10_000
   const fill = (unit: string, tail = ''): string =>
-    unit.repeat(Math.ceil(MEGA / unit.length)) + tail
+    unit.repeat(Math.ceil(LONG / unit.length)) + tail
 
   it('are read for keys in linear time', () => {
     const texts = [
