@@ -42,7 +42,7 @@ const CANCEL_EXIT_MS = 800
 export const ACTION_WORDS: DoorWords = {
   inputNames: Object.fromEntries(Object.values(Inputs).map(name => [name, `Input "${name}"`])),
   advice: {
-    raiseTimeout: `raise the ${Inputs.TimeoutSeconds} input`,
+    raiseTimeout: `lower the ${Inputs.TimeoutSeconds} or ${Inputs.MaxAttempts} input to wait less for it, or raise ${Inputs.TimeoutSeconds} if it is only slow`,
     checkAddress: `check the ${Inputs.BaseUrl} input`,
     checkApiKey: `check the ${Inputs.ApiKey} input and the key's permissions`
   },
@@ -148,7 +148,9 @@ export async function runPost(
 
 /** Every input as the runner passes it, its secrets masked first; then the run opened. */
 async function openDoor(runner: Runner): Promise<OpenRun> {
-  const inputs = Object.fromEntries(Object.values(Inputs).map(name => [name, runner.getInput(name)]))
+  const inputs = Object.fromEntries(
+    Object.values(Inputs).map(name => [name, runner.getInput(name)])
+  )
   for (const secret of readSecrets(name => inputs[name] ?? '')) runner.setSecret(secret)
   return openRun({ renderer: runner, inputs, words: ACTION_WORDS })
 }

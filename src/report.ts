@@ -290,7 +290,7 @@ export class Report {
    * An error in the door's words: an input named as the door names it, a missing key its way, a
    * cancel with the calls it stopped (and whether something may already be recorded).
    */
-  private messageOf(error: unknown): string {
+  messageOf(error: unknown): string {
     if (error instanceof CancelledError) {
       const calls = error.inFlight.map(call => call.label).join(' and ')
       if (!calls) return `${error.message} No request was in flight.`

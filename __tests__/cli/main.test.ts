@@ -207,3 +207,58 @@ describe('a signal before the run begins', () => {
     expect(emulator.requests).toEqual([])
   })
 })
+
+describe('what a newcomer reads', () => {
+  const work = () => mkdtempSync(join(root, 'newcomer-'))
+
+  it('under auto, after a deploy that ran unrecorded, says last why it was not recorded and how to pass', async () => {
+    const run = await inGitLabJob(['run', '--', 'sh', '-c', 'echo deployed'], work(), {
+      CHANGE_TRACKING_API_KEY: 'not-the-key'
+    })
+    expect(run.status).toBe(1)
+    const last = run.stderr.split('\n').at(-1)
+    expect(last).toMatch(
+      /^error: The deploy ran, unrecorded: GET \/v2\/hello was rejected with HTTP 401/
+    )
+    expect(last).toMatch(/To run it unrecorded without failing, give --fail-on-error false\.$/)
+  })
+
+  it('names -- when run is given no deploy command, and says a deploy that cannot start recorded nothing', async () => {
+    const bare = await inGitLabJob(['run'], work())
+    expect(bare.status).toBe(2)
+    expect(bare.stderr).toBe(
+      'error: run needs the deploy command after --, as in: change-tracking run -- ./deploy.sh production'
+    )
+    const missing = await inGitLabJob(['run', '--', 'change-tracking-no-such-deploy'], work())
+    expect(missing.status).toBe(127)
+    expect(missing.stderr).toMatch(
+      /^error: The deploy command "change-tracking-no-such-deploy" was not found: give its path, or add its folder to PATH\. Nothing was recorded: the deploy did not start\.$/m
+    )
+  })
+
+  it('says a suggestion on a line of its own, never as a literal \\n', async () => {
+    const typo = await inGitLabJob(['change', '--enviroment', 'prod'], work())
+    expect(typo.status).toBe(2)
+    expect(typo.stderr.split('\n')).toEqual([
+      "error: unknown option '--enviroment'",
+      '(Did you mean --environment?)'
+    ])
+  })
+
+  it('prints a change read back for a person, and in --json as an object with its metadata parsed', async () => {
+    const recorded = await inGitLabJob(
+      ['change', '--json', '--custom-metadata', '{"ticket":"OPS-1"}'],
+      work()
+    )
+    const { 'change-id': id } = JSON.parse(recorded.stdout.trim().split('\n').at(-1) ?? '{}')
+    const read = await inGitLabJob(['get-change', '--change-id', id], work())
+    expect(read.status).toBe(0)
+    expect(read.stdout).toContain(`id: ${id}\n`)
+    expect(read.stdout).toContain('service: acme/shop\n')
+    expect(read.stdout).toMatch(/custom_metadata:\n\{\n {2}"ci": \{/)
+    expect(read.stdout).toContain('"ticket": "OPS-1"')
+    const json = await inGitLabJob(['get-change', '--change-id', id, '--json'], work())
+    const { change } = JSON.parse(json.stdout) as { change: Record<string, unknown> }
+    expect(change).toMatchObject({ id, service: 'acme/shop', custom_metadata: { ticket: 'OPS-1' } })
+  })
+})

@@ -129,7 +129,7 @@ export function buildProgram(
     sub.hook('preAction', () => fromEnv(sub, env))
     // Every word from the deploy's own name on is the deploy's: `run helm … --version 1.2.3`.
     if (command === 'run')
-      sub.argument('<deploy...>', 'the deploy command, after --').passThroughOptions()
+      sub.argument('[deploy...]', 'the deploy command, after --').passThroughOptions()
     sub.action(() => onCommand(invocationOf(command, sub, env)))
   }
   return program
@@ -173,6 +173,10 @@ function invocationOf(command: CliCommand, sub: Program, env: Env): Invocation {
     return sub.getOptionValueSource(key) === 'cli' && !String(values[key]).trim()
   })
   if (empty) sub.error(`error: ${empty.long} is empty: give it a value, or leave it out.`)
+  if (command === 'run' && sub.args.length === 0)
+    sub.error(
+      'error: run needs the deploy command after --, as in: change-tracking run -- ./deploy.sh production'
+    )
   const text = (name: string): string | undefined =>
     typeof values[name] === 'string' ? values[name] : undefined
   const apiKeyFile = text('apiKeyFile')

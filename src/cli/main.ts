@@ -17,7 +17,7 @@ import {
 } from '../policy.ts'
 import { Redactor } from '../redact.ts'
 import { safeLine, type DoorWords } from '../report.ts'
-import { Inputs, type Env } from '../settings.ts'
+import { Inputs, Outputs, type Env } from '../settings.ts'
 import {
   AFTER_DEPLOY_BUDGET_MS,
   CANCEL_GRACE_MS,
@@ -34,7 +34,7 @@ import { checkoutSource, ciDefaults, detectCiContext } from './ci-context.ts'
 import { runDeploy } from './deploy-process.ts'
 import { parseCommandLine, sensitiveValues, variableOf, type Invocation } from './flags.ts'
 import { readKeyFile } from './key-file.ts'
-import { Terminal, writeFiles } from './terminal.ts'
+import { changeLines, outputsJson, Terminal, writeFiles } from './terminal.ts'
 
 /** A command line that cannot run: wrong on every run, so never worth a retry. */
 const USAGE_EXIT = 2
@@ -52,7 +52,8 @@ type Io = {
 /** The command line's words: its flags and variables, "the command" and "the deploy". */
 const CLI_WORDS: Omit<DoorWords, 'inputNames'> = {
   advice: {
-    raiseTimeout: 'raise --timeout-seconds',
+    raiseTimeout:
+      'lower --timeout-seconds or --max-attempts to wait less for it, or raise --timeout-seconds if it is only slow',
     checkAddress: 'check --base-url',
     checkApiKey: `check the API key (${variableOf(Inputs.ApiKey)} or --api-key-file) and its permissions`
   },
@@ -91,7 +92,10 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
     const output = {
       writeOut: io.stdout,
       writeErr: (text: string) => io.stderr(text.trimEnd()),
-      outputError: (text: string) => say(text.trimEnd())
+      // Each line of a refusal on its own: "(Did you mean --environment?)" follows it.
+      outputError: (text: string) => {
+        for (const line of text.trimEnd().split('\n')) say(line)
+      }
     }
     invocation = parseCommandLine(argv, env, output, ACTION_VERSION)
   } catch (error) {
@@ -149,7 +153,11 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
   const unwritten = rule(new UnreportedError(), 'recording', open.reporting.failOnError)
   const written = writeFiles(terminal, { ...options, cdevent }, unwritten.verdict === 'failsNow')
   // The outputs as one JSON object: the last line of standard output, whole.
-  if (options.json) io.stdout(`${JSON.stringify(Object.fromEntries(terminal.outputs))}\n`)
+  if (options.json) io.stdout(`${outputsJson(terminal.outputs)}\n`)
+  else if (command === 'get-change' && terminal.outputs.has(Outputs.Change)) {
+    for (const line of changeLines(terminal.outputs.get(Outputs.Change) ?? ''))
+      io.stdout(`${safe(line)}\n`)
+  }
   const rulings = [...ended.rulings, ...(written ? [] : [unwritten])]
   return exitStatus('cli', rulings, ended.deployExit)
 }
@@ -201,12 +209,19 @@ async function runWrapped(
   const [command, ...args] = invocation.deploy
   const deploy = await runDeploy(command, args, { env, stdout: json ? io.stdout : undefined })
   if (!deploy.started) {
-    report.failed(deploy.message)
+    report.failed(`${deploy.message} Nothing was recorded: the deploy did not start.`)
     return { rulings: before, deployExit: deploy.exitCode }
   }
   if (json && !deploy.outputEndsLine) io.stdout('\n')
   const recordsAfter = before.every(ruling => ruling.verdict === 'recordsAfterDeploy')
-  if (!open.settings || !recordsAfter) return { rulings: before, deployExit: deploy.exitCode }
+  if (!open.settings || !recordsAfter) {
+    // The reason the command fails is its last line, after all of the deploy's output.
+    if (before.some(ruling => ruling.verdict === 'failsAfterDeploy'))
+      report.failed(
+        `The deploy ran, unrecorded: ${report.messageOf(checked.error)} To run it unrecorded without failing, give --fail-on-error false.`
+      )
+    return { rulings: before, deployExit: deploy.exitCode }
+  }
   const recording = stopOnSignals({ graceful: false })
   const outcome = await runCommand(open, {
     run,

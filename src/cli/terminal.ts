@@ -7,6 +7,10 @@
 import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync } from 'node:fs'
 import { rmSync, writeFileSync } from 'node:fs'
 import { attempt } from '../errors.ts'
+import { inert } from '../helpers/text.ts'
+import { isJsonObject, parseJsonSafely } from '../helpers/json.ts'
+import { Outputs } from '../settings.ts'
+import { formatField } from '../summary.ts'
 import type { Renderer } from '../report.ts'
 
 export class Terminal implements Renderer {
@@ -38,6 +42,39 @@ export class Terminal implements Renderer {
   async appendSummary(markdown: string): Promise<void> {
     this.summary += markdown
   }
+}
+
+/**
+ * The outputs as one JSON object, a change read back as an object (its custom_metadata too, when
+ * it is JSON). Values parsed back have their escapes as characters again: the whole is made inert
+ * once more, which keeps its meaning as JSON.
+ */
+export function outputsJson(outputs: ReadonlyMap<string, string>): string {
+  const object: Record<string, unknown> = Object.fromEntries(outputs)
+  const change = outputs.get(Outputs.Change)
+  if (change !== undefined) object[Outputs.Change] = changeObject(change)
+  return inert(JSON.stringify(object))
+}
+
+/** A change as the service answered it, its custom_metadata parsed when it is JSON. */
+function changeObject(text: string): unknown {
+  const change = parseJsonSafely(text)
+  if (!isJsonObject(change)) return text
+  const { custom_metadata: metadata } = change
+  const parsed = typeof metadata === 'string' ? parseJsonSafely(metadata) : undefined
+  return parsed === undefined ? change : { ...change, custom_metadata: parsed }
+}
+
+/** A change read back as a person reads it: a field a line, then custom_metadata as indented JSON. */
+export function changeLines(text: string): string[] {
+  const change = changeObject(text)
+  if (!isJsonObject(change)) return [text]
+  const { custom_metadata: metadata, ...fields } = change
+  const lines = Object.entries(fields).map(
+    ([field, value]) => `${field}: ${formatField(field, value) ?? ''}`
+  )
+  if (metadata === undefined) return lines
+  return [...lines, 'custom_metadata:', ...JSON.stringify(metadata, null, 2).split('\n')]
 }
 
 /**

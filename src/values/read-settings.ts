@@ -82,7 +82,7 @@ export function readSettings(
     if (name !== Inputs.ApiKey && keyForms.some(form => getInput(name).includes(form))) {
       throw new InputError(
         name,
-        ` contains the value of input "${Inputs.ApiKey}". Give the key only in "${Inputs.ApiKey}": other inputs may be logged or sent to the service in clear.`
+        " contains the API key's value: give the key only as the API key, since other settings may be logged or sent to the service in clear."
       )
     }
   }
