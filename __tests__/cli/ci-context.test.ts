@@ -577,6 +577,11 @@ describe('ciDefaults: where the run comes from, for OpenTelemetry’s names', ()
       CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/5521'
     }
     const context = await detectCiContext(env, '/builds/acme/shop', { git: fakeGit() })
+    // The run's link is the pipeline, named as GitLab names it.
+    expect(ciDefaults(context, '/builds').runLink).toEqual({
+      text: 'Pipeline 1187',
+      url: 'https://gitlab.example.com/acme/shop/-/pipelines/1187'
+    })
     expect(ciDefaults(context, '/builds').pipeline).toEqual({
       repositoryUrl: 'https://gitlab.example.com/acme/shop',
       provider: 'gitlab',

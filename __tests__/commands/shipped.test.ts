@@ -177,6 +177,13 @@ describe('logShipped', () => {
       `What the change ships: previous deploy ${PREVIOUS} (from workflow-run), 4 commits, at least 4 pull requests, https://github.com/o/r/compare/a...b, 3 GitHub API calls.`
     )
   })
+
+  it('says merge requests for a GitLab checkout', () => {
+    const { report, recorder } = recorded()
+    const gitlab = { kind: 'gitlab' as const, web: 'https://gitlab.example.com/acme/shop' }
+    logShipped(report, shipped(2, { forge: gitlab, readFrom: 'git' }))
+    expect(recorder.lines[0]).toMatch(/2 commits, 2 merge requests, .*read from the checkout\.$/)
+  })
 })
 
 describe('shippedSections', () => {

@@ -236,14 +236,13 @@ function readable(env: Env): Env {
 
 /** The context as the change's defaults: `custom_metadata.ci`, and the build's page as a link. */
 export function ciDefaults(ci: CiContext, cwd: string): RunDefaults {
-  const url = ci.jobUrl ?? ci.buildUrl
   const { service, version, user, environment, branch } = ci
   const kind = (['github', 'gitlab', 'bitbucket'] as const).find(name => name === ci.provider)
   const page = checkout.repositoryPage(ci.repositoryUrl, { url: ci.serverUrl, kind })
   return {
     ...{ service, version, user, environment, branch },
     metadata: { key: 'ci', fields: ciMetadata(ci), shippedKey: 'git' },
-    runLink: url ? { text: ci.buildNumber ? `Build ${ci.buildNumber}` : 'Build', url } : undefined,
+    runLink: runLinkOf(ci),
     workspace: cwd,
     // Where the run comes from; the repository's page holds no credentials.
     pipeline: withoutUndefined({
@@ -258,6 +257,19 @@ export function ciDefaults(ci: CiContext, cwd: string): RunDefaults {
       taskUrl: ci.jobUrl
     })
   }
+}
+
+/**
+ * The run's page, named as its CI names it: on GitLab its pipeline ("Pipeline 4242"); elsewhere
+ * the job's page when there is one, else the build's ("Build 42").
+ */
+function runLinkOf(ci: CiContext): RunDefaults['runLink'] {
+  if (ci.provider === 'gitlab' && ci.buildUrl) {
+    return { text: `Pipeline ${ci.buildNumber ?? ''}`.trim(), url: ci.buildUrl }
+  }
+  const url = ci.jobUrl ?? ci.buildUrl
+  if (!url) return undefined
+  return { text: ci.buildNumber ? `Build ${ci.buildNumber}` : 'Build', url }
 }
 
 /** The tag the run is for, else its branch. */

@@ -73,13 +73,14 @@ export function logShipped(report: Report, shipped: Shipped | undefined): void {
   // A lookup that read nothing said why in its warning.
   const nothing = !shipped?.readFrom && !shipped?.apiCalls && !shipped?.commits.length
   if (shipped === undefined || (nothing && !shipped.previousSha)) return
+  const requestWord = shipped.forge?.kind === 'gitlab' ? 'merge request' : 'pull request'
   const found = [
     shipped.previousSha
       ? `previous ${shipped.source === 'previous-push' ? 'push' : 'deploy'} ${shipped.previousSha} (from ${shipped.source ?? 'unknown'})`
       : 'no previous deploy',
     shipped.commitCount !== undefined && plural(shipped.commitCount, 'commit'),
     shipped.pullRequestCount > 0 &&
-      `${shipped.pullRequestsComplete ? '' : 'at least '}${plural(shipped.pullRequestCount, 'pull request')}`,
+      `${shipped.pullRequestsComplete ? '' : 'at least '}${plural(shipped.pullRequestCount, requestWord)}`,
     shipped.rollback && 'a rollback',
     shipped.compareUrl,
     shipped.readFrom === 'git'
