@@ -23,7 +23,7 @@ import { MAX_COMMITS, MAX_SHIPPED_METADATA_BYTES } from '../src/shipped/metadata
 import { LOOKUP_BUDGET_MS } from '../src/shipped/types.ts'
 import { AFTER_DEPLOY_BUDGET_MS, CANCEL_GRACE_MS, KEY_CHECK_BUDGET_MS } from '../src/step.ts'
 import { DETECTION_GIT_BUDGET_MS } from '../src/cli/ci-context.ts'
-import { MAX_KEY_FILE_BYTES } from '../src/cli/key-file.ts'
+import { MAX_SECRET_FILE_BYTES } from '../src/values/secret-file.ts'
 import { MAX_SUMMARY_CELL_CHARS } from '../src/summary.ts'
 import { MAX_SCANNED_CHARS, MAX_SCANNED_CHARS_PER_TEXT } from '../src/triage/issue-keys.ts'
 import { MAX_ADDED_LABELS, MAX_ISSUE_LABELS, MAX_LABEL_CHARS } from '../src/triage/labels.ts'
@@ -138,7 +138,10 @@ export function boundsTable(): string {
       seconds(AFTER_DEPLOY_BUDGET_MS)
     ],
     ['After a SIGINT, sending the change with what is known', seconds(CANCEL_GRACE_MS)],
-    ['The API key file (`--api-key-file`), read', size(MAX_KEY_FILE_BYTES)],
+    [
+      'The API key file (`--api-key-file`) and the receiver’s webhook secret file, read',
+      size(MAX_SECRET_FILE_BYTES)
+    ],
     [
       'git, reading the CI’s context from the checkout (all its calls)',
       seconds(DETECTION_GIT_BUDGET_MS)

@@ -111,7 +111,7 @@ describe('serve refuses to start, with one line that says what to do', () => {
     expect(short.stderr[0]).toMatch(/^error: --webhook-secret-file must hold at least 16 visible/)
     const missing = await serveHere(['--webhook-secret-file', join(dir, 'none')], ready())
     expect(missing.stderr).toEqual([
-      `error: --webhook-secret-file cannot be read (ENOENT).${notStarted}`
+      `error: --webhook-secret-file could not be read (ENOENT).${notStarted}`
     ])
     // A secret read: the next thing it needs is its folder, here a file.
     writeFileSync(file, `${SECRET}\n`)

@@ -550,7 +550,8 @@ function expectSafe(result: ReturnType<typeof readNotification>): void {
   const { message, service, environment, ...rest } = result.notification
   for (const text of stringsOf(rest)) expect(text).not.toMatch(UNSEEN)
   expect(message ?? '').not.toMatch(UNSAFE_IN_MESSAGE)
-  expect((message ?? '').length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS)
+  // Characters, as a message is cut: an astral one is two UTF-16 units.
+  expect(Array.from(message ?? '').length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS)
   for (const name of [service, environment].filter(name => name !== undefined)) {
     expect(name.length).toBeLessThanOrEqual(MAX_NAME_CHARS)
     expect(() => parseText(Inputs.Service, name, false)).not.toThrow()

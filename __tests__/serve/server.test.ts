@@ -232,8 +232,8 @@ describe('a notification', () => {
     const full = join(dir, 'full')
     mkdirSync(full)
     // What a receiver leaves after accepting 10,000 changes in one commit.
-    const line = (index: number) =>
-      JSON.stringify({ acceptedAt: now, change: { key: `k${index}` } })
+    const line = (seq: number) =>
+      JSON.stringify({ seq, acceptedAt: now, change: { key: `k${seq}` } })
     const lines = Array.from({ length: MAX_WAITING_CHANGES }, (_, index) => `${line(index)}\n`)
     const memory = JSON.stringify({ memory: emptyMemory() })
     writeFileSync(join(full, 'queue.ndjson'), `${lines.join('')}${memory}\n`)

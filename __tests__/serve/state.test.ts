@@ -47,8 +47,11 @@ function noting(memory: Noted, keys: string[]): Noted {
   return { ...memory, notes: [...(memory.notes ?? []), ...keys] }
 }
 
-/** The tests' input: changes to add (their keys noted in the memory), and keys only noted. */
-type Input = { add?: string[]; note?: string[]; padding?: number }
+/**
+ * The tests' input: changes to add (their keys noted in the memory), keys only noted, the
+ * changes' padding, and filler the commit's line carries.
+ */
+type Input = { add?: string[]; note?: string[]; padding?: number; filler?: string }
 
 /** Pure, as the deploys' own: nothing to add or note is a repeat, which changes nothing. */
 const apply: Apply = (memory, input) => {
@@ -61,7 +64,7 @@ const apply: Apply = (memory, input) => {
 async function keysWaiting(state: StateFolder): Promise<string[]> {
   const keys: string[] = []
   for (let entry = state.next(); entry; entry = state.next()) {
-    keys.push((await state.read(entry)).key)
+    keys.push(state.read(entry).key)
     await state.done(entry)
   }
   return keys
@@ -95,7 +98,8 @@ const queueLines = () =>
 
 /** What a receiver leaves after accepting `count` changes in one commit. */
 function acceptedQueue(count: number, memory: DeployMemory = emptyMemory()): string {
-  const line = (index: number) => JSON.stringify({ acceptedAt: 1000, change: { key: `k${index}` } })
+  const line = (seq: number) =>
+    JSON.stringify({ seq, acceptedAt: 1000, change: { key: `k${seq}` } })
   const lines = Array.from({ length: count }, (_, index) => `${line(index)}\n`)
   return `${lines.join('')}${JSON.stringify({ memory })}\n`
 }
@@ -112,7 +116,7 @@ describe('a commit', () => {
     expect(more).toEqual([])
     expect((state.memory as Noted).notes).toEqual(['a', 'b'])
     expect(state.waitingCount).toBe(2)
-    expect(state.oldestAcceptedAt).toBe(1000)
+    expect(state.next()?.acceptedAt).toBe(1000)
   })
 
   it('is found by the next receiver: the memory, and the changes still waiting in order', async () => {
@@ -124,7 +128,7 @@ describe('a commit', () => {
     await first.close()
     const second = await openState()
     expect(second.memory).toEqual(memory)
-    expect(second.oldestAcceptedAt).toBe(2000)
+    expect(second.next()?.acceptedAt).toBe(2000)
     expect(await keysWaiting(second)).toEqual(['b', 'c'])
   })
 
@@ -167,7 +171,7 @@ describe('opening the folder after a crash', () => {
     await state.update({ add: ['a'] }, 1000)
     await state.close()
     // Killed after writing a commit's changes, before its last line was whole.
-    const uncommitted = JSON.stringify({ acceptedAt: 2000, change: change('b') })
+    const uncommitted = JSON.stringify({ seq: 1, acceptedAt: 2000, change: change('b') })
     writeFileSync(queuePath(), `${uncommitted}\n{"at":3000,"inp`, { flag: 'a' })
     const again = await openState()
     expect(again.skipped).toBe(0)
@@ -211,14 +215,31 @@ describe('the queue', () => {
     expect(await keysWaiting(state)).toEqual(['big11', 'last'])
   })
 
-  it('gets a snapshot of the memory every thousand commits, so that opening applies no more', async () => {
+  it('is compacted every thousand commits, so that opening applies no more', async () => {
     const state = await openState()
-    for (let index = 0; index < 1000; index++) await state.update({ note: [`n${index}`] }, index)
-    const lines = queueLines()
-    expect(lines.filter(line => 'memory' in line)).toHaveLength(2)
-    expect(lines.at(-1)).toEqual({ memory: state.memory })
+    for (let index = 0; index < 999; index++) await state.update({ note: [`n${index}`] }, index)
+    expect(queueLines()).toHaveLength(1000)
+    await state.update({ add: ['a'], note: ['n999'] }, 999)
+    expect(queueLines()).toEqual([
+      { seq: 0, acceptedAt: 999, change: expect.objectContaining({ key: 'a' }) },
+      { memory: state.memory }
+    ])
     await state.close()
     expect((await openState()).memory).toEqual(state.memory)
+  })
+
+  it('compacted while a change is being sent, sends it once and loses none', async () => {
+    const state = await openState()
+    await state.update({ add: ['x', 'a', 'b'] }, 1000)
+    await state.done(state.next()!)
+    const sending = state.next()!
+    // A commit that makes the past outweigh what waits: the queue is compacted.
+    await state.update({ note: ['n'], filler: 'f'.repeat(2 * 1024 * 1024) }, 2000)
+    expect(queueLines()[0]).toMatchObject({ change: { key: 'a' } })
+    await state.done(sending)
+    expect(state.read(state.next()!).key).toBe('b')
+    await state.close()
+    expect(await keysWaiting(await openState())).toEqual(['b'])
   })
 
   it('wakes whoever waits for a change once one is committed', async () => {

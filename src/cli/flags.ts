@@ -58,7 +58,7 @@ export interface Invocation {
   command: CliCommand
   /** The deploy command and its arguments: `run`'s words (commander refuses another's). */
   deploy: string[]
-  /** The file that holds the API key (see readKeyFile); the variable's key is then not used. */
+  /** The file that holds the API key (see readSecretFile); the variable's key is then not used. */
   apiKeyFile?: string
   /** The command line's own flags, which no action input matches. */
   options: { json: boolean; outputs?: string; summary?: string; cdevent?: string; debug: boolean }

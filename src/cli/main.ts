@@ -30,10 +30,10 @@ import {
   type OpenRun,
   type Stopping
 } from '../step.ts'
+import { readSecretFile } from '../values/secret-file.ts'
 import { checkoutSource, ciDefaults, detectCiContext } from './ci-context.ts'
 import { runDeploy } from './deploy-process.ts'
 import { parseCommandLine, sensitiveValues, variableOf, type Invocation } from './flags.ts'
-import { readKeyFile } from './key-file.ts'
 import { changeLines, outputsJson, Terminal, writeFiles } from './terminal.ts'
 
 /** A command line that cannot run: wrong on every run, so never worth a retry. */
@@ -113,7 +113,8 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
   // leave the check itself at least its last second: the deploy starts within the ten.
   const [key, ci] = await Promise.all([
     apiKeyFile &&
-      readKeyFile(apiKeyFile, {
+      readSecretFile(apiKeyFile, {
+        name: '--api-key-file',
         timeoutMs: KEY_CHECK_BUDGET_MS - MIN_KEY_CHECK_MS,
         signal: opening.cancel
       }),
@@ -125,9 +126,9 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
     terminal.warning(`Nothing was run or recorded: ${signal} arrived before the run began.`)
     return SIGNAL_EXIT_CODES[signal]
   }
-  if (key && 'key' in key) redactor.add(key.key)
+  if (key && 'secret' in key) redactor.add(key.secret)
   const inputs: Record<string, string> = { ...invocation.inputs }
-  if (key && 'key' in key) inputs[Inputs.ApiKey] = key.key
+  if (key && 'secret' in key) inputs[Inputs.ApiKey] = key.secret
   for (const warning of ci.warnings ?? []) terminal.warning(warning)
   for (const name of ['version', 'service', 'user', 'environment'] as const) {
     const given = inputs[name]

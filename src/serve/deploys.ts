@@ -1,50 +1,46 @@
 /**
  * Notifications -> one change per deploy, whatever their number and order: a deploy is recorded
- * once, at its first final state, and its repeats record nothing. Pure: the caller passes the
- * time and keeps the memory, which is plain JSON.
+ * once, at its first final state. Pure: the caller passes the time and keeps the memory (JSON).
  */
 import type { Notification } from './notifications.ts'
 
-/** How long a sync that succeeded waits for healthy resources; then it is recorded, health unknown. */
 export const HEALTH_WAIT_MS = 10 * 60 * 1000
-/** How long a sync may run without an end; then it is recorded, outcome unknown. */
 export const RUNNING_WAIT_MS = 60 * 60 * 1000
-/** How long a recorded deploy's key is kept, and so how old a deploy may be to be recorded. */
+/** How long a key is kept, and so how old a deploy may be to be recorded. */
 export const KEY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
-/** Deploys waiting at once; past it, the one waiting longest is recorded as it stands. */
+/** Past it, the deploy waiting longest is recorded as it stands. */
 export const MAX_WAITING_DEPLOYS = 1000
-/** Keys kept; past it, the oldest go first (a repeat of such a deploy is judged by its object). */
+/** Past it, the oldest go (a repeat of such a deploy is then judged by its object). */
 export const MAX_RECORDED_KEYS = 20_000
-/** Objects whose last success is kept; past it, the least recently deployed go first. */
+/** Past it, the least recently deployed go. */
 export const MAX_OBJECTS = 10_000
 
-/**
- * What the receiver remembers between notifications: plain JSON, lists in the order their
- * entries came (cheap to copy whole, where an object of 20,000 keys is not).
- */
+/** Lists, oldest first: cheap to copy whole, where an object of 20,000 keys is not. */
 export interface DeployMemory {
-  /** Argo CD deploys seen but not final, first seen first: the furthest word of each and when its wait ends. */
+  /** Argo CD deploys not yet final: the furthest word of each, and when its wait ends. */
   waiting: { key: string; notification: Notification; until: number }[]
-  /** Each key recorded (or found to record nothing), oldest first, with when. */
+  /** Each key recorded (or found to record nothing), with when. */
   recorded: { key: string; at: number }[]
-  /** By object, what its last recorded success left running, and its version; least recent first. */
+  /** By object, what its last recorded success left running, and its version. */
   succeeded: { object: string; running: string; version?: string }[]
 }
 
-/** A change to record: the notification it comes from, final, and its key (the deploy's, with Flux's outcome). */
+/** A final notification to record, and its key (the deploy's, with Flux's outcome). */
 export interface DeployChange {
   key: string
   notification: Notification
 }
 
+/** The memory after a step, and the changes it made final. */
+export interface Applied {
+  memory: DeployMemory
+  changes: DeployChange[]
+}
+
 export const emptyMemory = (): DeployMemory => ({ waiting: [], recorded: [], succeeded: [] })
 
-/** A notification in: the changes it makes final (none for a repeat), and the memory after it. */
-export function receive(
-  memory: DeployMemory,
-  notification: Notification,
-  now: number
-): { memory: DeployMemory; changes: DeployChange[] } {
+/** A notification in: the changes it makes final (none for a repeat). */
+export function receive(memory: DeployMemory, notification: Notification, now: number): Applied {
   const key = changeKey(notification)
   // Older than its key would be kept: it cannot be told from a repeat.
   const tooOld = (notification.startedAt ?? now) < now - KEY_RETENTION_MS
@@ -61,28 +57,15 @@ export function receive(
   return { memory: draft, changes }
 }
 
-/** Deploys whose wait ended (health unknown after ten minutes; outcome unknown after an hour), keys past seven days dropped; when to call again. */
-export function expire(
-  memory: DeployMemory,
-  now: number
-): { memory: DeployMemory; changes: DeployChange[]; nextAt?: number } {
+/** Deploys whose wait ended, as they stand; keys past their retention dropped. */
+export function expire(memory: DeployMemory, now: number): Applied {
   const draft = copyOf(memory)
   draft.recorded = draft.recorded.filter(({ at }) => at > now - KEY_RETENTION_MS)
   const changes: DeployChange[] = []
   for (const { key, notification, until } of memory.waiting) {
     if (until <= now) changes.push(...settle(draft, key, ended(notification), now))
   }
-  const times = [
-    ...draft.waiting.map(({ until }) => until),
-    ...draft.recorded.map(({ at }) => at + KEY_RETENTION_MS)
-  ]
-  const nextAt = times.reduce((soonest, time) => Math.min(soonest, time), Infinity)
-  return { memory: draft, changes, ...(nextAt !== Infinity && { nextAt }) }
-}
-
-/** The revision this receiver last recorded as a success for an object (Flux's previous deploy). */
-export function lastRecorded(memory: DeployMemory, object: string): string | undefined {
-  return memory.succeeded.find(entry => entry.object === object)?.version
+  return { memory: draft, changes }
 }
 
 /**
@@ -98,12 +81,8 @@ function changeKey(notification: Notification): string {
 /** Keeps a deploy not yet final; a later word never undoes a further one (Running after Progressing). */
 function wait(draft: DeployMemory, key: string, notification: Notification, now: number): void {
   const earlier = draft.waiting.find(entry => entry.key === key)
-  if (
-    earlier &&
-    (earlier.notification.stage === 'progressing' || notification.stage === 'running')
-  ) {
-    return
-  }
+  const undoes = earlier?.notification.stage === 'progressing' || notification.stage === 'running'
+  if (earlier && undoes) return
   const delay = notification.stage === 'progressing' ? HEALTH_WAIT_MS : RUNNING_WAIT_MS
   const entry = { key, notification, until: now + delay }
   // In the place of the word it replaces: the deploy was first seen then.
@@ -124,12 +103,7 @@ function ended(notification: Notification): Notification {
  * object's last success left running: a re-sync or self-heal of Argo CD's revision, Flux's
  * report at every interval. A rollback is always news.
  */
-function settle(
-  draft: DeployMemory,
-  key: string,
-  notification: Notification,
-  now: number
-): DeployChange[] {
+function settle(draft: DeployMemory, key: string, notification: Notification, now: number) {
   draft.waiting = draft.waiting.filter(entry => entry.key !== key)
   draft.recorded.push({ key, at: now })
   const { object, version, outcome, rollback } = notification
@@ -151,10 +125,6 @@ function settle(
 }
 
 /** A copy whose lists the draft may change, leaving the memory it was given as it was. */
-function copyOf(memory: DeployMemory): DeployMemory {
-  return {
-    waiting: [...memory.waiting],
-    recorded: [...memory.recorded],
-    succeeded: [...memory.succeeded]
-  }
+function copyOf({ waiting, recorded, succeeded }: DeployMemory): DeployMemory {
+  return { waiting: [...waiting], recorded: [...recorded], succeeded: [...succeeded] }
 }

@@ -1,28 +1,24 @@
 /**
  * `change-tracking serve`: the receiver's door. Its flags and CHANGE_TRACKING_* variables are read
- * once; it takes its state folder, listens, and sends what waits. On SIGTERM or SIGINT it stops
- * accepting, gives the change it is sending ten seconds, keeps the rest for the next start and
- * exits 0. It refuses to start (exit 2, one line) without what it needs. Only this file touches
- * the process: its signals.
+ * once; it takes its state folder, listens, and sends what waits until SIGTERM or SIGINT. Only this
+ * file touches the process: its signals.
  */
 import { once } from 'node:events'
-import { readFile, stat } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { Command, Option } from 'commander'
 import { errorMessage, InputError } from '../errors.ts'
+import { plural } from '../helpers/text.ts'
 import { ACTION_VERSION } from '../package.ts'
 import { Redactor } from '../redact.ts'
 import { safeLine } from '../report.ts'
-import { plural } from '../helpers/text.ts'
 import type { Env } from '../settings.ts'
 import { parseBaseUrl } from '../values/base-url.ts'
 import { parseApiKey, parseWholeNumber } from '../values/parsers.ts'
-import type { DeployChange } from './deploys.ts'
+import { readSecretFile } from '../values/secret-file.ts'
 import { CONTROLLERS, printConfig, type PrintedController } from './print-config.ts'
-import { Recorder } from './record.ts'
-import { sendWaiting } from './sender.ts'
-import { applyInput, createReceiverServer, logWriter, Metrics, type Log } from './server.ts'
+import { sendWaiting, serviceRecorder } from './record.ts'
+import { applyInput, createReceiverServer, logWriter, Metrics } from './server.ts'
 import { StateFolder } from './state.ts'
 
 /** What it cannot start without: wrong on every start, so not worth a restart. */
@@ -31,9 +27,11 @@ const USAGE_EXIT = 2
 const SHUTDOWN_GRACE_MS = 10_000
 /** Deploys waiting on a later notification (healthy resources, an end) are looked at this often. */
 const EXPIRY_CHECK_MS = 60_000
-/** A webhook secret is a few dozen characters: a larger file is not one; a shorter one is weak. */
-const MAX_SECRET_FILE_BYTES = 64 * 1024
+/** A FIFO may never be written. */
+const SECRET_FILE_TIMEOUT_MS = 5_000
+/** Argo CD sends the secret in a header: visible ASCII, and long enough not to be guessed. */
 const MIN_SECRET_CHARS = 16
+const ROUTES = 'Argo CD (POST /argocd) and Flux (POST /flux)'
 const DEFAULT_PORT = '8080'
 const DEFAULT_STATE_DIR = '.change-tracking'
 const VARIABLES = {
@@ -42,6 +40,12 @@ const VARIABLES = {
   port: 'CHANGE_TRACKING_PORT',
   stateDir: 'CHANGE_TRACKING_STATE_DIR',
   secret: 'CHANGE_TRACKING_WEBHOOK_SECRET'
+}
+/** What a failure to reach the service tells whoever runs the receiver to do. */
+const ADVICE = {
+  raiseTimeout: 'check the service',
+  checkAddress: `check --base-url (${VARIABLES.baseUrl})`,
+  checkApiKey: `check ${VARIABLES.apiKey} and restart the receiver`
 }
 
 type Io = { stdout: (text: string) => void; stderr: (line: string) => void; cwd: string }
@@ -75,43 +79,38 @@ export async function serve(argv: readonly string[], env: Env, io: Io): Promise<
       return USAGE_EXIT
     }
   }
-  const settings = await readSettings(flags, env, io.cwd).catch((error: unknown) => error as Error)
-  if (settings instanceof Error) {
-    say(`error: ${settings.message} The receiver did not start.`)
-    return USAGE_EXIT
-  }
-  redactor.add(settings.secret)
-  const state = await StateFolder.open(settings.stateDir, applyInput).catch(
-    (error: unknown) => error as Error
-  )
-  if (state instanceof Error) {
-    say(`error: The state folder (--state-dir): ${state.message} The receiver did not start.`)
-    return USAGE_EXIT
-  }
+  const started = await start(flags, env, io.cwd, redactor).catch((error: unknown) => {
+    say(`error: ${errorMessage(error)} The receiver did not start.`)
+  })
+  if (!started) return USAGE_EXIT
+  const { settings, state } = started
   const log = logWriter(flags.logFormat, redactor, line => io.stdout(`${line}\n`))
-  if (state.skipped > 0)
+  if (state.skipped > 0) {
     log('warn', `${plural(state.skipped, 'unreadable line')} of the queue skipped.`)
+  }
   const metrics = new Metrics()
-  const { baseUrl, apiKey, secret } = settings
-  const recorder = new Recorder({ baseUrl, apiKey, redactor, advice: ADVICE })
+  const { baseUrl, apiKey, secret, host } = settings
+  const recorder = serviceRecorder({ baseUrl, apiKey, redactor, advice: ADVICE })
   const server = createReceiverServer({ secret, state, metrics, log, clock: Date.now })
-  server.listen(settings.port, settings.host)
+  server.listen(settings.port, host)
   const listening = await once(server, 'listening').catch((error: unknown) => error as Error)
   if (listening instanceof Error) {
-    say(`error: Cannot listen on ${settings.host} port ${settings.port}: ${listening.message}`)
+    say(`error: Cannot listen on ${host} port ${settings.port}: ${listening.message}`)
     recorder.close()
     await state.close()
     return 1
   }
   const { port } = server.address() as AddressInfo
-  log(
-    'info',
-    `Listening on ${settings.host} port ${port} for Argo CD (POST /argocd) and Flux (POST /flux); ${plural(state.waitingCount, 'change')} waiting in ${settings.stateDir}.`
-  )
+  const waiting = `${plural(state.waitingCount, 'change')} waiting in ${state.dir}`
+  log('info', `Listening on ${host} port ${port} for ${ROUTES}; ${waiting}.`)
   const stopping = new AbortController()
-  const record = (change: DeployChange) => recorder.record(change)
-  const sending = sendWaiting({ state, record, log, metrics }, stopping.signal)
-  const expiring = setInterval(() => expireDeploys(state, log), EXPIRY_CHECK_MS)
+  const sending = sendWaiting({ state, record: recorder.record, log, metrics }, stopping.signal)
+  const expiring = setInterval(() => {
+    state.update({ expire: true }, Date.now()).catch((error: unknown) => {
+      const why = errorMessage(error)
+      log('warn', `Deploys waiting on a later notification could not be looked at: ${why}`)
+    })
+  }, EXPIRY_CHECK_MS)
 
   const [signal] = (await Promise.race([
     once(process, 'SIGTERM'),
@@ -129,17 +128,10 @@ export async function serve(argv: readonly string[], env: Env, io: Io): Promise<
   recorder.close()
   server.closeAllConnections()
   await closed
-  const left = state.waitingCount
+  const left = plural(state.waitingCount, 'change')
   await state.close()
-  log('info', `Stopped; ${plural(left, 'change')} left for the next start.`)
+  log('info', `Stopped; ${left} left for the next start.`)
   return 0
-}
-
-/** What a failure to reach the service tells whoever runs the receiver to do. */
-const ADVICE = {
-  raiseTimeout: 'check the service',
-  checkAddress: `check --base-url (${VARIABLES.baseUrl})`,
-  checkApiKey: `check ${VARIABLES.apiKey} and restart the receiver`
 }
 
 /** The flags, or the exit status after help (0) or a refusal commander has said (2). */
@@ -159,14 +151,9 @@ function readFlags(argv: readonly string[], io: Io, say: (line: string) => void)
       '--state-dir <path>',
       `the state folder (${VARIABLES.stateDir}; default ${DEFAULT_STATE_DIR})`
     )
-    .option(
-      '--webhook-secret-file <path>',
-      `a file holding the webhook secret (or ${VARIABLES.secret})`
-    )
+    .option('--webhook-secret-file <path>', `the webhook secret's file (or ${VARIABLES.secret})`)
     .addOption(
-      new Option('--log-format <format>', 'text or json lines')
-        .choices(['text', 'json'])
-        .default('text')
+      new Option('--log-format <format>', 'log lines').choices(['text', 'json']).default('text')
     )
     .option('--base-url <url>', `the service's https address (${VARIABLES.baseUrl})`)
     .addOption(
@@ -186,41 +173,28 @@ function readFlags(argv: readonly string[], io: Io, say: (line: string) => void)
     return (error as { exitCode?: number }).exitCode === 0 ? 0 : USAGE_EXIT
   }
   const flags = program.opts<Flags>()
-  if (flags.apiKey !== undefined) {
-    say(
-      `error: The API key is never taken from a flag, which process listings show: set ${VARIABLES.apiKey}.`
-    )
-    return USAGE_EXIT
-  }
-  return flags
+  if (flags.apiKey === undefined) return flags
+  const never = 'The API key is never taken from a flag, which process listings show'
+  say(`error: ${never}: set ${VARIABLES.apiKey}.`)
+  return USAGE_EXIT
 }
 
-/** The receiver's settings, read once; the key and the secret are never printed. */
-interface ServeSettings {
-  port: number
-  host: string
-  stateDir: string
-  secret: string
-  apiKey: string
-  baseUrl: URL
-}
-
-/** Each setting from its flag, else its variable, else its default; the first refusal is thrown. */
-async function readSettings(flags: Flags, env: Env, cwd: string): Promise<ServeSettings> {
+/** The settings (each from its flag, else its variable, else its default), then the folder. */
+async function start(flags: Flags, env: Env, cwd: string, redactor: Redactor) {
   const portName = flags.port === undefined ? VARIABLES.port : '--port'
   const rawPort = flags.port ?? env[VARIABLES.port] ?? DEFAULT_PORT
   const port = inputOf(portName, () => parseWholeNumber(portName, rawPort, 0, 65535))
-  const file = flags.webhookSecretFile
-  const secret = checkSecret(
-    file === undefined ? (env[VARIABLES.secret] ?? '') : await readSecretFile(file),
-    file === undefined ? VARIABLES.secret : '--webhook-secret-file'
-  )
+  const secret = await readSecret(flags.webhookSecretFile, env)
+  redactor.add(secret)
   const apiKey = inputOf(VARIABLES.apiKey, () => parseApiKey(env[VARIABLES.apiKey] ?? ''))
   const baseUrlName = flags.baseUrl === undefined ? VARIABLES.baseUrl : '--base-url'
   const rawBaseUrl = flags.baseUrl ?? env[VARIABLES.baseUrl] ?? ''
   const baseUrl = inputOf(baseUrlName, () => parseBaseUrl(rawBaseUrl))
   const stateDir = resolve(cwd, flags.stateDir ?? env[VARIABLES.stateDir] ?? DEFAULT_STATE_DIR)
-  return { port, host: flags.host, stateDir, secret, apiKey, baseUrl }
+  const state = await StateFolder.open(stateDir, applyInput).catch((error: unknown) => {
+    throw new Error(`The state folder (--state-dir): ${errorMessage(error)}`)
+  })
+  return { settings: { port, host: flags.host, secret, apiKey, baseUrl }, state }
 }
 
 /** A parser's value, or its refusal in the receiver's words: the flag or variable it came from. */
@@ -234,22 +208,15 @@ function inputOf<T>(name: string, parse: () => T): T {
   }
 }
 
-/** The secret's file, without its final line break; a Kubernetes secret's file is a link, followed. */
-async function readSecretFile(file: string): Promise<string> {
-  const info = await stat(file).catch((error: unknown) => {
-    const code = (error as NodeJS.ErrnoException).code ?? 'an error'
-    throw new Error(`--webhook-secret-file cannot be read (${code}).`, { cause: error })
-  })
-  if (!info.isFile() || info.size > MAX_SECRET_FILE_BYTES) {
-    throw new Error(
-      `--webhook-secret-file must be a file of at most ${MAX_SECRET_FILE_BYTES / 1024} KiB.`
-    )
+/** The webhook secret, from its file or its variable; never printed. */
+async function readSecret(file: string | undefined, env: Env): Promise<string> {
+  const name = file === undefined ? VARIABLES.secret : '--webhook-secret-file'
+  let secret = env[VARIABLES.secret] ?? ''
+  if (file !== undefined) {
+    const read = await readSecretFile(file, { name, timeoutMs: SECRET_FILE_TIMEOUT_MS })
+    if ('problem' in read) throw new Error(read.problem)
+    secret = read.secret
   }
-  return (await readFile(file, 'utf8')).replace(/\r?\n$/, '')
-}
-
-/** Argo CD sends the secret in a header: visible ASCII, and long enough not to be guessed. */
-function checkSecret(secret: string, name: string): string {
   const make = '(make one with: openssl rand -hex 32)'
   if (secret === '') {
     throw new Error(
@@ -260,15 +227,4 @@ function checkSecret(secret: string, name: string): string {
   throw new Error(
     `${name} must hold at least ${MIN_SECRET_CHARS} visible ASCII characters and nothing else, as Argo CD sends it in a header ${make}.`
   )
-}
-
-/** Records the deploys whose wait ended (healthy resources, an end); tried again when it fails. */
-function expireDeploys(state: StateFolder, log: Log): void {
-  const now = Date.now()
-  state.update({ expire: true }, now).catch((error: unknown) => {
-    log(
-      'warn',
-      `Deploys waiting on a later notification could not be looked at: ${errorMessage(error)}`
-    )
-  })
 }

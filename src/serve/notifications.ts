@@ -1,7 +1,7 @@
 /**
  * A notification of Argo CD's webhook service or of Flux's generic-hmac provider -> what it says of
- * one deploy. The body is outside JSON of any shape: each field is read once, checked and bounded;
- * a value that is not what it should be is absent, never guessed nor passed on raw. Pure.
+ * one deploy. Each field is read once, checked and bounded: a value that is not what it should be
+ * is absent, never guessed nor passed on raw. Pure.
  */
 import { withoutUndefined } from '../change.ts'
 import type { DeployOutcome } from '../deploy.ts'
@@ -15,80 +15,71 @@ export type Controller = 'argocd' | 'flux'
 /** One notification, read and checked: what it says of one deploy. JSON-serializable. */
 export interface Notification {
   controller: Controller
-  /** The deploy's identity: Argo CD `namespace/name@operation.startedAt`; Flux `uid@revision` (`@token` for a Helm release's values). */
+  /** Argo CD `namespace/name@startedAt`; Flux `uid@revision` (`@token`: a Helm release's values). */
   deployKey: string
-  /** The object: Argo CD `namespace/name` of the Application; Flux `Kind/namespace/name` (uid kept in metadata). */
+  /** Argo CD `namespace/name`; Flux `Kind/namespace/name`. */
   object: string
-  /** How far the deploy is: 'running' (no end yet), 'final' (an outcome), or 'progressing' (Argo CD: sync succeeded, health still Progressing). */
+  /** 'progressing': Argo CD's sync succeeded while health is still Progressing. */
   stage: 'running' | 'progressing' | 'final'
   service: string
-  /** Absent when no annotation names it and the Application deploys to no namespace. */
   environment?: string
   version?: string
   user?: string
   /** Milliseconds since the epoch. */
   startedAt?: number
   finishedAt?: number
-  /** How it ended; 'unknown' until the stage is final. */
   outcome: DeployOutcome
-  /** The controller's own words for how it ended: Argo CD's phase and health ("Succeeded, Healthy"), Flux's reason. */
+  /** The controller's words for how it ended: Argo CD's phase and health, Flux's reason. */
   status: string
   message?: string
-  /** The previous deploy's revision, when the notification itself says it (Argo CD's history). */
+  /** When the notification itself says it (Argo CD's history). */
   previousVersion?: string
-  /** A rollback to an earlier revision (Argo CD: an earlier history entry's; Flux: RollbackSucceeded). */
   rollback: boolean
-  /** An image with a digest (`registry/repo:tag@sha256:…`), as the `artifact` setting takes it. */
+  /** An image with a digest, as the `artifact` setting takes it. */
   artifact?: string
-  /** The source repository's URL (Argo CD's first source's repoURL; Flux's metadata.repository). */
   repository?: string
-  /** The Application's page on Argo CD, and its label. */
   link?: { text: string; url: string }
-  /** What else the notification says, for custom_metadata under the door's key ("argocd" or "flux"). */
+  /** The rest, for custom_metadata under the controller's key. */
   metadata: Record<string, unknown>
 }
 
-/** A body read: a notification, nothing to record, or why it is not the documented shape (one line, quoting nothing of it). */
+/** Why a body is not the documented shape is one line that quotes nothing of it. */
 export type ReadNotification =
   { notification: Notification } | { ignored: string } | { invalid: string }
 
-/** The longest Kubernetes name (a DNS subdomain); also the bound of a kind, uid, user or service. */
+/** A Kubernetes name (a DNS subdomain); also the bound of a kind, uid, user or service. */
 export const MAX_NAME_CHARS = 253
-/** The longest revision, URL, image or metadata value read: a longer one is absent. */
-export const MAX_VALUE_CHARS = 512
-/** A message is cut to this many characters (Helm appends its logs to a failure's). */
+/** A longer revision, URL, image or metadata value is absent. */
+const MAX_VALUE_CHARS = 512
+/** Helm appends its logs to a failure's message. */
 export const MAX_MESSAGE_CHARS = 1000
-/** The most items read of a list: summary images, sources, the latest history entries. */
-export const MAX_LIST_ITEMS = 100
-/** The most entries passed on in metadata: Argo CD's other sources, Flux's other metadata. */
-export const MAX_METADATA_ENTRIES = 16
+/** Summary images, sources, the latest history entries. */
+const MAX_LIST_ITEMS = 100
+/** Argo CD's other sources, Flux's other metadata. */
+const MAX_METADATA_ENTRIES = 16
+const SERVICE_ANNOTATION = 'change-tracking/service'
+const ENVIRONMENT_ANNOTATION = 'change-tracking/environment'
 
-/** The Application annotations that name the change's service and environment. */
-export const SERVICE_ANNOTATION = 'change-tracking/service'
-export const ENVIRONMENT_ANNOTATION = 'change-tracking/environment'
-
-/** What no one-line value holds: control, line-separating, bidirectional and invisible characters. */
 const UNSAFE_IN_LINE = new RegExp(`[${UNSEEN_CHARACTERS}]`, 'u')
-/** What no message holds: the same, but for tab and line breaks. */
+/** A message may hold tabs and line breaks. */
 const UNSAFE_IN_MESSAGE = new RegExp(`(?![\\t\\n\\r])[${UNSEEN_CHARACTERS}]`, 'u')
-/** A DNS subdomain, as Kubernetes names objects and namespaces and writes uids. */
 const KUBERNETES_NAME = /^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$/
-/** RFC 3339, as Kubernetes writes a time; the date's parts are captured to check that it exists. */
+/** The date's parts are captured to check that it exists. */
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/
 
-/** Argo CD's operation phases, and its words for an operation that was terminated. */
 const PHASES = ['Running', 'Terminating', 'Succeeded', 'Failed', 'Error']
+/** Argo CD's words for an operation that was terminated. */
 const TERMINATED = /^Operation terminat(?:ed|ion had errors)/
 
 const FLUX_KINDS = ['Kustomization', 'HelmRelease']
-/** Flux's reasons that record a deploy, and how it ended; any other records nothing. */
+/** Any other reason records nothing. */
 // prettier-ignore
 const FLUX_OUTCOMES: Record<string, DeployOutcome> = {
   ReconciliationSucceeded: 'success', InstallSucceeded: 'success', UpgradeSucceeded: 'success', RollbackSucceeded: 'success',
   ReconciliationFailed: 'failure', HealthCheckFailed: 'failure', InstallFailed: 'failure', UpgradeFailed: 'failure'
 }
-/** Flux's metadata read into the change's own fields (token: a Helm release's values checksum). */
+/** Flux's metadata read into the change's own fields (token: a Helm release's values' checksum). */
 const FLUX_FIELDS = ['revision', 'token', 'service', 'environment', 'repository']
 
 export function readNotification(controller: Controller, body: unknown): ReadNotification {
@@ -208,8 +199,8 @@ function readFlux(body: unknown): ReadNotification {
   const metadata = at(body, 'metadata')
   const revision = line(at(metadata, 'revision'))
   if (!revision) return { invalid: 'metadata.revision must be a revision' }
-  const { version, ...artifact } = readRevision(revision)
   const repository = line(at(metadata, 'repository'))
+  const { version, artifact } = readRevision(revision, repository)
   const others = Object.entries(isJsonObject(metadata) ? metadata : {})
     .filter(([key]) => !FLUX_FIELDS.includes(key))
     .slice(0, MAX_METADATA_ENTRIES)
@@ -228,7 +219,7 @@ function readFlux(body: unknown): ReadNotification {
     status: reason,
     message: message(at(body, 'message')),
     rollback: reason === 'RollbackSucceeded',
-    artifact: ociImage(repository, artifact),
+    artifact,
     repository,
     metadata: withoutUndefined({
       ...Object.fromEntries(others),
@@ -244,32 +235,30 @@ function readFlux(body: unknown): ReadNotification {
 }
 
 /**
- * A Flux source's revision -> the version: a commit's SHA (`main@sha1:<sha>`, or before Flux
- * 2.0 `main/<sha>`), an OCI artifact's digest (`<tag>@sha256:<digest>`) with its tag, or else the
- * revision itself (a chart's version).
+ * A Flux source's revision -> the version: a commit's SHA (`main@sha1:<sha>`, or before Flux 2.0
+ * `main/<sha>`), an OCI artifact's digest (`<tag>@sha256:<digest>`: its image is the artifact),
+ * or else the revision itself (a chart's version).
  */
-function readRevision(revision: string): { version: string; digest?: string; tag?: string } {
+function readRevision(revision: string, repository?: string) {
   const separator = revision.lastIndexOf('@')
   const id = revision.slice(separator + 1)
   if (/^sha1:[0-9a-f]{40}$/.test(id)) return { version: id.slice('sha1:'.length) }
   if (/^sha256:[0-9a-f]{64}$/.test(id)) {
-    return { version: id, digest: id, tag: revision.slice(0, Math.max(0, separator)) }
+    return {
+      version: id,
+      artifact: ociImage(repository, revision.slice(0, Math.max(0, separator)), id)
+    }
   }
   const legacy = revision.slice(revision.lastIndexOf('/') + 1)
   return { version: /^[0-9a-f]{40}$/.test(legacy) && legacy !== revision ? legacy : revision }
 }
 
-/** An OCI source's artifact, as an image: its repository, tag and digest. */
-function ociImage(
-  repository: string | undefined,
-  { digest, tag }: { digest?: string; tag?: string }
-) {
-  if (!repository?.startsWith('oci://') || !digest) return undefined
+function ociImage(repository: string | undefined, tag: string, digest: string) {
+  if (!repository?.startsWith('oci://')) return undefined
   const image = `${repository.slice('oci://'.length)}${tag ? `:${tag}` : ''}@${digest}`
   return isPinnedImage(image) ? image : undefined
 }
 
-/** An image named with its digest, as the artifact setting reads one. */
 function isPinnedImage(image: string | undefined): image is string {
   return image !== undefined && attempt(() => parseArtifact(image))?.digest !== undefined
 }
@@ -280,27 +269,23 @@ function applicationPage(address: unknown, namespace: string, name: string) {
   if (!url || !['http:', 'https:'].includes(url.protocol)) return undefined
   if (url.username || url.password || url.search || url.hash) return undefined
   const root = url.href.endsWith('/') ? url.href : `${url.href}/`
-  return {
-    text: `${name} in Argo CD`,
-    url: new URL(`applications/${namespace}/${name}`, root).href
-  }
+  const page = new URL(`applications/${namespace}/${name}`, root).href
+  return { text: `${name} in Argo CD`, url: page }
 }
 
 /** The revision of a sync, a sync's result or a history entry: with several sources, each one's. */
 function revisions(value: unknown): (string | undefined)[] {
-  const several = items(at(value, 'revisions'))
-  return several.length > 0
-    ? several.map(revision => line(revision))
-    : [line(at(value, 'revision'))]
+  const several = items(at(value, 'revisions')).map(revision => line(revision))
+  return several.length > 0 ? several : [line(at(value, 'revision'))]
 }
 
-/** The value at a path of object keys; undefined where the path leaves the objects. */
+/** Undefined where the path leaves the objects. */
 function at(value: unknown, ...path: string[]): unknown {
-  return path.reduce<unknown>(
-    (current, key) =>
-      isJsonObject(current) && Object.hasOwn(current, key) ? current[key] : undefined,
-    value
-  )
+  let current = value
+  for (const key of path) {
+    current = isJsonObject(current) && Object.hasOwn(current, key) ? current[key] : undefined
+  }
+  return current
 }
 
 /** The first MAX_LIST_ITEMS items of an array (or its latest ones); none of anything else. */
@@ -331,7 +316,7 @@ function message(value: unknown): string | undefined {
   return text.trim() || undefined
 }
 
-/** Milliseconds since the epoch of an RFC 3339 time; absent unless a real date since 1970. */
+/** Milliseconds since the epoch; absent unless a real date since 1970. */
 function time(value: unknown): number | undefined {
   const match = RFC3339.exec(line(value, MAX_NAME_CHARS) ?? '')
   if (!match) return undefined

@@ -1,21 +1,19 @@
 /**
  * `serve --print-config argocd|flux`: the controller's side of the set-up, for the receiver's
- * address, so that nobody copies it by hand. The webhook secret is referenced by name (Argo CD's
- * argocd-notifications-secret, a Flux Secret), never printed.
+ * address, so that nobody copies it by hand. The webhook secret is referenced, never printed.
  */
 
 export const CONTROLLERS = ['argocd', 'flux'] as const
 export type PrintedController = (typeof CONTROLLERS)[number]
 
-/** The receiver's address in the cluster, as deploy/kubernetes/ names its Service and port. */
+/** As deploy/kubernetes/ names the Service and its port. */
 export const IN_CLUSTER_URL = 'http://change-tracking.change-tracking.svc.cluster.local:8080'
-/** Where each controller finds the webhook secret: a key of its own secret. */
+/** Where each controller finds the webhook secret. */
 export const ARGOCD_SECRET_KEY = 'change-tracking-webhook-secret'
 export const FLUX_SECRET_NAME = 'change-tracking-webhook'
 
 /**
- * The body Argo CD sends: only the Application's fields the receiver reads, each as Argo CD's
- * toJson gives it (never the whole Application, whose resource list can pass the size bound).
+ * Only the Application's fields the receiver reads (its resource list can pass the size bound).
  * `dig` gives null for a field the Application lacks, where a plain path would fail the template.
  */
 const ARGOCD_BODY = `{
@@ -66,7 +64,7 @@ const ARGOCD_BODY = `{
   "context": {"argocdUrl": {{toJson .context.argocdUrl}}}
 }`
 
-/** Each condition of the trigger is sent once per operation: its own oncePer key. */
+/** Each condition is sent once per operation. */
 // prettier-ignore
 const ARGOCD_CONDITIONS: Array<[description: string, when: string]> = [
   ['A sync started.', "app.status.operationState.phase in ['Running']"],
@@ -76,7 +74,6 @@ const ARGOCD_CONDITIONS: Array<[description: string, when: string]> = [
   ['A synced application degraded.', "app.status.operationState.phase in ['Succeeded'] and app.status.health.status == 'Degraded'"]
 ]
 
-/** Lines indented by `spaces`, for a YAML block scalar. */
 function indented(text: string, spaces: number): string {
   return text.replace(/^(?=.)/gm, ' '.repeat(spaces))
 }
@@ -156,19 +153,11 @@ spec:
 `
 }
 
-/**
- * The manifests for a receiver at `publicUrl` (an http(s) origin, or one with a path): throws a
- * one-line error when it is not one.
- */
+/** Throws a one-line error when `publicUrl` is not an http(s) address without credentials. */
 export function printConfig(controller: PrintedController, publicUrl = IN_CLUSTER_URL): string {
   const url = URL.parse(publicUrl)
-  const usable =
-    url !== null &&
-    (url.protocol === 'http:' || url.protocol === 'https:') &&
-    url.username === '' &&
-    url.password === '' &&
-    !/[?#]/.test(url.href)
-  if (!usable) {
+  const web = url?.protocol === 'http:' || url?.protocol === 'https:'
+  if (!url || !web || url.username || url.password || /[?#]/.test(url.href)) {
     throw new Error(
       '--public-url must be the http:// or https:// address Argo CD or Flux reaches the receiver at, with no user name, query or fragment.'
     )

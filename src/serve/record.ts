@@ -1,70 +1,77 @@
 /**
- * The receiver's one seam to the core: a deploy it accepted, built into a change as every door
- * builds one (buildChangeRequest, its metadata under "argocd" or "flux"), and sent once. What the
- * answer means for the queue is said here: sent, wait and try again, or drop.
+ * The receiver's one seam to the core: each waiting change, oldest first, built as every door
+ * builds one (its metadata under "argocd" or "flux"), sent once, and kept waiting or dropped as
+ * the service's answer says.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { buildChangeRequest, type ChangeBasis, type RunDefaults } from '../change.ts'
-import type { DeployRecord } from '../deploy.ts'
+import { formatDuration, type DeployRecord } from '../deploy.ts'
 import { attempt, errorMessage, ServiceError } from '../errors.ts'
+import { formatSeconds, plural } from '../helpers/text.ts'
 import { ACTION_NAME, ACTION_VERSION } from '../package.ts'
-import type { Redactor } from '../redact.ts'
 import { ServiceClient, type ChangeRequest } from '../service/client.ts'
-import type { FailureAdvice } from '../service/failures.ts'
-import { Transport } from '../service/transport.ts'
+import { Transport, type TransportOptions } from '../service/transport.ts'
 import type { ChangeFields } from '../settings.ts'
 import { parseArtifact } from '../values/artifact.ts'
 import type { DeployChange } from './deploys.ts'
+import type { Log, Metrics } from './server.ts'
+import type { StateFolder, Waiting } from './state.ts'
 
 /** One attempt's bound: connect, upload and the whole answer. */
 export const ATTEMPT_TIMEOUT_MS = 30_000
-
-/** Answers that say "not now": the change waits, and is sent again. */
+/** Answers that say "not now", as 5XX do: the change waits. */
 const WAIT_STATUSES = new Set([401, 403, 408, 429])
+
+export const SEND_POLICY = {
+  /** The wait after a first failed attempt; each next one doubles, up to backoffMaxMs. */
+  backoffBaseMs: 1_000,
+  backoffMaxMs: 5 * 60_000,
+  /** A change not recorded this long after it was accepted is dropped. */
+  maxWaitMs: 24 * 60 * 60_000,
+  /** Resolves after `ms`, or at once when the signal is aborted. */
+  sleep: (ms: number, signal: AbortSignal): Promise<unknown> =>
+    sleep(ms, undefined, { signal }).catch(() => undefined),
+  clock: Date.now
+}
 
 /** What one attempt came to: the change's id, why it waits, or why it is dropped. */
 export type Recorded = { sent: string } | { wait: string; keyRejected: boolean } | { drop: string }
 
-export class Recorder {
-  private readonly transport: Transport
-  private readonly client: ServiceClient
-
-  constructor(options: {
-    baseUrl: URL
-    apiKey: string
-    redactor: Redactor
-    advice: FailureAdvice
-  }) {
-    this.transport = new Transport({
-      ...options,
-      timeoutMs: ATTEMPT_TIMEOUT_MS,
-      maxAttempts: 1,
-      userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
-      // The sender's backoff bounds an outage (a day), not a run's budget: every attempt is made.
-      retry: { outageBudgetMs: Number.POSITIVE_INFINITY }
-    })
-    this.client = new ServiceClient(this.transport)
-  }
-
+export interface Recorder {
   /** Sends the change once; never throws. */
-  async record(change: DeployChange): Promise<Recorded> {
-    try {
-      return { sent: await this.client.createChange(changeRequest(change)) }
-    } catch (error) {
-      return outcomeOf(error)
-    }
-  }
+  record: (change: DeployChange) => Promise<Recorded>
+  /** Ends the attempt under way (its change waits for the next start); nothing more is sent. */
+  close: () => void
+}
 
-  /** Ends the attempt under way (it then waits for the next start) and sends nothing more. */
-  close(): void {
-    this.transport.close()
+type Service = Pick<TransportOptions, 'baseUrl' | 'apiKey' | 'redactor' | 'advice'>
+
+export function serviceRecorder(service: Service): Recorder {
+  const transport = new Transport({
+    ...service,
+    timeoutMs: ATTEMPT_TIMEOUT_MS,
+    maxAttempts: 1,
+    userAgent: `${ACTION_NAME}/${ACTION_VERSION}`,
+    // The sender's backoff bounds an outage (a day), not a run's budget: every attempt is made.
+    retry: { outageBudgetMs: Number.POSITIVE_INFINITY }
+  })
+  const client = new ServiceClient(transport)
+  return {
+    async record(change) {
+      try {
+        return { sent: await client.createChange(changeRequest(change)) }
+      } catch (error) {
+        return outcomeOf(error)
+      }
+    },
+    close: () => transport.close()
   }
 }
 
 /**
- * Unreachable, 401, 403, 408, 429 and 5XX wait; another 4XX is the service's refusal of this
- * change, and a 2XX without the documented answer may have stored it: either is dropped, as
- * sending it again cannot help or may record it twice. Anything else (a redirect, an untrusted
- * certificate) waits for whoever runs the receiver to fix it.
+ * Another 4XX is the service's refusal of this change, and a 2XX without the documented answer
+ * may have stored it: either is dropped, as sending it again cannot help or may record it twice.
+ * Anything else (a redirect, an untrusted certificate) waits for whoever runs the receiver.
  */
 export function outcomeOf(error: unknown): Recorded {
   const status = error instanceof ServiceError ? error.status : undefined
@@ -123,4 +130,74 @@ export function changeRequest({ notification }: DeployChange): ChangeRequest {
     otelAttributes: true,
     triage: { autoLabels: true }
   })
+}
+
+export interface Sending {
+  state: StateFolder
+  record: Recorder['record']
+  log: Log
+  metrics: Metrics
+  policy?: Partial<typeof SEND_POLICY>
+}
+
+/** Sends until the signal is aborted; the change under way is finished first. */
+export async function sendWaiting(sending: Sending, signal: AbortSignal): Promise<void> {
+  const { state, log, metrics } = sending
+  const policy = { ...SEND_POLICY, ...sending.policy }
+  let failures = 0
+  let keyRejectionSaid = false
+  while (!signal.aborted) {
+    const entry = state.next()
+    if (entry === undefined) {
+      await state.arrival(signal)
+      continue
+    }
+    const recorded = await sendOrDrop(entry)
+    if (!('wait' in recorded)) {
+      failures = 0
+      keyRejectionSaid = false
+      await state.done(entry).catch((error: unknown) => {
+        const why = errorMessage(error)
+        log('warn', `A change sent could not be noted done (${why}): a restart sends it again.`)
+      })
+      continue
+    }
+    failures++
+    const exponent = Math.min(failures - 1, 30)
+    const delay = Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** exponent)
+    const { wait, keyRejected } = recorded
+    const waiting = plural(state.waitingCount, 'change')
+    if (!keyRejected) {
+      log('warn', `${wait} ${waiting} wait; the next attempt is in ${formatSeconds(delay)}.`)
+    } else if (!keyRejectionSaid) {
+      keyRejectionSaid = true
+      log('error', `${wait} Nothing is dropped: ${waiting} wait until the key is accepted.`)
+    }
+    await policy.sleep(delay, signal)
+  }
+
+  /** Sends the change, unless it waited too long; says what became of it. */
+  async function sendOrDrop(entry: Waiting): Promise<Recorded | { expired: true }> {
+    const change = state.read(entry)
+    const { controller, object, service, outcome, deployKey } = change.notification
+    const what = `${controller} ${object} (${service}, ${outcome})`
+    const fields = { controller, object, deploy: deployKey }
+    if (policy.clock() - entry.acceptedAt > policy.maxWaitMs) {
+      metrics.dropped.expired++
+      const since = new Date(entry.acceptedAt).toISOString()
+      const within = `${formatDuration(policy.maxWaitMs / 1000)} of ${since}`
+      log('error', `Dropped the change of ${what}: it was not recorded within ${within}.`, fields)
+      return { expired: true }
+    }
+    const recorded = await sending.record(change)
+    if ('sent' in recorded) {
+      const id = recorded.sent
+      metrics.recorded++
+      log('info', `Recorded change ${id}: ${what}.`, { ...fields, change_id: id })
+    } else if ('drop' in recorded) {
+      metrics.dropped.refused++
+      log('error', `Dropped the change of ${what}: ${recorded.drop}`, fields)
+    }
+    return recorded
+  }
 }

@@ -1,8 +1,7 @@
 /**
- * The receiver's HTTP side (node:http): Argo CD's and Flux's notifications in, each answered 202
- * only once what it records is synced in the state folder; liveness, readiness and Prometheus
- * metrics. A notification is authenticated before its body is parsed, read to at most 1 MiB, and
- * never echoed back. Each one is a line of the log, as text or JSON, cut, without secrets, inert.
+ * The receiver's HTTP side: Argo CD's and Flux's notifications, each answered 202 only once what
+ * it records is synced in the state folder; liveness, readiness and Prometheus metrics. Nothing of
+ * a request is echoed back; each is a line of the log, as text or JSON, cut, redacted and inert.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
@@ -15,40 +14,29 @@ import { expire, receive } from './deploys.ts'
 import { readNotification, type Controller, type Notification } from './notifications.ts'
 import { FullError, type Apply, type StateFolder } from './state.ts'
 
-/** A larger notification gets 413; its body is kept no further. */
 export const MAX_BODY_BYTES = 1024 * 1024
-/** A request must arrive whole within this, its headers within the second. */
 const REQUEST_TIMEOUT_MS = 30_000
 const HEADERS_TIMEOUT_MS = 10_000
-/** Connections past this are refused: each may hold up to MAX_BODY_BYTES. */
+/** Each connection may hold up to MAX_BODY_BYTES. */
 const MAX_CONNECTIONS = 64
 /** A JSON line's message and each field are cut to these, so that the line stays whole. */
 const JSON_MESSAGE_CHARS = 800
 const JSON_FIELD_CHARS = 200
-/** An answer is our own words, cut to this. */
 const MAX_ANSWER_CHARS = 300
-/** Flux's generic-hmac header: the hex HMAC-SHA256 of the body. */
 const FLUX_SIGNATURE = /^sha256=([0-9a-f]{64})$/i
-/** Why a notification failed authentication, by controller. */
 const UNAUTHORIZED: Record<Controller, string> = {
   argocd: 'the Authorization header is not "Bearer " and the webhook secret',
   flux: 'the X-Signature header is not sha256= and the HMAC of the body with the webhook secret'
 }
 
-/**
- * What the state folder applies to the deploy memory, and applies again when it opens: a
- * notification received, or (with none) the deploys' waits looked at.
- */
+/** What the state folder applies to the deploy memory: a notification, or the waits looked at. */
 export const applyInput: Apply = (memory, input, now) => {
   const { notification } = input as { notification?: Notification }
   return notification ? receive(memory, notification, now) : expire(memory, now)
 }
 
-export type Log = (
-  level: 'info' | 'warn' | 'error',
-  message: string,
-  fields?: Record<string, string | number | undefined>
-) => void
+type Fields = Record<string, string | number | undefined>
+export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Fields) => void
 
 /** Log lines as text ("warn: …") or JSON, each through safeLine; a JSON line's values cut first. */
 export function logWriter(
@@ -62,29 +50,22 @@ export function logWriter(
     if (format === 'text') {
       return write(safeLine(redactor, message, { prefix: level === 'info' ? '' : `${level}: ` }))
     }
-    const values = Object.entries(fields).map(([key, value]) => [
-      key,
-      typeof value === 'string' ? cut(value, JSON_FIELD_CHARS) : value
-    ])
-    const time = new Date(clock()).toISOString()
-    const line = {
-      time,
-      level,
-      message: cut(message, JSON_MESSAGE_CHARS),
-      ...Object.fromEntries(values)
+    const line: Fields = { time: new Date(clock()).toISOString(), level }
+    line.message = cut(message, JSON_MESSAGE_CHARS)
+    for (const [key, value] of Object.entries(fields)) {
+      line[key] = typeof value === 'string' ? cut(value, JSON_FIELD_CHARS) : value
     }
     write(safeLine(redactor, JSON.stringify(line)))
   }
 }
 
-/** What the receiver counted since it started, by label. */
 export class Metrics {
   readonly received = { argocd: 0, flux: 0 }
   readonly rejected = { unauthorized: 0, too_large: 0, invalid: 0, unavailable: 0 }
   recorded = 0
   readonly dropped = { refused: 0, expired: 0 }
 
-  /** Prometheus's text format (0.0.4): the counters, then what waits and for how long. */
+  /** Prometheus's text format (0.0.4). */
   render(waiting: number, oldestAgeSeconds: number): string {
     // prettier-ignore
     const families: Array<[string, 'counter' | 'gauge', string, string, number | Record<string, number>]> = [
@@ -111,7 +92,7 @@ export class Metrics {
 }
 
 export interface Receiver {
-  /** The shared secret: Argo CD's bearer token, Flux's HMAC key. */
+  /** Argo CD's bearer token, Flux's HMAC key. */
   secret: string
   state: StateFolder
   metrics: Metrics
@@ -134,9 +115,10 @@ export function createReceiverServer(receiver: Receiver): Server {
     },
     '/metrics': {
       GET: (_, response) => {
-        const age = (receiver.clock() - (state.oldestAcceptedAt ?? receiver.clock())) / 1000
+        const now = receiver.clock()
+        const age = Math.max(0, Math.round((now - (state.next()?.acceptedAt ?? now)) / 1000))
         response.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' })
-        response.end(metrics.render(state.waitingCount, Math.max(0, Math.round(age))))
+        response.end(metrics.render(state.waitingCount, age))
       }
     },
     '/argocd': {
@@ -156,11 +138,7 @@ export function createReceiverServer(receiver: Receiver): Server {
     }
   }
 
-  /**
-   * Authenticated (by its headers alone first, then with the body a signature covers), read
-   * within the bound, parsed and read as the documented shape, then kept: each step answers its
-   * refusal before the next one runs.
-   */
+  /** Authenticated by its headers, read within the bound, authenticated by its body, read, kept. */
   async function notification(
     controller: Controller,
     request: IncomingMessage,
@@ -170,10 +148,8 @@ export function createReceiverServer(receiver: Receiver): Server {
     metrics.received[controller]++
     const refuse = (status: number, reason: keyof Metrics['rejected'], why: string): void => {
       metrics.rejected[reason]++
-      log('warn', `Refused a ${controller} notification with ${status}: ${why}.`, {
-        controller,
-        status
-      })
+      const fields = { controller, status }
+      log('warn', `Refused a ${controller} notification with ${status}: ${why}.`, fields)
       answer(response, status, why, true)
     }
     if (!authentic()) return refuse(401, 'unauthorized', UNAUTHORIZED[controller])
@@ -189,24 +165,19 @@ export function createReceiverServer(receiver: Receiver): Server {
       log('info', `A ${controller} notification records nothing: ${read.ignored}.`, { controller })
       return answer(response, 202, 'nothing to record')
     }
-    const { object, deployKey, status } = read.notification
-    const now = receiver.clock()
-    const kept = await state
-      .update({ notification: read.notification }, now)
-      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
-    if (kept instanceof FullError) return refuse(503, 'unavailable', kept.message.slice(0, -1))
-    if (kept instanceof Error) {
-      log('error', `The state folder cannot be written: ${errorMessage(kept)}`)
+    let kept: unknown[]
+    try {
+      kept = await state.update({ notification: read.notification }, receiver.clock())
+    } catch (error) {
+      if (error instanceof FullError) return refuse(503, 'unavailable', error.message.slice(0, -1))
+      log('error', `The state folder cannot be written: ${errorMessage(error)}`)
       return refuse(503, 'unavailable', 'the state folder cannot be written')
     }
+    const { object, deployKey: deploy, status } = read.notification
+    const fields = { controller, object, deploy, status, changes: kept.length }
     const changes = plural(kept.length, 'change')
-    log('info', `${controller} ${object}: ${status} (deploy ${deployKey}); ${changes} to record.`, {
-      controller,
-      object,
-      deploy: deployKey,
-      status,
-      changes: kept.length
-    })
+    const said = `${controller} ${object}: ${status} (deploy ${deploy}); ${changes} to record.`
+    log('info', said, fields)
     answer(response, 202, 'accepted')
   }
 
@@ -232,12 +203,12 @@ export function createReceiverServer(receiver: Receiver): Server {
   return server
 }
 
-/** A fixed-length digest, so that comparing two takes the same time whatever they hold. */
+/** A fixed-length digest: comparing two takes the same time whatever they hold. */
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest()
 }
 
-/** The body, or undefined past MAX_BODY_BYTES: nothing more is kept, the rest is discarded. */
+/** The body, or undefined past MAX_BODY_BYTES: nothing more is kept. */
 function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES)
     return Promise.resolve(undefined)
@@ -257,10 +228,7 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   })
 }
 
-/**
- * Our own words, as one line. After a refusal the connection closes, and what the client still
- * sends is discarded, so that it reads the answer rather than a reset.
- */
+/** A refusal closes the connection, discarding what still comes: the client reads it, not a reset. */
 function answer(response: ServerResponse, status: number, text: string, close = false): void {
   if (close) response.req.resume()
   response.writeHead(status, {

@@ -1,32 +1,29 @@
 /**
  * The receiver's folder, so that a receiver killed at any moment loses nothing it accepted.
- * - queue.ndjson: each commit appends, in one synced write, a line per change it accepted, then
- *   a line of what it applied to the deploy memory (a notification, or the deploys' waits looked
- *   at): a commit is whole once that line is. Changes after the last whole commit line were never
- *   answered 202, and are dropped when the folder is opened; the memory is the last snapshot with
- *   the commits since applied again (the step is pure). A change sent or dropped gets a line that
- *   says so. The queue is rewritten (the waiting changes, then a snapshot) when the folder is
- *   opened, and once the lines of the past outweigh it: a commit writes what is new, never all.
- * - receiver.lock: a Unix socket the receiver listens on. A receiver that can connect to it
- *   refuses to start; one killed (even a container's pid 1) leaves a socket nobody answers.
- * No link is followed, each file must be a regular file, and no secret is kept. Memory holds only
- * where each waiting change is; the change is read from the queue when it is sent.
+ * - queue.ndjson: a commit appends, in one synced write, a line per change it accepted, then the
+ *   input it applied to the deploy memory: it is whole once that last line is. A change sent or
+ *   dropped gets a line that says so. The memory is the last snapshot with the commits since
+ *   applied again (the step is pure), so that a commit writes what is new, never all. The queue is
+ *   compacted to what waits and a snapshot when opened, every thousand commits, and once the
+ *   lines of the past outweigh what it keeps.
+ * - receiver.lock: a Unix socket the receiver listens on. One that nobody answers was left by a
+ *   receiver that died (even a container's pid 1), and is taken over.
+ * No link is followed, each file must be a regular file, and no secret is kept.
  */
+import { once } from 'node:events'
 import { constants } from 'node:fs'
 import { lstat, mkdir, open, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises'
 import { createConnection, createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { errorMessage } from '../errors.ts'
-import { parseJsonSafely } from '../helpers/json.ts'
-import { emptyMemory, type DeployChange, type DeployMemory } from './deploys.ts'
+import { isJsonObject, parseJsonSafely } from '../helpers/json.ts'
+import { emptyMemory, type Applied, type DeployChange, type DeployMemory } from './deploys.ts'
 
 /** A notification that would make more changes wait gets 503. */
 export const MAX_WAITING_CHANGES = 10_000
-/** The queue is rewritten once the lines of the past pass this and what it must keep. */
-const REWRITE_AFTER_BYTES = 1024 * 1024
-/** A snapshot of the memory is appended after this many commits: opening applies no more again. */
-const SNAPSHOT_EVERY_COMMITS = 1000
-/** The longest path a Unix socket takes (sun_path, without its final NUL byte). */
+const COMPACT_AFTER_BYTES = 1024 * 1024
+const COMPACT_EVERY_COMMITS = 1000
+/** The longest path a Unix socket takes: Node 20 cuts a longer one short without a word. */
 const MAX_LOCK_PATH_BYTES = 107
 const QUEUE = 'queue.ndjson'
 const LOCK = 'receiver.lock'
@@ -40,25 +37,27 @@ export class StateError extends Error {}
 /** Too many changes wait: the notification gets 503, and its controller sends it again. */
 export class FullError extends Error {}
 
-/** A waiting change as memory holds it: where its line is in the queue, which names it. */
+/** A change accepted and not yet sent or dropped: its number in the queue, and its line there. */
 export interface Waiting {
+  seq: number
   acceptedAt: number
-  offset: number
-  length: number
+  line: string
 }
 
 /** What an input (plain JSON) makes of the memory at a time: pure, so that it can be replayed. */
-export type Apply = (
-  memory: DeployMemory,
-  input: unknown,
-  now: number
-) => { memory: DeployMemory; changes: DeployChange[] }
+export type Apply = (memory: DeployMemory, input: unknown, now: number) => Applied
 
 type QueueLine =
-  | { acceptedAt: number; change: DeployChange }
+  | { seq: number; acceptedAt: number; change: DeployChange }
   | { at: number; input: unknown }
   | { memory: DeployMemory }
   | { done: number }
+
+interface Kept {
+  memory: DeployMemory
+  waiting: Waiting[]
+  skipped: number
+}
 
 export class StateFolder {
   readonly dir: string
@@ -66,28 +65,30 @@ export class StateFolder {
   /** Lines of the queue that could not be read or applied when it was opened, and were skipped. */
   readonly skipped: number
   private readonly apply: Apply
+  private readonly lock: Server
+  private queue: FileHandle
   private waiting: Waiting[]
+  private nextSeq: number
   /** The queue's committed length: what a failed write left past it is cut before the next. */
   private size: number
   private dirty = false
-  /** What a rewrite writes: the waiting changes' lines and the snapshot's. */
+  /** What a compaction keeps: the waiting changes' lines and the snapshot's. */
   private keptBytes: number
-  private commitsSinceSnapshot = 0
-  private readonly lock: Server
-  private queue: FileHandle
+  private commits = 0
   private chain: Promise<unknown> = Promise.resolve()
   private wake = (): void => {}
 
-  private constructor(dir: string, apply: Apply, files: Files, kept: Kept) {
+  private constructor(dir: string, apply: Apply, lock: Server, kept: Kept, queue: FileHandle) {
     this.dir = dir
     this.apply = apply
-    this.lock = files.lock
-    this.queue = files.queue
+    this.lock = lock
     this.memory = kept.memory
     this.waiting = kept.waiting
-    this.size = kept.size
-    this.keptBytes = kept.size
     this.skipped = kept.skipped
+    this.nextSeq = (kept.waiting.at(-1)?.seq ?? -1) + 1
+    this.queue = queue
+    this.size = bytesOf(kept.waiting, kept.memory)
+    this.keptBytes = this.size
   }
 
   /** Takes the folder (made when missing) and its lock; throws StateError when it cannot. */
@@ -96,8 +97,8 @@ export class StateFolder {
     const lock = await takeLock(dir)
     try {
       const kept = await readQueue(dir, apply)
-      const queue = await writeQueue(dir, kept.lines)
-      return new StateFolder(dir, apply, { lock, queue }, kept)
+      const queue = await writeQueue(dir, kept.waiting, kept.memory)
+      return new StateFolder(dir, apply, lock, kept, queue)
     } catch (error) {
       lock.close()
       throw error instanceof StateError ? error : new StateError(errorMessage(error))
@@ -108,13 +109,13 @@ export class StateFolder {
     return this.waiting.length
   }
 
-  get oldestAcceptedAt(): number | undefined {
-    return this.waiting[0]?.acceptedAt
-  }
-
   /** The change to send next: the oldest. */
   next(): Waiting | undefined {
     return this.waiting[0]
+  }
+
+  read(entry: Waiting): DeployChange {
+    return (JSON.parse(entry.line) as { change: DeployChange }).change
   }
 
   /** Resolves once a commit adds changes, or the signal is aborted. */
@@ -141,29 +142,21 @@ export class StateFolder {
       if (this.waiting.length + changes.length > MAX_WAITING_CHANGES) {
         throw new FullError(`${MAX_WAITING_CHANGES} changes already wait to be sent.`)
       }
-      const lines = changes.map(change => lineOf({ acceptedAt: now, change }))
-      const commit = lineOf({ at: now, input })
-      await this.append([...lines, commit].join(''))
-      for (const line of lines) {
-        const length = Buffer.byteLength(line)
-        this.waiting.push({ acceptedAt: now, offset: this.size, length })
-        this.keptBytes += length
-        this.committed(line)
-      }
-      this.committed(commit)
+      const entries = changes.map((change, index) => {
+        const seq = this.nextSeq + index
+        return { seq, acceptedAt: now, line: lineOf({ seq, acceptedAt: now, change }) }
+      })
+      await this.append([...entries.map(({ line }) => line), lineOf({ at: now, input })].join(''))
+      this.nextSeq += entries.length
+      this.waiting.push(...entries)
+      this.keptBytes += bytesOf(entries)
       this.memory = memory
-      if (lines.length > 0) this.wake()
-      // Committed: a snapshot or a rewrite that fails is tried again later.
-      await this.snapshotWhenDue().catch(() => undefined)
-      await this.rewriteWhenOutweighed().catch(() => undefined)
+      this.commits++
+      if (entries.length > 0) this.wake()
+      // Committed: a compaction that fails is tried again after the next commit.
+      await this.compactWhenDue().catch(() => undefined)
       return changes
     })
-  }
-
-  async read(entry: Waiting): Promise<DeployChange> {
-    const buffer = Buffer.alloc(entry.length)
-    await this.queue.read(buffer, 0, entry.length, entry.offset)
-    return (JSON.parse(buffer.toString('utf8')) as { change: DeployChange }).change
   }
 
   /**
@@ -172,12 +165,10 @@ export class StateFolder {
    */
   done(entry: Waiting): Promise<void> {
     this.waiting = this.waiting.filter(waiting => waiting !== entry)
-    this.keptBytes -= entry.length
+    this.keptBytes -= bytesOf([entry])
     return this.exclusive(async () => {
-      const line = lineOf({ done: entry.offset })
-      await this.append(line)
-      this.committed(line)
-      await this.rewriteWhenOutweighed().catch(() => undefined)
+      await this.append(lineOf({ done: entry.seq }))
+      await this.compactWhenDue().catch(() => undefined)
     })
   }
 
@@ -197,7 +188,6 @@ export class StateFolder {
     await this.queue.close()
   }
 
-  /** One write at a time, in order: a commit, a change done, a rewrite. */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     const run = this.chain.then(work)
     this.chain = run.catch(() => undefined)
@@ -211,119 +201,69 @@ export class StateFolder {
     if ((await this.queue.stat()).nlink === 0) throw new Error(`${this.dir} was removed.`)
     await this.queue.appendFile(text)
     await this.queue.sync()
-  }
-
-  private committed(line: string): void {
-    this.size += Buffer.byteLength(line)
+    this.size += Buffer.byteLength(text)
     this.dirty = false
   }
 
-  private async snapshotWhenDue(): Promise<void> {
-    if (++this.commitsSinceSnapshot < SNAPSHOT_EVERY_COMMITS) return
-    const line = lineOf({ memory: this.memory })
-    await this.append(line)
-    this.committed(line)
-    this.commitsSinceSnapshot = 0
-  }
-
-  /** The waiting changes, then a snapshot of the memory, once the past outweighs them. */
-  private async rewriteWhenOutweighed(): Promise<void> {
-    const kept = this.keptBytes
-    if (this.size <= kept + Math.max(kept, REWRITE_AFTER_BYTES)) return
-    const lines = await Promise.all(
-      this.waiting.map(async entry =>
-        lineOf({ acceptedAt: entry.acceptedAt, change: await this.read(entry) })
-      )
-    )
-    const rewritten = layout(lines, this.waiting, this.memory)
-    const queue = await writeQueue(this.dir, rewritten.lines)
+  private async compactWhenDue(): Promise<void> {
+    const outweighed = this.size - this.keptBytes > Math.max(this.keptBytes, COMPACT_AFTER_BYTES)
+    if (!outweighed && this.commits < COMPACT_EVERY_COMMITS) return
+    const queue = await writeQueue(this.dir, this.waiting, this.memory)
     await this.queue.close()
     this.queue = queue
-    this.waiting = rewritten.waiting
-    this.size = rewritten.size
-    this.keptBytes = rewritten.size
-    this.commitsSinceSnapshot = 0
+    this.size = bytesOf(this.waiting, this.memory)
+    this.keptBytes = this.size
+    this.commits = 0
   }
-}
-
-interface Files {
-  lock: Server
-  queue: FileHandle
-}
-
-/** What a queue keeps: its lines (the waiting changes', then the snapshot), and where each is. */
-interface Kept {
-  memory: DeployMemory
-  waiting: Waiting[]
-  lines: string[]
-  size: number
-  skipped: number
 }
 
 function lineOf(line: QueueLine): string {
   return `${JSON.stringify(line)}\n`
 }
 
-/** The waiting changes' lines, then the memory's: a queue's whole content, and where each is. */
-function layout(lines: string[], waiting: Waiting[], memory: DeployMemory): Omit<Kept, 'skipped'> {
-  let size = 0
-  const moved = waiting.map((entry, index) => {
-    const length = Buffer.byteLength(lines[index])
-    size += length
-    return { acceptedAt: entry.acceptedAt, offset: size - length, length }
-  })
-  const snapshot = lineOf({ memory })
-  return {
-    memory,
-    waiting: moved,
-    lines: [...lines, snapshot],
-    size: size + Buffer.byteLength(snapshot)
-  }
+/** The bytes of the waiting changes' lines, and of the memory's snapshot when given. */
+function bytesOf(waiting: Waiting[], memory?: DeployMemory): number {
+  const snapshot = memory === undefined ? '' : lineOf({ memory })
+  return waiting.reduce(
+    (sum, { line }) => sum + Buffer.byteLength(line),
+    Buffer.byteLength(snapshot)
+  )
 }
 
 /**
- * What the queue keeps: the changes committed and not done, and the memory (the last snapshot,
- * with each commit since applied again). Lines after the last whole commit were never committed.
+ * The changes committed and not done, and the memory: the last snapshot, with each commit since
+ * applied again. Lines after the last whole commit were never committed (never answered 202).
  */
 async function readQueue(dir: string, apply: Apply): Promise<Kept> {
-  const bytes = (await contents(dir)) ?? Buffer.alloc(0)
-  const committed = new Map<number, Waiting & { line: string }>()
-  let pending: Array<Waiting & { line: string }> = []
+  const file = await openFile(dir, QUEUE, O_RDONLY).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error
+  })
+  const lines = ((await file?.readFile('utf8').finally(() => file.close())) ?? '').split('\n')
+  // What follows the last line break is not a whole line.
+  lines.pop()
+  const committed = new Map<number, Waiting>()
+  let pending: Waiting[] = []
   let memory = emptyMemory()
   let skipped = 0
-  for (let offset = 0; offset < bytes.length;) {
-    const end = bytes.indexOf(0x0a, offset) + 1 || bytes.length
-    const text = bytes.toString('utf8', offset, end)
-    const whole = bytes[end - 1] === 0x0a
-    const line = (whole ? parseJsonSafely(text) : undefined) as Record<string, unknown> | undefined
-    if (typeof line?.acceptedAt === 'number' && isObject(line.change)) {
-      pending.push({ acceptedAt: line.acceptedAt, offset, length: end - offset, line: text })
+  for (const text of lines) {
+    const line = parseJsonSafely(text) as Record<string, unknown> | undefined
+    if (typeof line?.seq === 'number' && typeof line.acceptedAt === 'number' && line.change) {
+      pending.push({ seq: line.seq, acceptedAt: line.acceptedAt, line: `${text}\n` })
     } else if (typeof line?.done === 'number') {
       committed.delete(line.done)
-    } else if (isObject(line?.memory) || typeof line?.at === 'number') {
-      // A whole commit: the changes before it are committed, and the memory is as it left it.
-      for (const entry of pending) committed.set(entry.offset, entry)
+    } else if (isJsonObject(line?.memory) || typeof line?.at === 'number') {
+      for (const entry of pending) committed.set(entry.seq, entry)
       pending = []
-      const next = isObject(line.memory) ? line.memory : replayed(apply, memory, line)
+      const next = isJsonObject(line.memory) ? line.memory : replayed(apply, memory, line)
       if (next === undefined) skipped++
       memory = (next ?? memory) as DeployMemory
-    } else if (whole) {
+    } else {
       skipped++
     }
-    offset = end
   }
-  const waiting = [...committed.values()]
-  return {
-    ...layout(
-      waiting.map(({ line }) => line),
-      waiting,
-      memory
-    ),
-    skipped
-  }
+  return { memory, waiting: [...committed.values()], skipped }
 }
 
-/** The memory as a commit left it, applied again; undefined when it cannot be. */
 function replayed(apply: Apply, memory: DeployMemory, line: Record<string, unknown>) {
   try {
     return apply(memory, line.input, line.at as number).memory
@@ -332,13 +272,11 @@ function replayed(apply: Apply, memory: DeployMemory, line: Record<string, unkno
   }
 }
 
-const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null
-
 /** Writes the queue anew (synced, renamed over the old, the folder synced), and opens it. */
-async function writeQueue(dir: string, lines: string[]): Promise<FileHandle> {
+async function writeQueue(dir: string, waiting: Waiting[], memory: DeployMemory) {
   const next = await openFile(dir, `${QUEUE}.tmp`, O_WRITE_NEW)
   try {
-    await next.writeFile(lines.join(''))
+    await next.writeFile([...waiting.map(({ line }) => line), lineOf({ memory })].join(''))
     await next.sync()
   } finally {
     await next.close()
@@ -349,7 +287,7 @@ async function writeQueue(dir: string, lines: string[]): Promise<FileHandle> {
   return openFile(dir, QUEUE, O_RDWR | O_APPEND)
 }
 
-/** The folder, made when missing; never a symbolic link. */
+/** The folder, made when missing, for its owner alone; never a symbolic link. */
 async function checkFolder(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 }).catch(() => undefined)
   const info = await lstat(dir).catch((error: unknown) => {
@@ -375,23 +313,7 @@ async function openFile(dir: string, name: string, flags: number): Promise<FileH
   throw new StateError(`${path} is not a regular file: remove it.`)
 }
 
-/** The queue's bytes, or undefined when there is none yet. */
-async function contents(dir: string): Promise<Buffer | undefined> {
-  const file = await openFile(dir, QUEUE, O_RDONLY).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  })
-  try {
-    return await file?.readFile()
-  } finally {
-    await file?.close()
-  }
-}
-
-/**
- * Listens on the lock's socket. One that answers belongs to a receiver that runs; one that does
- * not was left by a receiver that died, and is removed. Anything else there is not touched.
- */
+/** Listens on the lock's socket, unless a receiver answers on it. Anything else there is left. */
 async function takeLock(dir: string): Promise<Server> {
   const path = join(dir, LOCK)
   if (Buffer.byteLength(path) > MAX_LOCK_PATH_BYTES) {
@@ -403,27 +325,26 @@ async function takeLock(dir: string): Promise<Server> {
     `Another receiver uses ${dir}: stop it first, or give each receiver its own folder.`
   )
   const found = await lstat(path).catch(() => undefined)
-  if (found && !found.isSocket())
+  if (found && !found.isSocket()) {
     throw new StateError(`${path} is not the receiver's lock: remove it.`)
+  }
   if (found && (await answers(path))) throw held
   if (found) await unlink(path)
   const server = createServer(socket => socket.destroy())
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? held : error)
-    )
-    server.listen(path, resolve)
+  server.listen(path)
+  // Another receiver that took the lock between these steps holds it.
+  await once(server, 'listening').catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'EADDRINUSE' ? held : error
   })
   return server
 }
 
-function answers(path: string): Promise<boolean> {
-  return new Promise(resolve => {
-    const socket = createConnection(path)
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-  })
+async function answers(path: string): Promise<boolean> {
+  const socket = createConnection(path)
+  const answered = await once(socket, 'connect').then(
+    () => true,
+    () => false
+  )
+  socket.destroy()
+  return answered
 }

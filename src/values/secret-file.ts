@@ -1,25 +1,29 @@
 /**
- * The API key's file, within bounds of size and time. Opened without blocking: a FIFO that never
- * gets a writer holds no thread of the pool, and is polled until a deadline.
+ * A secret's file (an API key, a webhook secret), within bounds of size and time. Opened without
+ * blocking: a FIFO that never gets a writer holds no thread of the pool, and is polled until a
+ * deadline. A link is followed: a Kubernetes secret's file is one.
  */
 import { constants } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { formatSeconds } from '../helpers/text.ts'
 
-/** The most a key file may hold: a key is a few hundred bytes. */
-export const MAX_KEY_FILE_BYTES = 64 * 1024
+/** The most a secret's file may hold: a secret is a few hundred bytes. */
+export const MAX_SECRET_FILE_BYTES = 64 * 1024
 
-/** The key, without its trailing line break; or why it is unusable, never what the file holds. */
-export async function readKeyFile(
+/**
+ * The secret, without its trailing line break; or why it is unusable, never what the file holds.
+ * `name` is how the user gave the file (a flag).
+ */
+export async function readSecretFile(
   path: string,
-  { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal }
-): Promise<{ key: string } | { problem: string }> {
+  { name, timeoutMs, signal }: { name: string; timeoutMs: number; signal?: AbortSignal }
+): Promise<{ secret: string } | { problem: string }> {
   const deadline = Date.now() + timeoutMs
-  // Loaded here, as only --api-key-file reads a file: node:fs/promises costs every start ~5 ms.
+  // Loaded here, as few runs read a file: node:fs/promises costs every start ~5 ms.
   const { open } = await import('node:fs/promises')
-  const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1)
-  const problem = (what: string) => ({ problem: `--api-key-file ${what}.` })
+  const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1)
+  const problem = (what: string) => ({ problem: `${name} ${what}.` })
   let file: FileHandle | undefined
   try {
     file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
@@ -34,10 +38,10 @@ export async function readKeyFile(
           error.code === 'EAGAIN' ? undefined : Promise.reject(error)
       )
       length += read ?? 0
-      if (length > MAX_KEY_FILE_BYTES)
-        return problem(`is too large: more than ${MAX_KEY_FILE_BYTES / 1024} KiB`)
+      if (length > MAX_SECRET_FILE_BYTES)
+        return problem(`is too large: more than ${MAX_SECRET_FILE_BYTES / 1024} KiB`)
       if (read === 0 && (!pipe || length > 0))
-        return { key: buffer.toString('utf8', 0, length).replace(/\r?\n$/, '') }
+        return { secret: buffer.toString('utf8', 0, length).replace(/\r?\n$/, '') }
       if (Date.now() >= deadline)
         return problem(`was not read to its end within ${formatSeconds(timeoutMs)}`)
       if (signal?.aborted) return problem('was not read to its end: the run was cancelled')
