@@ -42,7 +42,7 @@ const CANCEL_EXIT_MS = 800
 export const ACTION_WORDS: DoorWords = {
   inputNames: Object.fromEntries(Object.values(Inputs).map(name => [name, `Input "${name}"`])),
   advice: {
-    raiseTimeout: `lower the ${Inputs.TimeoutSeconds} or ${Inputs.MaxAttempts} input to wait less for it, or raise ${Inputs.TimeoutSeconds} if it is only slow`,
+    changeWait: `lower the ${Inputs.TimeoutSeconds} or ${Inputs.MaxAttempts} input to wait less for it, or raise ${Inputs.TimeoutSeconds} if it is only slow`,
     checkAddress: `check the ${Inputs.BaseUrl} input`,
     checkApiKey: `check the ${Inputs.ApiKey} input and the key's permissions`
   },

@@ -36,7 +36,7 @@ useEmulator(started => {
 })
 
 const advice = {
-  raiseTimeout: 'wait',
+  changeWait: 'wait',
   checkAddress: 'check the address',
   checkApiKey: 'check the key'
 }

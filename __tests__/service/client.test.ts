@@ -20,7 +20,7 @@ function client(hints: CallHints = {}): ServiceClient {
     userAgent: 'test-agent/1',
     redactor: new Redactor(),
     advice: {
-      raiseTimeout: 'wait',
+      changeWait: 'wait',
       checkAddress: 'check the address',
       checkApiKey: 'check the key'
     }

@@ -18,7 +18,7 @@ import type { ServiceRequest } from '../../src/service/request.ts'
 
 const API_KEY = 'k3y-S3cr3t/value'
 const ACTION_ADVICE = {
-  raiseTimeout: 'raise the timeout-seconds input',
+  changeWait: 'raise the timeout-seconds input',
   checkAddress: 'check the base-url input',
   checkApiKey: "check the api-key input and the key's permissions"
 }
@@ -110,7 +110,7 @@ describe('the words of a failure', () => {
     request: createChange,
     baseUrl: new URL('https://service.example/'),
     advice: {
-      raiseTimeout: 'wait',
+      changeWait: 'wait',
       checkAddress: 'look at the map',
       checkApiKey: 'ask the keeper'
     },

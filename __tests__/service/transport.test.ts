@@ -23,7 +23,7 @@ import { closedPort, startLoopback, type Handler, type Loopback } from '../suppo
 const API_KEY = 'k3y-S3cr3t/value'
 const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'] as const
 const ADVICE = {
-  raiseTimeout: 'raise the timeout-seconds input',
+  changeWait: 'raise the timeout-seconds input',
   checkAddress: 'check the base-url input',
   checkApiKey: "check the api-key input and the key's permissions"
 }
@@ -657,7 +657,7 @@ function sendInChild(
     script,
     `import { Transport } from ${source('service/transport.ts')}
 import { Redactor } from ${source('redact.ts')}
-const advice = { raiseTimeout: '', checkAddress: '', checkApiKey: '' }
+const advice = { changeWait: '', checkAddress: '', checkApiKey: '' }
 const transport = new Transport({ baseUrl: new URL(process.env.BASE_URL), apiKey: ${JSON.stringify(API_KEY)},
   timeoutMs: 200, maxAttempts: 2, userAgent: 'exit-test', redactor: new Redactor(), advice, retry: { backoffBaseMs: 10 } })
 await transport.send({ method: 'POST', path: 'v2/change', body: '{}' }).then(

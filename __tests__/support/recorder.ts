@@ -9,7 +9,7 @@ import { Inputs } from '../../src/settings.ts'
 export const TEST_WORDS: DoorWords = {
   inputNames: Object.fromEntries(Object.values(Inputs).map(name => [name, `<${name}>`])),
   advice: {
-    raiseTimeout: 'raise <timeout-seconds>',
+    changeWait: 'raise <timeout-seconds>',
     checkAddress: 'check <base-url>',
     checkApiKey: 'check <api-key>'
   },

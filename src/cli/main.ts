@@ -52,7 +52,7 @@ type Io = {
 /** The command line's words: its flags and variables, "the command" and "the deploy". */
 const CLI_WORDS: Omit<DoorWords, 'inputNames'> = {
   advice: {
-    raiseTimeout:
+    changeWait:
       'lower --timeout-seconds or --max-attempts to wait less for it, or raise --timeout-seconds if it is only slow',
     checkAddress: 'check --base-url',
     checkApiKey: `check the API key (${variableOf(Inputs.ApiKey)} or --api-key-file) and its permissions`

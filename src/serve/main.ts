@@ -43,7 +43,7 @@ const VARIABLES = {
 }
 /** What a failure to reach the service tells whoever runs the receiver to do. */
 const ADVICE = {
-  raiseTimeout: 'check the service',
+  changeWait: 'check the service',
   checkAddress: `check --base-url (${VARIABLES.baseUrl})`,
   checkApiKey: `check ${VARIABLES.apiKey} and restart the receiver`
 }

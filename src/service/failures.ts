@@ -31,7 +31,8 @@ export type Failure =
 
 /** What the user can do, in the caller's words: lower-case clauses ('check the base-url input'). */
 export interface FailureAdvice {
-  raiseTimeout: string
+  /** How to wait less for a hanging service, or longer for a slow one. */
+  changeWait: string
   checkAddress: string
   checkApiKey: string
 }
@@ -149,7 +150,7 @@ export function failureError(
     case 'timeout': {
       const cut = failure.budgetCut ? " (what was left of this run's outage budget)" : ''
       return outage(
-        `${call} got no complete answer within ${formatSeconds(failure.deadlineMs)}${cut}${after}.${stopped} The service is unavailable or too slow: try again later, or ${advice.raiseTimeout}.`
+        `${call} got no complete answer within ${formatSeconds(failure.deadlineMs)}${cut}${after}.${stopped} The service is unavailable or too slow: try again later, or ${advice.changeWait}.`
       )
     }
     case 'unexpected':
