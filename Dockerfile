@@ -1,6 +1,6 @@
 # The command line as a container image, for a job that only records (change, heartbeat), and
 # the receiver of Argo CD's and Flux's notifications (`serve`, its state folder a volume): the
-# bundled dist/cli.js, which carries every library it uses, on Node 24 on Alpine, run as the
+# bundled dist/cli.cjs, which carries every library it uses, on Node 24 on Alpine, run as the
 # image's unprivileged `node` user. Built, smoke-tested and pushed by .github/workflows/release.yml.
 # The base is pinned by digest (node:24-alpine), so that a rebuild of a tag is the same image.
 FROM node:24-alpine@sha256:ebfe2f90462722a7a4de65e91990e97fe0d401c70e0e762c5b53302f905ec1c1
@@ -10,8 +10,8 @@ LABEL org.opencontainers.image.title="change-tracking" \
       org.opencontainers.image.licenses="MIT"
 WORKDIR /opt/change-tracking
 COPY LICENSE ./
-COPY dist/cli.js dist/cli-licenses.txt dist/package.json ./dist/
-RUN ln -s /opt/change-tracking/dist/cli.js /usr/local/bin/change-tracking
+COPY dist/cli.cjs dist/cli-licenses.txt ./dist/
+RUN ln -s /opt/change-tracking/dist/cli.cjs /usr/local/bin/change-tracking
 # The receiver's state folder: the node user's, kept on a volume.
 ENV CHANGE_TRACKING_STATE_DIR=/var/lib/change-tracking
 RUN mkdir -p /var/lib/change-tracking && chown node:node /var/lib/change-tracking

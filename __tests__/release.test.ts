@@ -220,9 +220,9 @@ describe('the Dockerfile', () => {
   })
 
   it('runs the bundled command line as its entry point, as a user without root', () => {
-    expect(dockerfile).toMatch(/^COPY dist\/cli\.js .*\.\/dist\/$/m)
+    expect(dockerfile).toMatch(/^COPY dist\/cli\.cjs .*\.\/dist\/$/m)
     expect(dockerfile).toContain(
-      'ln -s /opt/change-tracking/dist/cli.js /usr/local/bin/change-tracking'
+      'ln -s /opt/change-tracking/dist/cli.cjs /usr/local/bin/change-tracking'
     )
     expect(dockerfile).toMatch(/^ENTRYPOINT \["change-tracking"\]$/m)
     const users = dockerfile.match(/^USER (\S+)$/gm) ?? []

@@ -9,7 +9,7 @@
  * 1. Cold start: the action recording one change, against a script doing the same single HTTPS
  *    POST, and against the toolkit floor: that POST from a script that loads @actions/core's
  *    public entry, bundled by ncc; medians of interleaved runs.
- * 2. The total JS size of the action in dist/ (the command line's dist/cli.js apart).
+ * 2. The total JS size of the action in dist/ (the command line's dist/cli.cjs apart).
  * 3. Streaming 100,000 NDJSON events of 300 bytes from a file, against a minimal sequential batch
  *    sender reading the same file: the median of the per-pair ratios of interleaved pairs.
  * 4. Peak RSS streaming 100,000 against 10,000 events.
@@ -17,11 +17,11 @@
  *    API: medians of interleaved runs with include-commits true and false.
  * 6. The post step of a `record-at: now` run (every job that uses the action runs it), against
  *    `node -e ''`: medians of interleaved runs.
- * 7. The command line (dist/cli.js on the same Node 24, in a GitLab CI job) recording one change,
+ * 7. The command line (dist/cli.cjs on the same Node 24, in a GitLab CI job) recording one change,
  *    against the cold start's single HTTPS POST: the median of the ratios of interleaved pairs.
  * 8. What `change-tracking run -- true` adds to running `true`, beyond the key check: medians of
  *    interleaved runs (cliFigures says what is subtracted).
- * Figures 7 and 8 are n/a when the measured dist/ has no cli.js.
+ * Figures 7 and 8 are n/a when the measured dist/ has no cli.cjs.
  * 9. The lookup of what a change ships in a local checkout (git, from the sources), over a
  *    1,000-commit range of a 10,000-commit history.
  * 10. A large deploy on the command line: `change-tracking change` in a generated repository, a
@@ -96,7 +96,7 @@ const MAX_EXECUTABLE_CHANGE_RATIO = 1.3
 const EXECUTABLE_PAIRS = 15
 
 /** The command line's bundle in dist/: not part of the action, so not in the action's size. */
-const CLI_BUNDLE = 'cli.js'
+const CLI_BUNDLE = 'cli.cjs'
 
 const BENCH_MARKERS = /(<!-- bench:start -->\n)[\s\S]*?(<!-- bench:end -->)/
 
@@ -269,7 +269,7 @@ async function main(): Promise<void> {
     // 2. Bundle size.
     const bundleBytes = distBytes(dist)
     figures.push({
-      name: "The action's JavaScript in `dist/` (the command line's `cli.js` apart)",
+      name: "The action's JavaScript in `dist/` (the command line's `cli.cjs` apart)",
       measured: `${(bundleBytes / 1024).toFixed(0)} KiB`,
       baseline: '',
       value: `${bundleBytes.toLocaleString('en')} B`,
@@ -616,7 +616,7 @@ async function measureGitLookup(work: string): Promise<Figure> {
 }
 
 /**
- * 10. `change` of the command line (dist/cli.js, in a GitLab CI job) over a generated range of
+ * 10. `change` of the command line (dist/cli.cjs, in a GitLab CI job) over a generated range of
  * COMMITS commits that change PATHS paths, five each; the last commit's are of every risk
  * category, and last in git's order. The median of runs, each checked to label every category and
  * to read the risk whole.
@@ -678,7 +678,7 @@ await main()
 /** Bundles the toolkit floor with ncc, as the action is bundled; returns its entry. */
 async function bundleToolkitFloor(work: string): Promise<string> {
   const out = join(work, 'toolkit-floor')
-  const ncc = join(PROJECT_ROOT, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
+  const ncc = join(PROJECT_ROOT, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.cjs')
   const source = join(PROJECT_ROOT, 'scripts', 'bench-baseline-toolkit.mjs')
   check(
     await spawnNode(

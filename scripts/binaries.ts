@@ -163,39 +163,33 @@ const actionOnly: Plugin = {
 }
 
 /**
- * The command line as one file, bundled by esbuild: every module in it, each module that a command
- * loads with import() initialised only when it does (the bundle's own lazy initialisation), so no
- * command pays for another's. ES module for dist/cli.js (with a `require` for the CommonJS
- * libraries), CommonJS for the single executables, which take nothing else.
+ * The command line as one CommonJS file, bundled by esbuild: every module in it, each module that a
+ * command loads with import() initialised only when it does (the bundle's own lazy initialisation),
+ * so no command pays for another's. CommonJS for npm's dist/cli.cjs and the single executables
+ * alike: an ES module's import of a builtin makes Node build its ES facade, reading every export,
+ * and node:http's exports load undici (about twenty milliseconds of a cold start), which
+ * require() does not.
  */
-export async function bundleCommandLine(
-  outFile: string,
-  { format, node }: { format: 'esm' | 'cjs'; node: string }
-): Promise<Metafile> {
+export async function bundleCommandLine(outFile: string, node: string): Promise<Metafile> {
   const { metafile } = await build({
     plugins: [lazyExeca, actionOnly],
     entryPoints: [join(PROJECT_ROOT, 'src', 'cli.ts')],
     bundle: true,
     platform: 'node',
-    format,
+    format: 'cjs',
     target: `node${node}`,
     minify: true,
     legalComments: 'none',
     metafile: true,
     outfile: outFile,
-    logLevel: 'warning',
-    ...(format === 'esm' && {
-      banner: {
-        js: "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);"
-      }
-    })
+    logLevel: 'warning'
   })
   return metafile
 }
 
 /** One CommonJS file of the command line, as single executables take it. */
 export async function bundleForExecutable(outFile: string): Promise<void> {
-  await bundleCommandLine(outFile, { format: 'cjs', node: SEA_NODE_VERSION.split('.')[0] })
+  await bundleCommandLine(outFile, SEA_NODE_VERSION.split('.')[0])
 }
 
 /** The bundle as one function of CommonJS's five names, compiled alike by the cache's run and main. */

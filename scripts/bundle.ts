@@ -1,6 +1,6 @@
 /**
  * Builds both front doors: the action with ncc into dist/ (its entry, and the chunks it loads
- * lazily, each minified), and the command line with esbuild into the one file dist/cli.js, which
+ * lazily, each minified), and the command line with esbuild into the one file dist/cli.cjs, which
  * carries every library it uses and runs on Node 20 and later.
  */
 import { execFileSync } from 'node:child_process'
@@ -26,9 +26,9 @@ execFileSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'minify-chunks.ts'
 })
 
 // The command line: one file, its lazily loaded modules in it; the licenses of what it carries.
-const metafile = await bundleCommandLine(join(DIST, 'cli.js'), { format: 'esm', node: '20' })
+const metafile = await bundleCommandLine(join(DIST, 'cli.cjs'), '20')
 writeFileSync(join(DIST, 'cli-licenses.txt'), licensesOf(metafile))
-chmodSync(join(DIST, 'cli.js'), 0o755)
+chmodSync(join(DIST, 'cli.cjs'), 0o755)
 // What it was built from: the end-to-end tests run dist/ when it matches the sources.
 writeFileSync(join(DIST, DIGEST_FILE), sourcesDigest(PROJECT_ROOT))
 

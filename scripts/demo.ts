@@ -4,7 +4,7 @@
  * the runner would on a push to main, and shows what happened: the outputs, the job summary (with
  * what the change ships, when the action looks it up), and the change read back by the action,
  * with the labels the action adds (risk:, issue:, remediation: for the revert it ships). Then the
- * command line, dist/cli.js, in a GitLab CI job's checkout that it makes (two merge requests, a
+ * command line, dist/cli.cjs, in a GitLab CI job's checkout that it makes (two merge requests, a
  * migration, a closing list): `change-tracking run` wraps a deploy that fails, keeps its exit
  * status, and the failed change it recorded, with what it shipped and its triage, is read back
  * with `get-change`. It ends by saying whether every step did what it should, and exits 0 if so.
@@ -31,7 +31,7 @@ import {
 const DEMO_TOKEN = 'ghs_demo0000000000000000000000000000000'
 /** The bundles: dist/, which `npm run bundle` builds, unless the arguments name others. */
 const ACTION = process.argv[2] ?? join(DIST, 'index.js')
-const CLI = process.argv[3] ?? join(DIST, 'cli.js')
+const CLI = process.argv[3] ?? join(DIST, 'cli.cjs')
 
 /** What did not do what it should: the demo says each, and exits 1. */
 const problems: string[] = []

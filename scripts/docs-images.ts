@@ -135,7 +135,7 @@ try {
   // The command line in a GitLab CI job, wrapping a deploy that fails: its two streams as one.
   const deploy = `echo "Deploying…"; exit 1`
   const cli = await merged(
-    ['-c', '"$0" "$@" 2>&1', NODE, join(DIST, 'cli.js'), 'run', '--', 'sh', '-c', deploy],
+    ['-c', '"$0" "$@" 2>&1', NODE, join(DIST, 'cli.cjs'), 'run', '--', 'sh', '-c', deploy],
     {
       env: {
         PATH: process.env['PATH'],

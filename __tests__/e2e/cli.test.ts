@@ -1,5 +1,5 @@
 /**
- * The command line's bundle (dist/cli.js as the tests build it) as a process, under the machine's
+ * The command line's bundle (dist/cli.cjs as the tests build it) as a process, under the machine's
  * system Node (20) unless a test says Node 24, against the emulator over HTTPS, with a GitLab CI
  * job's variables: `run` wraps a real child process, keeps its exit status, passes a SIGTERM on
  * and records how the deploy ended; signals outside the deploy, a key file read to its bound, Node

@@ -14,10 +14,10 @@ export async function actionEntry(): Promise<string> {
   return join(checked(dir ? dir : await builtHere('src/index.ts')), 'index.js')
 }
 
-/** The command line's bundle: dist/cli.js, or the one the tests build beside the action's. */
+/** The command line's bundle: dist/cli.cjs, or the one the tests build beside the action's. */
 export async function cliEntry(): Promise<string> {
   const dir = process.env[BUNDLE_DIR_VARIABLE]
-  if (dir && existsSync(join(dir, 'cli.js'))) return join(dir, 'cli.js')
+  if (dir && existsSync(join(dir, 'cli.cjs'))) return join(dir, 'cli.cjs')
   return join(checked(dir ? join(dir, 'cli') : await builtHere('src/cli.ts')), 'index.js')
 }
 
