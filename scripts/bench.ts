@@ -678,7 +678,7 @@ await main()
 /** Bundles the toolkit floor with ncc, as the action is bundled; returns its entry. */
 async function bundleToolkitFloor(work: string): Promise<string> {
   const out = join(work, 'toolkit-floor')
-  const ncc = join(PROJECT_ROOT, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.cjs')
+  const ncc = join(PROJECT_ROOT, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
   const source = join(PROJECT_ROOT, 'scripts', 'bench-baseline-toolkit.mjs')
   check(
     await spawnNode(

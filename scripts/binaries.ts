@@ -126,20 +126,21 @@ function runnerFor(platform: string, node: string): string[] | undefined {
 }
 
 /**
- * env-ci's execa, loaded at its first call: env-ci imports it at start (with human-signals and
- * the rest, ~2 ms), and the command line never has env-ci run git (src/cli/ci-context.ts).
+ * env-ci's execa, as a call that fails at once: the command line hands env-ci no folder, so that
+ * it never runs git (src/cli/ci-context.ts asks git itself, within bounds), and each git of
+ * env-ci's fails anyway, after execa had loaded (with human-signals and the rest) and formatted
+ * the failure, a few milliseconds of a start. env-ci takes the failure as no answer, as it did.
  */
-const lazyExeca: Plugin = {
-  name: 'lazy-execa',
+const noExeca: Plugin = {
+  name: 'no-execa',
   setup(build) {
-    build.onResolve({ filter: /^execa$/ }, ({ importer, namespace, resolveDir }) =>
+    build.onResolve({ filter: /^execa$/ }, ({ importer, namespace }) =>
       namespace === 'file' && importer.includes(`${sep}env-ci${sep}`)
-        ? { path: 'execa', namespace: 'lazy-execa', pluginData: resolveDir }
+        ? { path: 'execa', namespace: 'no-execa' }
         : undefined
     )
-    build.onLoad({ filter: /.*/, namespace: 'lazy-execa' }, ({ pluginData }) => ({
-      contents: `export const execaSync = (...args) => require('execa').execaSync(...args)`,
-      resolveDir: pluginData as string
+    build.onLoad({ filter: /.*/, namespace: 'no-execa' }, () => ({
+      contents: `export const execaSync = () => { throw new Error('env-ci runs no git here') }`
     }))
   }
 }
@@ -172,7 +173,7 @@ const actionOnly: Plugin = {
  */
 export async function bundleCommandLine(outFile: string, node: string): Promise<Metafile> {
   const { metafile } = await build({
-    plugins: [lazyExeca, actionOnly],
+    plugins: [noExeca, actionOnly],
     entryPoints: [join(PROJECT_ROOT, 'src', 'cli.ts')],
     bundle: true,
     platform: 'node',

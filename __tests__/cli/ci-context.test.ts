@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { basename, join } from 'node:path'
 import {
@@ -745,6 +753,30 @@ describe('outside any CI', () => {
 
     expect(fieldsOf(context)).toEqual({ service: 'plain-folder', user: userInfo().username })
     expect(context.sources).toEqual({ service: 'the folder name', user: 'the login' })
+  })
+
+  it('starts no git outside a checkout, and git inside one', async () => {
+    // A git on PATH that notes each start.
+    const bin = join(root, 'noting-bin')
+    const noted = join(root, 'git-started')
+    mkdirSync(bin)
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$@" >> '${noted}'\n`, { mode: 0o755 })
+    await detectCiContext({ PATH: bin }, folder)
+    expect(existsSync(noted)).toBe(false)
+    await detectCiContext({ PATH: bin }, checkout)
+    expect(readFileSync(noted, 'utf8')).toContain('rev-parse HEAD')
+  })
+
+  it('asks git nothing the user gave: a given service is not read from the top folder', async () => {
+    const answers = { 'rev-parse HEAD': 'a'.repeat(40) }
+    const asked = fakeGit(answers)
+    await detectCiContext({}, checkout, { git: asked })
+    expect(asked.asked).toContain('rev-parse --show-toplevel')
+    const given = fakeGit(answers)
+    await detectCiContext({}, checkout, { git: given, givenService: 'web' })
+    expect(given.asked).not.toContain('rev-parse --show-toplevel')
+    // HEAD is still read: it is the change's commit for OpenTelemetry's names.
+    expect(given.asked).toContain('rev-parse HEAD')
   })
 
   it('in a CI env-ci does not know (CI=true): no provider, and not the login of its runner', async () => {

@@ -11,7 +11,7 @@ import type { Pipeline } from '../otel.ts'
 import { attempt } from '../errors.ts'
 import { withoutUserInfo } from '../redact.ts'
 import { hasUnsafeCharacter } from '../helpers/text.ts'
-import { gitEnvironment, gitIn, type Git } from '../shipped/git.ts'
+import { gitEnvironment, gitIn, hasGitFolder, type Git } from '../shipped/git.ts'
 import * as checkout from '../shipped/remote.ts'
 import type { LookupSource } from '../shipped/lookup-source.ts'
 import type { Env } from '../settings.ts'
@@ -134,19 +134,26 @@ const UNREAD: Record<string, Partial<Record<Field, string>>> = {
   }
 }
 
-/** The CI's context, from `env` and the checkout at `cwd`. Never throws; unknown stays undefined. */
+/**
+ * The CI's context, from `env` and the checkout at `cwd`. Never throws; unknown stays undefined.
+ * git is asked only what neither the CI nor the user (`givenService`) says.
+ */
 export async function detectCiContext(
   env: Env,
   cwd: string,
   {
     budgetMs = DETECTION_GIT_BUDGET_MS,
     signal,
-    git = gitIn(
-      cwd,
-      gitEnvironment(env),
-      AbortSignal.any([AbortSignal.timeout(budgetMs), ...(signal ? [signal] : [])])
-    )
-  }: { budgetMs?: number; signal?: AbortSignal; git?: Git } = {}
+    givenService,
+    // Outside a checkout git is not started at all.
+    git = hasGitFolder(cwd)
+      ? gitIn(
+          cwd,
+          gitEnvironment(env),
+          AbortSignal.any([AbortSignal.timeout(budgetMs), ...(signal ? [signal] : [])])
+        )
+      : undefined
+  }: { budgetMs?: number; signal?: AbortSignal; givenService?: string; git?: Git } = {}
 ): Promise<CiContext> {
   const context: CiContext = { sources: {} }
   /** The first usable value of a field wins, with where it came from; `value` is read lazily. */
@@ -188,19 +195,21 @@ export async function detectCiContext(
   }
   /** git's answer, unless what it would tell is `known`; none when it fails, is cut or too late. */
   const ask = async (known: string | undefined, ...args: string[]) => {
-    const answer = known === undefined ? await git(args).catch(() => undefined) : undefined
+    const answer = known === undefined ? await git?.(args).catch(() => undefined) : undefined
     return answer?.cut || answer?.said !== undefined ? undefined : answer?.out
   }
+  // HEAD even when a version is given: it is the change's commit for OpenTelemetry's names.
   take('version', 'git rev-parse HEAD', await ask(context.version, 'rev-parse', 'HEAD'))
   const head = await ask(context.tag ?? context.branch, 'symbolic-ref', '--short', '-q', 'HEAD')
   take('branch', 'git symbolic-ref HEAD', head)
-  const origin = await ask(context.repositoryUrl && context.service, 'remote', 'get-url', 'origin')
+  const service = () => context.service ?? givenService
+  const origin = await ask(context.repositoryUrl && service(), 'remote', 'get-url', 'origin')
   const remote = 'the origin remote'
   take('repositoryUrl', remote, origin)
   // A remote that climbs out ("..") has no path to read: it is refused whole, and said.
   const path = checkout.dotted(origin ?? '') ? origin : checkout.remoteRepository(origin)?.path
   take('service', remote, () => serviceFrom(remote, path))
-  const top = await ask(context.service, 'rev-parse', '--show-toplevel')
+  const top = await ask(service(), 'rev-parse', '--show-toplevel')
   take('service', 'the folder name', basename(top?.trim() || cwd))
   // Kept only as a page, never with its credentials (an https remote may carry a token).
   const page = checkout.repositoryPage(context.repositoryUrl, { url: context.serverUrl })

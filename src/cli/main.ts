@@ -118,7 +118,10 @@ export async function main(argv: readonly string[], env: Env, io: Io): Promise<n
         timeoutMs: KEY_CHECK_BUDGET_MS - MIN_KEY_CHECK_MS,
         signal: opening.cancel
       }),
-    detectCiContext(env, io.cwd, { signal: opening.cancel })
+    detectCiContext(env, io.cwd, {
+      signal: opening.cancel,
+      givenService: invocation.inputs[Inputs.Service]
+    })
   ])
   opening.dispose()
   const signal = opening.cancel.reason as NodeJS.Signals | undefined

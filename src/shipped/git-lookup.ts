@@ -4,8 +4,6 @@
  * a hook, fsmonitor or program the repository's configuration names, within the lookup's time
  * budget and a bound on what each call prints. A gap is one warning, and what was found is kept.
  */
-import { existsSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
 import type { ChangedPath } from '../services/selection.ts'
 import type { RiskUnknown } from '../triage/risk.ts'
 import type { Env } from '../settings.ts'
@@ -15,7 +13,7 @@ import { pullRequestsIn } from './pull-requests.ts'
 import { compareUrl, emptyShipped, LOOKUP_BUDGET_MS, type Forge, type Shipped } from './types.ts'
 import type { LookupOptions, PreviousDeploySource } from './types.ts'
 import { failureIn, LookupError, lookupWarning } from './warning.ts'
-import { gitEnvironment, gitIn, type GitAnswer, type Git, type Keep } from './git.ts'
+import { gitEnvironment, gitIn, hasGitFolder, type GitAnswer, type Git, type Keep } from './git.ts'
 import { repositoryPage } from './remote.ts'
 
 /** What the door knows of the run, as plain data; all but cwd, env, version and advice optional. */
@@ -284,14 +282,6 @@ async function commitOf(git: Git, name: string): Promise<string | undefined> {
   const args = ['rev-parse', '--verify', '-q', '--end-of-options', `${name}^{commit}`]
   const sha = name ? (await git(args)).out.trim() : undefined
   return isFullSha(sha) ? sha.toLowerCase() : undefined
-}
-
-/** Whether the folder or one above it holds a .git (a folder, or a worktree's file). */
-function hasGitFolder(cwd: string): boolean {
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, '.git'))) return true
-    if (dirname(dir) === dir) return false
-  }
 }
 
 /**

@@ -5,6 +5,8 @@
  * and in a process group of its own that is killed whole: nothing git starts outlives it.
  */
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { attempt } from '../errors.ts'
 import type { Env } from '../settings.ts'
 import { LookupError } from './warning.ts'
@@ -37,6 +39,14 @@ export function gitEnvironment(env: Env): Env {
   return Object.fromEntries(
     Object.entries(env).filter(([name]) => !/^(?:GIT_|LC_|LANG)/.test(name.toUpperCase()))
   )
+}
+
+/** Whether the folder or one above it holds a .git (a folder, or a worktree's file). */
+export function hasGitFolder(cwd: string): boolean {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return true
+    if (dirname(dir) === dir) return false
+  }
 }
 
 /**
