@@ -138,12 +138,16 @@ describe('changedFiles', () => {
     })
   })
 
-  it('says why a list read is not whole: the checkout’s bounds, or GitHub’s 300 files', () => {
+  it('says why a list read is not whole: the checkout’s bounds, GitHub’s 300 files, or GitLab’s', () => {
     const cut = shipped(1, { changedFiles: [{ path: 'a' }], changedFilesComplete: false })
     expect(changedFiles(true, { ...cut, readFrom: 'git' }).reason).toBe(
       'the lookup read the paths within its bounds'
     )
     expect(changedFiles(true, cut).reason).toBe("GitHub's compare lists at most 300 files")
+    const gitlab = { kind: 'gitlab' as const, web: 'https://gitlab.example.com/acme/shop' }
+    expect(changedFiles(true, { ...cut, forge: gitlab }).reason).toBe(
+      "GitLab's compare lists the files within its bounds"
+    )
   })
 })
 
@@ -183,6 +187,13 @@ describe('logShipped', () => {
     const gitlab = { kind: 'gitlab' as const, web: 'https://gitlab.example.com/acme/shop' }
     logShipped(report, shipped(2, { forge: gitlab, readFrom: 'git' }))
     expect(recorder.lines[0]).toMatch(/2 commits, 2 merge requests, .*read from the checkout\.$/)
+  })
+
+  it('names the forge whose API it asked', () => {
+    const { report, recorder } = recorded()
+    const gitlab = { kind: 'gitlab' as const, web: 'https://gitlab.example.com/acme/shop' }
+    logShipped(report, shipped(2, { forge: gitlab, apiCalls: 1 }))
+    expect(recorder.lines[0]).toMatch(/, 1 GitLab API call\.$/)
   })
 })
 

@@ -2,7 +2,9 @@
  * `change-tracking serve`: what it refuses to start without (exit 2, one line), what it prints,
  * and, as processes against the emulator, that nothing accepted is lost: a receiver killed with
  * SIGKILL and started again sends each accepted change once, a second receiver on the same folder
- * refuses to start, and SIGTERM keeps what waits for the next start.
+ * refuses to start, and SIGTERM keeps what waits for the next start; and that what a deploy
+ * shipped is read from the forge its variables name, the fake GitHub API or a loopback GitLab,
+ * with no token in its log or state.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -13,11 +15,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Emulator } from '../../emulator/emulator.ts'
+import { FakeGitHub } from '../../emulator/github.ts'
 import { testCertificate } from '../../emulator/tls.ts'
 import { serve } from '../../src/serve/main.ts'
 import { applyInput } from '../../src/serve/server.ts'
 import { StateFolder } from '../../src/serve/state.ts'
+import { startLoopback } from '../support/loopback.ts'
 import { useEmulator } from '../support/use-emulator.ts'
+import { SHOP_REPOSITORY, SHOP_TOKEN } from './fixtures/shop-repository.ts'
 
 let emulator: Emulator
 useEmulator(started => {
@@ -77,6 +82,11 @@ describe('serve refuses to start, with one line that says what to do', () => {
       'with a plain HTTP address',
       { CHANGE_TRACKING_BASE_URL: 'http://api.example.com/' },
       'CHANGE_TRACKING_BASE_URL must use HTTPS: plain HTTP is refused because the API key would travel in clear text. Use https:// instead; got "http://api.example.com".'
+    ],
+    [
+      'with a forge that is not on https',
+      { GITLAB_URL: 'gitlab.example.com' },
+      'GITLAB_URL must be an https:// address, as its token may be sent there.'
     ],
     [
       'with a port that is not one',
@@ -307,6 +317,100 @@ describe('a receiver process', () => {
       const text = readFileSync(join(dir, 'state', name), 'utf8')
       expect(text).not.toContain(SECRET)
       expect(text).not.toContain(emulator.apiKey)
+    }
+  })
+})
+
+describe('what a deploy shipped', () => {
+  it('is read from the forge whose server hosts the repository, with its triage labels, and no token shows in the log or state', async () => {
+    const cert = await testCertificate()
+    const github = await FakeGitHub.start({ repository: SHOP_REPOSITORY, token: SHOP_TOKEN, cert })
+    const gitlabToken = 'glpat-ShopT0kenThatMustNeverShow'
+    // A GitLab that refuses the token, quoting it.
+    const message = JSON.stringify({ message: `401 Unauthorized: ${gitlabToken} has expired` })
+    const gitlab = await startLoopback((request, response) => {
+      gitlabAsked.push({ path: request.url, token: request.headers['private-token'] })
+      response.writeHead(401, { 'content-type': 'application/json' }).end(message)
+    })
+    const gitlabAsked: Array<{ path?: string; token?: string | string[] }> = []
+    try {
+      const receiver = new Receiver({
+        ...ready(),
+        NODE_EXTRA_CA_CERTS: cert.certPath,
+        CHANGE_TRACKING_STATE_DIR: join(dir, 'state'),
+        GITHUB_API_URL: github.url,
+        GITHUB_TOKEN: SHOP_TOKEN,
+        GITLAB_URL: gitlab.url,
+        GITLAB_TOKEN: gitlabToken
+      })
+      const port = await receiver.port()
+      expect(await notify(port, 'argocd-sync-healthy')).toBe(202)
+      await receiver.until(/^Recorded change /)
+      // The same repository's path, on the GitLab server.
+      const onGitLab = fresh('argocd-sync-failed')
+        .toString()
+        .replace('https://github.com/acme/shop-deploy.git', `${gitlab.url}acme/shop-deploy.git`)
+      expect(await notify(port, 'argocd-sync-failed', Buffer.from(onGitLab))).toBe(202)
+      await receiver.until(/^Recorded change /, 2)
+
+      const [healthy, failed] = [...emulator.changes.values()]
+      expect(healthy.labels).toBe(
+        'outcome:success,risk:migration,risk:infrastructure,issue:SHOP-12'
+      )
+      const shipped = JSON.parse(healthy.custom_metadata).argocd
+      expect(shipped).toMatchObject({
+        previous_sha: '5b8c6fb6f598dd77740de8792ca22640e4430078',
+        compare_url:
+          'https://github.com/acme/shop-deploy/compare/5b8c6fb6f598dd77740de8792ca22640e4430078...f1eb0a49d4b51073a1d34d13d0a71450527ace27',
+        commit_count: 3,
+        pull_requests: [
+          {
+            number: 41,
+            title: 'SHOP-12: Add the orders table',
+            url: 'https://github.com/acme/shop-deploy/pull/41'
+          }
+        ],
+        risk: {
+          migration: ['db/migrate/20250310_create_orders.rb'],
+          infrastructure: ['overlays/production/kustomization.yaml']
+        },
+        risk_complete: true,
+        issues: ['SHOP-12'],
+        closes: ['#7']
+      })
+      expect(shipped.commits.map((commit: { message: string }) => commit.message)).toEqual([
+        'SHOP-12: Add the orders table (#41)',
+        'Fix the cart total',
+        'Deploy shop-web 1.42.0'
+      ])
+      expect(github.requests.map(request => request.headers.authorization)).toEqual([
+        `Bearer ${SHOP_TOKEN}`
+      ])
+
+      // GitLab's token goes to GitLab's API only; its refusal is one warning, and the change is kept.
+      expect(gitlabAsked).toEqual([
+        {
+          path: `/api/v4/projects/acme%2Fshop-deploy/repository/compare?from=f1eb0a49d4b51073a1d34d13d0a71450527ace27&to=c98ff11e5749abffbafa27dee3f088f539513070`,
+          token: gitlabToken
+        }
+      ])
+      expect(JSON.parse(failed.custom_metadata).argocd.commits_complete).toBe(false)
+      expect(receiver.lines.filter(line => line.startsWith('warn: '))).toEqual([
+        'warn: argocd argocd/shop: Could not look up everything this change ships: GET /projects/acme%2Fshop-deploy/repository/compare answered HTTP 401 ("401 Unauthorized: *** has expired"): the token was not accepted: check GITLAB_TOKEN. The change is recorded without the commits it ships.'
+      ])
+      receiver.child.kill('SIGTERM')
+      expect(await receiver.exited).toBe(0)
+      const state = readdirSync(join(dir, 'state')).map(name =>
+        readFileSync(join(dir, 'state', name), 'utf8')
+      )
+      expect(state.join('')).toContain('acme/shop-deploy')
+      for (const text of [...receiver.lines, ...state]) {
+        expect(text).not.toContain(SHOP_TOKEN)
+        expect(text).not.toContain(gitlabToken)
+      }
+    } finally {
+      await github.close()
+      await gitlab.close()
     }
   })
 })

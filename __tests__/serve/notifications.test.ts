@@ -7,7 +7,7 @@ import { Kustomization } from '@kubernetes-models/flux-cd/kustomize.toolkit.flux
 import fc from 'fast-check'
 import { readdirSync, readFileSync } from 'node:fs'
 import {
-  MAX_MESSAGE_CHARS,
+  MAX_NOTIFICATION_MESSAGE_CHARS,
   MAX_NAME_CHARS,
   readNotification,
   type Controller,
@@ -551,7 +551,7 @@ function expectSafe(result: ReturnType<typeof readNotification>): void {
   for (const text of stringsOf(rest)) expect(text).not.toMatch(UNSEEN)
   expect(message ?? '').not.toMatch(UNSAFE_IN_MESSAGE)
   // Characters, as a message is cut: an astral one is two UTF-16 units.
-  expect(Array.from(message ?? '').length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS)
+  expect(Array.from(message ?? '').length).toBeLessThanOrEqual(MAX_NOTIFICATION_MESSAGE_CHARS)
   for (const name of [service, environment].filter(name => name !== undefined)) {
     expect(name.length).toBeLessThanOrEqual(MAX_NAME_CHARS)
     expect(() => parseText(Inputs.Service, name, false)).not.toThrow()
@@ -589,7 +589,7 @@ describe('hostile text in any field', () => {
   it('a megabyte message is cut, and cut before its first unsafe character', () => {
     const long = `line one\nline two\t${'x'.repeat(1_000_000)}`
     const body = edited('flux-kustomization-failed', { message: long })
-    expect(read('flux', body).message).toHaveLength(MAX_MESSAGE_CHARS)
+    expect(read('flux', body).message).toHaveLength(MAX_NOTIFICATION_MESSAGE_CHARS)
     withValueAt(body, ['message'], 'health check failed\u001b[31m red\u202e')
     expect(read('flux', body).message).toBe('health check failed…')
   })

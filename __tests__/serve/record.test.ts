@@ -1,14 +1,17 @@
 /**
  * The receiver's seam to the core: against the emulator, a deploy's change as every door builds
- * it, sent once, and what each answer means (sent, wait, or drop); over a real state folder, with
- * the service's answers given in turn, the sender's order, backoff and its bounds, the rejected key
- * said once, and what is dropped and counted.
+ * it, what it shipped read once from the fake GitHub API, sent once, and what each answer means
+ * (sent, wait, or drop); over a real state folder, with the service's answers given in turn, the
+ * sender's order, backoff and its bounds, the rejected key said once, and what is dropped and
+ * counted.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Emulator } from '../../emulator/emulator.ts'
+import { FakeGitHub, GitHubFaults } from '../../emulator/github.ts'
+import { trustTestCertificate } from '../../emulator/tls.ts'
 import { ServiceError } from '../../src/errors.ts'
 import { hasUnsafeCharacter } from '../../src/helpers/text.ts'
 import { Redactor } from '../../src/redact.ts'
@@ -19,20 +22,38 @@ import {
   type Notification
 } from '../../src/serve/notifications.ts'
 import {
-  outcomeOf,
+  failedAttempt,
   sendWaiting,
   serviceRecorder,
-  type Recorded,
+  type SendAttempt,
   type Recorder
 } from '../../src/serve/record.ts'
 import { Metrics } from '../../src/serve/server.ts'
 import { StateFolder } from '../../src/serve/state.ts'
+import type { ConfiguredForge } from '../../src/shipped/forge-lookup.ts'
 import { closedPort, startLoopback } from '../support/loopback.ts'
 import { useEmulator } from '../support/use-emulator.ts'
+import { SHOP_REPOSITORY, SHOP_TOKEN } from './fixtures/shop-repository.ts'
 
 let emulator: Emulator
 useEmulator(started => {
   emulator = started
+})
+let github: FakeGitHub
+beforeAll(async () => {
+  const cert = await trustTestCertificate()
+  github = await FakeGitHub.start({ repository: SHOP_REPOSITORY, token: SHOP_TOKEN, cert })
+})
+beforeEach(() => github.reset())
+afterAll(() => github.close())
+
+/** github.com's repositories, read through the fake API. */
+const GITHUB = (): ConfiguredForge => ({
+  forge: 'github',
+  serverUrl: 'https://github.com',
+  apiUrl: github.url,
+  token: SHOP_TOKEN,
+  advice: { tokenInput: 'GITHUB_TOKEN' }
 })
 
 const advice = {
@@ -41,17 +62,26 @@ const advice = {
   checkApiKey: 'check the key'
 }
 let recorders: Recorder[] = []
+/** What the recorders logged. */
+let logged: Array<[string, string]> = []
 afterEach(() => {
   for (const recorder of recorders) recorder.close()
   recorders = []
+  logged = []
 })
 
-function recorder(baseUrl = emulator.url, apiKey = emulator.apiKey): Recorder {
+function recorder(
+  baseUrl = emulator.url,
+  apiKey = emulator.apiKey,
+  forges: ConfiguredForge[] = []
+): Recorder {
   const made = serviceRecorder({
     baseUrl: new URL(baseUrl),
     apiKey,
     redactor: new Redactor(),
-    advice
+    advice,
+    forges,
+    log: (level, message) => logged.push([level, message])
   })
   recorders.push(made)
   return made
@@ -120,6 +150,13 @@ describe('a change sent', () => {
     expect(JSON.parse(sent.custom_metadata).remediation).toEqual({ type: 'rollback', of: '1.4.0' })
   })
 
+  it('records a Flux rollback as one when no earlier version of its object was seen', async () => {
+    await recorder().record(changeOf('flux', 'flux-helmrelease-rollback-succeeded'))
+    const [sent] = stored()
+    expect(sent.labels.split(',')).toEqual(['outcome:success', 'remediation:rollback'])
+    expect(JSON.parse(sent.custom_metadata).remediation).toEqual({ type: 'rollback' })
+  })
+
   it('carries no raw control character, whatever the notification held', async () => {
     const hostile = '\u001b[31m\r\n::error::x\u2028\u202e'
     await recorder().record(
@@ -130,6 +167,33 @@ describe('a change sent', () => {
     )
     const body = emulator.requestsTo('POST /v2/change')[0].body
     expect(hasUnsafeCharacter(body)).toBe(false)
+  })
+})
+
+describe('what a deploy shipped', () => {
+  const healthy = () => changeOf('argocd', 'argocd-sync-healthy')
+
+  it('is read from its forge once, however many times its change is sent', async () => {
+    emulator.inject('POST /v2/change', { status: 503 })
+    const made = recorder(emulator.url, emulator.apiKey, [GITHUB()])
+    expect(await made.record(healthy())).toMatchObject({ keyRejected: false })
+    expect(await made.record(healthy())).toEqual({ sent: stored()[0].id })
+    expect(github.requestsTo('GET /repos/*/*/compare/*')).toHaveLength(1)
+    expect(JSON.parse(stored()[0].custom_metadata).argocd.commit_count).toBe(3)
+  })
+
+  it('that cannot be read is one warning, and the change is recorded saying so', async () => {
+    github.inject('GET /repos/*/*/compare/*', GitHubFaults.badCredentials)
+    await recorder(emulator.url, emulator.apiKey, [GITHUB()]).record(healthy())
+    expect(logged).toEqual([
+      [
+        'warn',
+        'argocd argocd/shop: Could not look up everything this change ships: GET /repos/acme/shop-deploy/compare/5b8c6fb6f598dd77740de8792ca22640e4430078...f1eb0a49d4b51073a1d34d13d0a71450527ace27 answered HTTP 401 ("Bad credentials"): the token was not accepted: check GITHUB_TOKEN. The change is recorded without the commits it ships.'
+      ]
+    ])
+    const metadata = JSON.parse(stored()[0].custom_metadata).argocd
+    expect(metadata).toMatchObject({ commits_complete: false, risk_complete: false })
+    expect(metadata.commits).toBeUndefined()
   })
 })
 
@@ -192,13 +256,13 @@ describe('an answer', () => {
   })
 
   it('other than the service’s (a bug) makes the change wait', () => {
-    expect(outcomeOf(new Error('boom'))).toEqual({ wait: 'boom', keyRejected: false })
+    expect(failedAttempt(new Error('boom'))).toEqual({ wait: 'boom', keyRejected: false })
     const redirect = new ServiceError('moved', {
       call: 'POST /v2/change',
       kind: 'protocol',
       status: 302
     })
-    expect(outcomeOf(redirect)).toEqual({ wait: 'moved', keyRejected: false })
+    expect(failedAttempt(redirect)).toEqual({ wait: 'moved', keyRejected: false })
   })
 })
 
@@ -215,9 +279,9 @@ function keyed(key: string): DeployChange {
   return { key, notification }
 }
 
-const sent = (id: string): Recorded => ({ sent: id })
-const down: Recorded = { wait: 'POST /v2/change failed with HTTP 503.', keyRejected: false }
-const rejectedKey: Recorded = { wait: 'The service rejected the API key.', keyRejected: true }
+const sent = (id: string): SendAttempt => ({ sent: id })
+const down: SendAttempt = { wait: 'POST /v2/change failed with HTTP 503.', keyRejected: false }
+const rejectedKey: SendAttempt = { wait: 'The service rejected the API key.', keyRejected: true }
 
 describe('the sender', () => {
   let dir: string
@@ -239,7 +303,7 @@ describe('the sender', () => {
    * A sender whose service gives `answers` in turn, then stops it: the keys it was asked to
    * record, the waits it slept, what it logged and counted. `now` is the clock it reads.
    */
-  async function sendAll(answers: Recorded[], now = 0) {
+  async function sendAll(answers: SendAttempt[], now = 0) {
     const asked: string[] = []
     const slept: number[] = []
     const lines: Array<[string, string]> = []
@@ -273,7 +337,7 @@ describe('the sender', () => {
 
   it('keeps the oldest waiting while the service is down, backing off from 1 s to 5 min', async () => {
     await state.update([keyed('a'), keyed('b')], 0)
-    const answers = [...new Array<Recorded>(12).fill(down), sent('1')]
+    const answers = [...new Array<SendAttempt>(12).fill(down), sent('1')]
     const { asked, slept, lines } = await sendAll(answers)
     expect(asked).toEqual([...new Array<string>(13).fill('a')])
     expect(slept).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300].map(s => s * 1000))

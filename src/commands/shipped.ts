@@ -55,6 +55,8 @@ export function changedFiles(includeCommits: boolean, shipped: Shipped | undefin
   if (files.complete) return files
   if (shipped.readFrom === 'git')
     return { ...files, reason: 'the lookup read the paths within its bounds' }
+  if (shipped.forge?.kind === 'gitlab')
+    return { ...files, reason: "GitLab's compare lists the files within its bounds" }
   return { ...files, reason: `GitHub's compare lists at most ${MAX_COMPARE_FILES} files` }
 }
 
@@ -85,9 +87,14 @@ export function logShipped(report: Report, shipped: Shipped | undefined): void {
     shipped.compareUrl,
     shipped.readFrom === 'git'
       ? 'read from the checkout'
-      : plural(shipped.apiCalls, 'GitHub API call')
+      : plural(shipped.apiCalls, `${forgeName(shipped.forge)} API call`)
   ].filter(Boolean)
   report.info(`What the change ships: ${found.join(', ')}.`)
+}
+
+/** The forge whose API a lookup asked: GitHub's, unless it read GitLab's. */
+function forgeName(forge: Shipped['forge']): string {
+  return forge?.kind === 'gitlab' ? 'GitLab' : 'GitHub'
 }
 
 /** The commits with their pull requests, as a table; each short SHA links to its commit page. */

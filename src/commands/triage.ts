@@ -12,12 +12,12 @@ import type { Remediation } from '../triage/remediation.ts'
 import { triage, type Triage } from '../triage/triage.ts'
 import { shortSha } from '../describe.ts'
 import type { Report } from '../report.ts'
+import type { Settings } from '../settings.ts'
 import type { Link, SummaryRow } from '../summary.ts'
-import type { CommandContext } from './command.ts'
 import { changedFiles } from './shipped.ts'
 
 export function findTriage(
-  { settings, run }: CommandContext,
+  { settings, run }: { settings: Pick<Settings, 'includeCommits' | 'triage'>; run: RunDefaults },
   shipped: Shipped | undefined
 ): Triage {
   const changed = changedFiles(settings.includeCommits, shipped)
@@ -125,6 +125,7 @@ function remediationText(remediation: Remediation): string {
     const reverted = remediation.reverts.map(ref => shortSha(ref)).join(', ')
     return reverted ? `revert of ${reverted}` : 'revert'
   }
+  if (remediation.of === undefined) return remediation.type
   const of = remediation.type === 'rollback' ? shortSha(remediation.of) : remediation.of
   return `${remediation.type} of ${of}`
 }

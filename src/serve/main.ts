@@ -11,6 +11,7 @@ import { errorMessage, InputError } from '../errors.ts'
 import { plural } from '../helpers/text.ts'
 import { ACTION_VERSION } from '../package.ts'
 import { Redactor } from '../redact.ts'
+import type { ConfiguredForge } from '../shipped/forge-lookup.ts'
 import { safeLine } from '../report.ts'
 import type { Env } from '../settings.ts'
 import { parseBaseUrl } from '../values/base-url.ts'
@@ -39,7 +40,13 @@ const VARIABLES = {
   baseUrl: 'CHANGE_TRACKING_BASE_URL',
   port: 'CHANGE_TRACKING_PORT',
   stateDir: 'CHANGE_TRACKING_STATE_DIR',
-  secret: 'CHANGE_TRACKING_WEBHOOK_SECRET'
+  secret: 'CHANGE_TRACKING_WEBHOOK_SECRET',
+  // What shipped: GitHub's as its own runners name them, and GitLab's.
+  githubServer: 'GITHUB_SERVER_URL',
+  githubApi: 'GITHUB_API_URL',
+  githubToken: 'GITHUB_TOKEN',
+  gitlabServer: 'GITLAB_URL',
+  gitlabToken: 'GITLAB_TOKEN'
 }
 /** What a failure to reach the service tells whoever runs the receiver to do. */
 const ADVICE = {
@@ -65,8 +72,9 @@ interface Flags {
 /** Runs the receiver until SIGTERM or SIGINT; resolves with the exit status. */
 export async function serve(argv: readonly string[], env: Env, io: Io): Promise<number> {
   const redactor = new Redactor()
-  for (const secret of [env[VARIABLES.apiKey], env[VARIABLES.secret]])
-    if (secret) redactor.add(secret)
+  const { githubToken, gitlabToken } = VARIABLES
+  for (const name of [VARIABLES.apiKey, VARIABLES.secret, githubToken, gitlabToken])
+    redactor.add(env[name] ?? '')
   const say = (line: string): void => io.stderr(safeLine(redactor, line))
   const flags = readFlags(argv, io, say)
   if (typeof flags === 'number') return flags
@@ -89,8 +97,8 @@ export async function serve(argv: readonly string[], env: Env, io: Io): Promise<
     log('warn', `${plural(state.skipped, 'unreadable line')} of the queue skipped.`)
   }
   const metrics = new Metrics()
-  const { baseUrl, apiKey, secret, host } = settings
-  const recorder = serviceRecorder({ baseUrl, apiKey, redactor, advice: ADVICE })
+  const { baseUrl, apiKey, secret, host, forges } = settings
+  const recorder = serviceRecorder({ baseUrl, apiKey, redactor, advice: ADVICE, forges, log })
   const server = createReceiverServer({ secret, state, metrics, log, clock: Date.now })
   server.listen(settings.port, host)
   const listening = await once(server, 'listening').catch((error: unknown) => error as Error)
@@ -190,11 +198,35 @@ async function start(flags: Flags, env: Env, cwd: string, redactor: Redactor) {
   const baseUrlName = flags.baseUrl === undefined ? VARIABLES.baseUrl : '--base-url'
   const rawBaseUrl = flags.baseUrl ?? env[VARIABLES.baseUrl] ?? ''
   const baseUrl = inputOf(baseUrlName, () => parseBaseUrl(rawBaseUrl))
+  const forges = forgesOf(env)
   const stateDir = resolve(cwd, flags.stateDir ?? env[VARIABLES.stateDir] ?? DEFAULT_STATE_DIR)
   const state = await StateFolder.open(stateDir, applyInput).catch((error: unknown) => {
     throw new Error(`The state folder (--state-dir): ${errorMessage(error)}`)
   })
-  return { settings: { port, host: flags.host, secret, apiKey, baseUrl }, state }
+  return { settings: { port, host: flags.host, secret, apiKey, baseUrl, forges }, state }
+}
+
+/** GitHub's (github.com unless said otherwise), and GitLab's when GITLAB_URL names its server. */
+function forgesOf(env: Env): ConfiguredForge[] {
+  const url = (name: string, fallback = '') => {
+    const value = env[name] || fallback
+    if (value && URL.parse(value)?.protocol !== 'https:') {
+      throw new Error(`${name} must be an https:// address, as its token may be sent there.`)
+    }
+    return value.endsWith('/') ? value.slice(0, -1) : value
+  }
+  const github: ConfiguredForge = {
+    forge: 'github',
+    serverUrl: url(VARIABLES.githubServer, 'https://github.com'),
+    apiUrl: url(VARIABLES.githubApi, 'https://api.github.com'),
+    token: env[VARIABLES.githubToken] ?? '',
+    advice: { tokenInput: VARIABLES.githubToken }
+  }
+  const gitlab = url(VARIABLES.gitlabServer)
+  if (!gitlab) return [github]
+  const token = env[VARIABLES.gitlabToken] ?? ''
+  const advice = { tokenInput: VARIABLES.gitlabToken }
+  return [github, { forge: 'gitlab', serverUrl: gitlab, apiUrl: `${gitlab}/api/v4`, token, advice }]
 }
 
 /** A parser's value, or its refusal in the receiver's words: the flag or variable it came from. */

@@ -52,7 +52,7 @@ export const MAX_NAME_CHARS = 253
 /** A longer revision, URL, image or metadata value is absent. */
 const MAX_VALUE_CHARS = 512
 /** Helm appends its logs to a failure's message. */
-export const MAX_MESSAGE_CHARS = 1000
+export const MAX_NOTIFICATION_MESSAGE_CHARS = 1000
 /** Summary images, sources, the latest history entries. */
 const MAX_LIST_ITEMS = 100
 /** Argo CD's other sources, Flux's other metadata. */
@@ -307,10 +307,10 @@ function kubernetesName(value: unknown): string | undefined {
   return text !== undefined && KUBERNETES_NAME.test(text) ? text : undefined
 }
 
-/** Text of several lines, cut to MAX_MESSAGE_CHARS and before any character unsafe in it. */
+/** Text of several lines, cut to its bound and before any character unsafe in it. */
 function message(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined
-  const cut = truncateText(value, MAX_MESSAGE_CHARS)
+  const cut = truncateText(value, MAX_NOTIFICATION_MESSAGE_CHARS)
   const unsafe = cut.search(UNSAFE_IN_MESSAGE)
   const text = unsafe === -1 ? cut : `${cut.slice(0, unsafe)}…`
   return text.trim() || undefined

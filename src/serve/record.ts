@@ -1,17 +1,20 @@
 /**
  * The receiver's one seam to the core: each waiting change, oldest first, built as every door
- * builds one (its metadata under "argocd" or "flux"), sent once, and kept waiting or dropped as
- * the service's answer says.
+ * builds one (its metadata under "argocd" or "flux", with what shipped and its triage), sent
+ * once, and kept waiting or dropped as the service's answer says.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { buildChangeRequest, type ChangeBasis, type RunDefaults } from '../change.ts'
+import { findTriage } from '../commands/triage.ts'
 import { formatDuration, type DeployRecord } from '../deploy.ts'
 import { attempt, errorMessage, ServiceError } from '../errors.ts'
 import { formatSeconds, plural } from '../helpers/text.ts'
 import { ACTION_NAME, ACTION_VERSION } from '../package.ts'
 import { ServiceClient, type ChangeRequest } from '../service/client.ts'
 import { Transport, type TransportOptions } from '../service/transport.ts'
-import type { ChangeFields } from '../settings.ts'
+import type { ChangeFields, Settings } from '../settings.ts'
+import type { ConfiguredForge, RemoteLookup } from '../shipped/forge-lookup.ts'
+import type { Remediation } from '../triage/remediation.ts'
 import { parseArtifact } from '../values/artifact.ts'
 import type { DeployChange } from './deploys.ts'
 import type { Log, Metrics } from './server.ts'
@@ -34,19 +37,30 @@ export const SEND_POLICY = {
   clock: Date.now
 }
 
+/** The triage settings of a run given no input: built-in risk paths, issue keys of any prefix. */
+const TRIAGE_DEFAULTS: Pick<Settings, 'includeCommits' | 'triage'> = {
+  includeCommits: true,
+  triage: { issueKeys: 'auto', autoLabels: true }
+}
+
 /** What one attempt came to: the change's id, why it waits, or why it is dropped. */
-export type Recorded = { sent: string } | { wait: string; keyRejected: boolean } | { drop: string }
+export type SendAttempt =
+  { sent: string } | { wait: string; keyRejected: boolean } | { drop: string }
 
 export interface Recorder {
-  /** Sends the change once; never throws. */
-  record: (change: DeployChange) => Promise<Recorded>
-  /** Ends the attempt under way (its change waits for the next start); nothing more is sent. */
+  /** Looks up what the change shipped (once), then sends it once; never throws. */
+  record: (change: DeployChange) => Promise<SendAttempt>
+  /** Ends what is under way (the change waits for the next start); nothing more is sent. */
   close: () => void
 }
 
-type Service = Pick<TransportOptions, 'baseUrl' | 'apiKey' | 'redactor' | 'advice'>
+type Service = Pick<TransportOptions, 'baseUrl' | 'apiKey' | 'redactor' | 'advice'> & {
+  forges: readonly ConfiguredForge[]
+  /** Where a lookup that fell short says so, in one warning. */
+  log: Log
+}
 
-export function serviceRecorder(service: Service): Recorder {
+export function serviceRecorder({ forges, log, ...service }: Service): Recorder {
   const transport = new Transport({
     ...service,
     timeoutMs: ATTEMPT_TIMEOUT_MS,
@@ -56,15 +70,29 @@ export function serviceRecorder(service: Service): Recorder {
     retry: { outageBudgetMs: Number.POSITIVE_INFINITY }
   })
   const client = new ServiceClient(transport)
+  const closing = new AbortController()
+  // A change that waits for the service is sent again and again: its forge is asked once.
+  let built: { key: string; request: ChangeRequest } | undefined
   return {
     async record(change) {
+      if (built?.key !== change.key) {
+        const { lookUpRemote } = await import('../shipped/forge-lookup.ts')
+        const found = await lookUpRemote(forges, { ...change.notification, signal: closing.signal })
+        const { controller, object } = change.notification
+        if (found.warning)
+          log('warn', `${controller} ${object}: ${found.warning}`, { controller, object })
+        built = { key: change.key, request: changeRequest(change, found) }
+      }
       try {
-        return { sent: await client.createChange(changeRequest(change)) }
+        return { sent: await client.createChange(built.request) }
       } catch (error) {
-        return outcomeOf(error)
+        return failedAttempt(error)
       }
     },
-    close: () => transport.close()
+    close: () => {
+      closing.abort()
+      transport.close()
+    }
   }
 }
 
@@ -73,7 +101,7 @@ export function serviceRecorder(service: Service): Recorder {
  * may have stored it: either is dropped, as sending it again cannot help or may record it twice.
  * Anything else (a redirect, an untrusted certificate) waits for whoever runs the receiver.
  */
-export function outcomeOf(error: unknown): Recorded {
+export function failedAttempt(error: unknown): SendAttempt {
   const status = error instanceof ServiceError ? error.status : undefined
   const said = errorMessage(error)
   const refused =
@@ -84,12 +112,15 @@ export function outcomeOf(error: unknown): Recorded {
 }
 
 /**
- * The change a deploy makes, from what its notification says. What shipped (the forge's commits
- * and pull requests between the previous deploy and this one, and their triage) joins `basis`
- * here, looked up before the change is built.
+ * The change a deploy makes, from what its notification says and what it shipped, with its
+ * triage as the other doors find it. The controller's own word for a rollback (Argo CD's earlier
+ * history entry, Flux's RollbackSucceeded) stands even when the previous version is unknown.
  */
-export function changeRequest({ notification }: DeployChange): ChangeRequest {
-  const { controller, startedAt, finishedAt, outcome, status } = notification
+export function changeRequest(
+  { notification }: DeployChange,
+  { shipped, links }: Pick<RemoteLookup, 'shipped' | 'links'>
+): ChangeRequest {
+  const { controller, startedAt, finishedAt, outcome, status, previousVersion } = notification
   const fields: ChangeFields = {
     service: notification.service,
     environment: notification.environment,
@@ -106,25 +137,22 @@ export function changeRequest({ notification }: DeployChange): ChangeRequest {
         status,
         message: notification.message,
         repository: notification.repository,
-        previous_version: notification.previousVersion,
+        previous_version: previousVersion,
         ...notification.metadata
       }
     },
     outcome: { outcome, status },
+    links,
     runLink: notification.link,
     workspace: ''
   }
   const deploy: DeployRecord | undefined =
     finishedAt === undefined ? undefined : { outcome, status, startedAt, finishedAt }
-  const rollbackOf = notification.rollback ? notification.previousVersion : undefined
-  const remediation =
-    rollbackOf === undefined ? undefined : { type: 'rollback' as const, of: rollbackOf }
-  const basis: ChangeBasis = {
-    run,
-    deploy,
-    recordedAt: Date.now(),
-    triage: remediation && { riskComplete: false, remediation }
-  }
+  const found = findTriage({ settings: TRIAGE_DEFAULTS, run }, shipped)
+  // Flux does not say what it rolled back from: `of` is absent when no earlier version was seen.
+  const rollback: Remediation = { type: 'rollback', of: previousVersion }
+  const triage = notification.rollback ? { ...found, remediation: rollback } : found
+  const basis: ChangeBasis = { run, shipped, deploy, recordedAt: Date.now(), triage }
   return buildChangeRequest(fields, basis, {
     githubMetadata: true,
     otelAttributes: true,
@@ -177,7 +205,7 @@ export async function sendWaiting(sending: Sending, signal: AbortSignal): Promis
   }
 
   /** Sends the change, unless it waited too long; says what became of it. */
-  async function sendOrDrop(entry: Waiting): Promise<Recorded | { expired: true }> {
+  async function sendOrDrop(entry: Waiting): Promise<SendAttempt | { expired: true }> {
     const change = state.read(entry)
     const { controller, object, service, outcome, deployKey } = change.notification
     const what = `${controller} ${object} (${service}, ${outcome})`

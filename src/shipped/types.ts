@@ -88,7 +88,7 @@ export const compareUrl = ({ web, kind }: Forge, from: string, to: string): stri
     FORGE_PAGES[kind][0].replace(/FROM|TO/g, end => encodeURIComponent(end === 'FROM' ? from : to))
 
 export interface Shipped {
-  /** Where it was read: the checkout's history with git; GitHub's API when absent. */
+  /** Where it was read: the checkout's history with git; a forge's API when absent. */
   readFrom?: 'git'
   /** The full SHA of the previous deploy, and which rule found it. */
   previousSha?: string
@@ -121,7 +121,7 @@ export interface Shipped {
   forge?: Forge
   /** When the current workflow run started (ISO 8601), when read. */
   runStartedAt?: string
-  /** GitHub API calls made. */
+  /** Calls made to the forge's API, GitHub's or GitLab's. */
   apiCalls: number
 }
 

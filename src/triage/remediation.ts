@@ -13,8 +13,8 @@ export const MAX_REVERTED_SUBJECT_CHARS = 100
 export type Remediation =
   /** The `remediates` input: the change id or version this deploy fixes. */
   | { type: 'fix'; of: string }
-  /** The deploy is older than the previous one, whose SHA is `of`. */
-  | { type: 'rollback'; of: string }
+  /** The deploy is older than the previous one, whose SHA (or version) is `of`, when known. */
+  | { type: 'rollback'; of?: string }
   /**
    * What is reverted, as the texts name it, in order: a commit's SHA (lowercase), a pull request
    * (`#N`, `owner/repo#N`) or a subject in quotes; empty when they name nothing.
