@@ -63,7 +63,12 @@ export type Section =
   /** A titled two-column table; with an outcome, a dry run's title says it: "Heartbeat (not sent)". */
   | { table: string; rows: readonly SummaryRow[]; outcome?: Outcome }
   /** A titled table with a header row; in a dry run an answer's cell says what was not done. */
-  | { list: string; headers: readonly string[]; rows: ReadonlyArray<readonly Cell[]>; outcome?: Outcome }
+  | {
+      list: string
+      headers: readonly string[]
+      rows: ReadonlyArray<readonly Cell[]>
+      outcome?: Outcome
+    }
   /** A line of text. */
   | { note: string }
 

@@ -258,7 +258,9 @@ describe('readSettings', () => {
           [Inputs.BaseUrl]: `https://change-tracking.test/${encodeURIComponent(key)}/`
         })
       )
-      expect(error.message).toContain("contains the API key's value: give the key only as the API key")
+      expect(error.message).toContain(
+        "contains the API key's value: give the key only as the API key"
+      )
       expect(error.message).not.toContain(encodeURIComponent(key))
     })
 

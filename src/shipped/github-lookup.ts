@@ -34,7 +34,13 @@ export async function lookUpWithGitHub(
     }
   }
   const forge = { kind: 'github', web: `${options.serverUrl}/${options.repository}` } as const
-  const shippedOf = ({ previous, range, titles, runStartedAt, apiCalls }: GitHubFound): Shipped => ({
+  const shippedOf = ({
+    previous,
+    range,
+    titles,
+    runStartedAt,
+    apiCalls
+  }: GitHubFound): Shipped => ({
     ...emptyShipped(),
     ...(previous && {
       source: previous.source,
