@@ -103,6 +103,8 @@ export function buildProgram(
 ): Program {
   const program = new Program('change-tracking')
     .description('Record deploys as changes in the change-tracking service, from any CI.')
+    // The receiver has a door of its own, routed before these commands are parsed.
+    .addHelpText('after', "\nArgo CD's and Flux's deploys: change-tracking serve --help")
     .version(version)
     .exitOverride()
     .configureOutput(output)
