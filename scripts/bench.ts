@@ -4,7 +4,8 @@
  * `npm run bench -- --write-docs` also writes the table into docs/development.md between the bench
  * markers;
  * `--dist DIR` measures a bundle built elsewhere (e.g. ncc build src/index.ts -o DIR --minify);
- * `--only executable` measures the standalone executable's figure alone (npm run binaries first).
+ * `--only executable` measures the standalone executable's figure alone (npm run binaries first);
+ * `--only receiver` measures the receiver's two figures alone.
  *
  * 1. Cold start: the action recording one change, against a script doing the same single HTTPS
  *    POST, and against the toolkit floor: that POST from a script that loads @actions/core's
@@ -26,6 +27,11 @@
  *    1,000-commit range of a 10,000-commit history.
  * 10. A large deploy on the command line: `change-tracking change` in a generated repository, a
  *    2,000-commit range that changes 10,000 paths, with every risk category its paths call for.
+ * 11. The receiver (`change-tracking serve`, from dist/cli.cjs): Argo CD notifications of distinct
+ *    deploys accepted per second with the service answering, each then checked recorded once.
+ * 12. The receiver's peak memory holding 10,000 waiting changes (the service unreachable), against
+ *    the same receiver holding none.
+ * Figures 11 and 12 are n/a when the measured dist/ has no cli.cjs.
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { get } from 'node:https'
@@ -40,9 +46,20 @@ import { BINARIES_DIR, executableName, officialNode, SEA_NODE_VERSION } from './
 import { Emulator } from '../emulator/emulator.ts'
 import { gitEnvironment } from '../src/shipped/git.ts'
 import { lookUpInCheckout } from '../src/shipped/git-lookup.ts'
+import { MAX_WAITING_CHANGES } from '../src/serve/state.ts'
 import { FakeGitHub } from '../emulator/github.ts'
 import { sampleRepository } from '../emulator/github-sample.ts'
 import { testCertificate } from '../emulator/tls.ts'
+import {
+  argoCdDeploys,
+  memoryOf,
+  metric,
+  metricReaches,
+  postToArgoCd,
+  startReceiver,
+  unreachableService,
+  type Receiver
+} from './bench-receiver.ts'
 import {
   actionInputs,
   gitlabJob,
@@ -94,6 +111,26 @@ const MAX_RUN_ADDED_MS = 50
 const MAX_EXECUTABLE_CHANGE_RATIO = 1.3
 /** Interleaved pairs for the executable's start-up. */
 const EXECUTABLE_PAIRS = 15
+
+/** Distinct deploys posted to the receiver with the service answering, this many in flight. */
+const RECEIVER_DEPLOYS = 3_000
+const RECEIVER_IN_FLIGHT = 8
+/**
+ * … the receiver accepts at least 100 notifications a second with the service answering: each is
+ * answered once it is synced to disk, while the changes go out to the service beside it. This
+ * 2-core machine did 270 to 820 with other work on it, so a slower disk or a busy neighbour leaves
+ * room, and a receiver several times as slow per notification misses. A cluster needs far less
+ * (Argo CD and Flux notify a few times per deploy): the figure guards what a notification costs.
+ */
+const MIN_RECEIVER_ACCEPTED_PER_SECOND = 100
+/**
+ * … and holding the most changes it lets wait, its resident memory peaks at most 200 MiB: below
+ * the 256 MiB limit of the Kubernetes manifest (deploy/kubernetes/deployment.yaml) with room to
+ * spare, as an outage of the service is when it holds the most and must not be killed.
+ */
+const MAX_RECEIVER_WAITING_MIB = 200
+/** The receiver's changes all reach the service within this long of the last one accepted. */
+const RECEIVER_DRAIN_TIMEOUT_MS = 120_000
 
 /** The command line's bundle in dist/: not part of the action, so not in the action's size. */
 const CLI_BUNDLE = 'cli.cjs'
@@ -149,8 +186,8 @@ async function main(): Promise<void> {
       only: { type: 'string' }
     }
   })
-  if (values.only !== undefined && values.only !== 'executable') {
-    throw new Error(`--only ${values.only}: the one figure measured alone is 'executable'`)
+  if (values.only !== undefined && !['executable', 'receiver'].includes(values.only)) {
+    throw new Error(`--only ${values.only}: the figures measured alone are executable and receiver`)
   }
   const dist = resolve(values.dist)
   const entry = join(dist, 'index.js')
@@ -213,6 +250,10 @@ async function main(): Promise<void> {
   try {
     if (values.only === 'executable') {
       figures.push(...(await measureExecutable(work, cliEnv, baselineEnv, emulator)))
+      return printFigures(figures, false)
+    }
+    if (values.only === 'receiver') {
+      figures.push(...(await measureReceiver(work, cliEntry, certificate.certPath, emulator)))
       return printFigures(figures, false)
     }
     // 1. Cold start, interleaved so that machine noise hits both sides alike.
@@ -378,6 +419,7 @@ async function main(): Promise<void> {
     figures.push(await measureGitLookup(work))
     if (hasCli) figures.push(await measureLargeDeploy(work, cliEntry, cliEnv, emulator))
     figures.push(...(await measureExecutable(work, cliEnv, baselineEnv, emulator)))
+    figures.push(...(await measureReceiver(work, cliEntry, certificate.certPath, emulator)))
   } finally {
     await Promise.all([emulator.close(), github.close()])
     rmSync(work, { recursive: true, force: true })
@@ -751,6 +793,123 @@ async function measureExecutable(
       value: ratio(times.uncached).toFixed(2),
       target: '',
       pass: undefined
+    }
+  ]
+}
+
+/**
+ * 11 and 12. The receiver as its users run it: `serve` of the bundled command line, posted
+ * distinct Argo CD deploys over loopback with RECEIVER_IN_FLIGHT in flight. First with the
+ * emulator answering: the 202s per second of wall time, void unless the emulator then holds each
+ * deploy's change exactly once. Then with the service unreachable, until MAX_WAITING_CHANGES
+ * wait: the peak of its resident memory, against its memory just started; SIGTERM then ends
+ * each with status 0.
+ */
+async function measureReceiver(
+  work: string,
+  cliEntry: string,
+  caCertPath: string,
+  emulator: Emulator
+): Promise<Figure[]> {
+  const throughputName = `Receiver: notifications accepted per second, the service answering (${RECEIVER_DEPLOYS.toLocaleString('en')} deploys, ${RECEIVER_IN_FLIGHT} in flight)`
+  const memoryName = `Receiver: peak memory holding ${MAX_WAITING_CHANGES.toLocaleString('en')} waiting changes (the service unreachable)`
+  const throughputTarget = `≥ ${MIN_RECEIVER_ACCEPTED_PER_SECOND} per second`
+  const memoryTarget = `≤ ${MAX_RECEIVER_WAITING_MIB} MiB`
+  if (!existsSync(cliEntry) || process.platform !== 'linux') {
+    const na = {
+      measured: '',
+      baseline: '',
+      value: `n/a (it needs ${cliEntry}, and Linux's /proc)`
+    }
+    return [
+      { name: throughputName, ...na, target: throughputTarget, pass: undefined },
+      { name: memoryName, ...na, target: memoryTarget, pass: undefined }
+    ]
+  }
+  const secret = 'bench-webhook-secret-0123456789'
+  /** A receiver of its own folder, given to `use`; SIGTERM then ends it, with status 0. */
+  const withReceiver = async <T>(
+    baseUrl: string,
+    use: (receiver: Receiver) => Promise<T>
+  ): Promise<T> => {
+    const env = {
+      PATH: process.env['PATH'],
+      HOME: process.env['HOME'],
+      NODE_EXTRA_CA_CERTS: caCertPath,
+      CHANGE_TRACKING_API_KEY: emulator.apiKey,
+      CHANGE_TRACKING_BASE_URL: baseUrl,
+      CHANGE_TRACKING_WEBHOOK_SECRET: secret
+    }
+    const stateDir = mkdtempSync(join(work, 'receiver-'))
+    const receiver = await startReceiver(cliEntry, env, stateDir, STREAM_TIMEOUT_MS)
+    let result: T
+    try {
+      result = await use(receiver)
+    } catch (error) {
+      await receiver.stop()
+      throw error
+    }
+    check(await receiver.stop(), 'change-tracking serve, stopped by SIGTERM')
+    return result
+  }
+  const acceptAll = async (receiver: Receiver, bodies: string[]): Promise<void> => {
+    const statuses = await postToArgoCd(receiver, secret, bodies, RECEIVER_IN_FLIGHT)
+    const refused = statuses.filter(status => status !== 202)
+    if (refused.length > 0) {
+      const answers = [...new Set(refused)].join(', ')
+      throw new Error(`the receiver answered ${refused.length} of ${bodies.length} with ${answers}`)
+    }
+  }
+
+  emulator.reset()
+  const deploys = argoCdDeploys(RECEIVER_DEPLOYS)
+  const bodies = deploys.map(({ body }) => body)
+  const times = await withReceiver(emulator.url, async receiver => {
+    const started = performance.now()
+    await acceptAll(receiver, bodies)
+    const acceptedMs = performance.now() - started
+    await metricReaches(receiver, 'changes_waiting', 0, RECEIVER_DRAIN_TIMEOUT_MS)
+    return { acceptedMs, recordedMs: performance.now() - started }
+  })
+  const services = [...emulator.changes.values()].map(({ service }) => service)
+  const recorded = new Set(services)
+  if (
+    services.length !== deploys.length ||
+    !deploys.every(({ service }) => recorded.has(service))
+  ) {
+    throw new Error(
+      `the service holds ${services.length} changes, of ${recorded.size} deploys, for the receiver's ${deploys.length}`
+    )
+  }
+  const perSecond = deploys.length / (times.acceptedMs / 1000)
+
+  const mostWaiting = argoCdDeploys(MAX_WAITING_CHANGES).map(({ body }) => body)
+  const memory = await withReceiver(await unreachableService(), async receiver => {
+    const idle = memoryOf(receiver.pid)
+    await acceptAll(receiver, mostWaiting)
+    const waiting = await metric(receiver, 'changes_waiting')
+    if (waiting !== MAX_WAITING_CHANGES) {
+      throw new Error(`the receiver says ${waiting} changes wait, not ${MAX_WAITING_CHANGES}`)
+    }
+    return { idle, held: memoryOf(receiver.pid) }
+  })
+  const mib = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(0)} MiB`
+  return [
+    {
+      name: throughputName,
+      measured: `${RECEIVER_DEPLOYS.toLocaleString('en')} accepted in ${ms(times.acceptedMs)}; all recorded once by ${ms(times.recordedMs)}`,
+      baseline: '',
+      value: `${perSecond.toFixed(0)} per second`,
+      target: throughputTarget,
+      pass: perSecond >= MIN_RECEIVER_ACCEPTED_PER_SECOND
+    },
+    {
+      name: memoryName,
+      measured: `${mib(memory.held.peak)} peak (${mib(memory.held.rss)} resident at the end)`,
+      baseline: `${mib(memory.idle.rss)} (the same receiver just started, none waiting)`,
+      value: mib(memory.held.peak),
+      target: memoryTarget,
+      pass: memory.held.peak <= MAX_RECEIVER_WAITING_MIB * 1024 ** 2
     }
   ]
 }
