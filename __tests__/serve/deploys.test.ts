@@ -8,10 +8,15 @@ import {
   MAX_OBJECTS,
   MAX_RECORDED_KEYS,
   MAX_WAITING_DEPLOYS,
+  memoryFromJson,
+  memoryToJson,
   receive,
   RUNNING_WAIT_MS,
+  type Applied,
   type DeployChange,
-  type DeployMemory
+  type DeployMemory,
+  type MemoryJson,
+  type Succeeded
 } from '../../src/serve/deploys.ts'
 import { readNotification, type Notification } from '../../src/serve/notifications.ts'
 
@@ -32,38 +37,84 @@ function notification(name: string, changes: Record<string, unknown> = {}): Noti
   return result.notification
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const item of Object.values(value)) deepFreeze(item)
-    Object.freeze(value)
-  }
-  return value
-}
-
 /**
- * A receiver's memory between calls: written as JSON and read back, as the state folder keeps
- * it, and frozen, so that a call that changed what it was given would throw.
+ * A receiver's memory between calls: written as JSON and read back, as the state folder keeps it.
+ * Each call changes it in place, and says truly whether it did: a repeat leaves it as it was.
  */
 class Receiver {
   memory: DeployMemory = emptyMemory()
   changes: DeployChange[] = []
 
   receive(notification: Notification, now: number): DeployChange[] {
-    return this.keep(receive(this.stored(), notification, now))
+    return this.step(memory => receive(memory, notification, now))
   }
 
   expire(now: number): DeployChange[] {
-    return this.keep(expire(this.stored(), now))
+    return this.step(memory => expire(memory, now))
   }
 
-  private stored(): DeployMemory {
-    return deepFreeze(JSON.parse(JSON.stringify(this.memory)) as DeployMemory)
+  private step(apply: (memory: DeployMemory) => Applied): DeployChange[] {
+    const stored = JSON.stringify(memoryToJson(this.memory))
+    this.memory = memoryFromJson(JSON.parse(stored) as MemoryJson)
+    const { changed, changes } = apply(this.memory)
+    expect(JSON.stringify(memoryToJson(this.memory)) !== stored).toBe(changed)
+    this.changes.push(...changes)
+    return changes
+  }
+}
+
+/** A Map that counts its work: each lookup or change, and each step through its entries. */
+class CountingMap<K, V> extends Map<K, V> {
+  // Set once the constructor has filled the map: its filling is no work of a step.
+  work = 0
+
+  override has(key: K): boolean {
+    this.work++
+    return super.has(key)
   }
 
-  private keep(result: { memory: DeployMemory; changes: DeployChange[] }): DeployChange[] {
-    this.memory = result.memory
-    this.changes.push(...result.changes)
-    return result.changes
+  override get(key: K): V | undefined {
+    this.work++
+    return super.get(key)
+  }
+
+  override set(key: K, value: V): this {
+    this.work++
+    return super.set(key, value)
+  }
+
+  override delete(key: K): boolean {
+    this.work++
+    return super.delete(key)
+  }
+
+  override forEach(each: (value: V, key: K, map: Map<K, V>) => void): void {
+    for (const [key, value] of this) each(value, key, this)
+  }
+
+  override keys(): MapIterator<K> {
+    return this.counted(super.keys())
+  }
+
+  override values(): MapIterator<V> {
+    return this.counted(super.values())
+  }
+
+  override entries(): MapIterator<[K, V]> {
+    return this.counted(super.entries())
+  }
+
+  override [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.entries()
+  }
+
+  private counted<T>(iterator: MapIterator<T>): MapIterator<T> {
+    const next = iterator.next.bind(iterator)
+    iterator.next = () => {
+      this.work++
+      return next()
+    }
+    return iterator
   }
 }
 
@@ -206,7 +257,7 @@ describe('one change per Argo CD deploy', () => {
     expect(receiver.receive(failed, start)).toHaveLength(1)
     expect(receiver.receive(failed, start + KEY_RETENTION_MS - 1)).toEqual([])
     receiver.expire(start + KEY_RETENTION_MS)
-    expect(receiver.memory.recorded).toEqual([])
+    expect(receiver.memory.recorded.size).toBe(0)
     expect(receiver.receive(failed, start + KEY_RETENTION_MS + 1)).toEqual([])
   })
 })
@@ -286,21 +337,33 @@ describe('one change per Flux deploy', () => {
 })
 
 describe('the memory stays bounded', () => {
-  it('past the waiting bound, the deploy waiting longest is recorded as it stands', () => {
-    const running = (app: number) => ({
-      ...RUNNING,
-      deployKey: `argocd/app-${app}@x`,
-      object: `argocd/app-${app}`
-    })
-    const waiting = Array.from({ length: MAX_WAITING_DEPLOYS }, (_, app) => ({
+  const running = (app: number) => ({
+    ...RUNNING,
+    deployKey: `argocd/app-${app}@x`,
+    object: `argocd/app-${app}`
+  })
+  const waitingAtBound = () =>
+    Array.from({ length: MAX_WAITING_DEPLOYS }, (_, app) => ({
       key: `argocd/app-${app}@x`,
       notification: running(app),
       until: T0 + RUNNING_WAIT_MS
     }))
-    const memory = deepFreeze({ ...emptyMemory(), waiting })
-    const result = receive(memory, running(MAX_WAITING_DEPLOYS), T0)
-    expect(result.memory.waiting).toHaveLength(MAX_WAITING_DEPLOYS)
-    expect(result.changes).toEqual([
+  const keysAtBound = () =>
+    Array.from({ length: MAX_RECORDED_KEYS }, (_, index): [string, number] => [
+      `key-${index}`,
+      T0 + index
+    ])
+  const objectsAtBound = () =>
+    Array.from({ length: MAX_OBJECTS }, (_, index): [string, Succeeded] => [
+      `ns/app-${index}`,
+      { running: 'r' }
+    ])
+
+  it('past the waiting bound, the deploy waiting longest is recorded as it stands', () => {
+    const memory = { ...emptyMemory(), waiting: waitingAtBound() }
+    const { changes } = receive(memory, running(MAX_WAITING_DEPLOYS), T0)
+    expect(memory.waiting).toHaveLength(MAX_WAITING_DEPLOYS)
+    expect(changes).toEqual([
       {
         key: 'argocd/app-0@x',
         notification: expect.objectContaining({ object: 'argocd/app-0', outcome: 'unknown' })
@@ -309,29 +372,40 @@ describe('the memory stays bounded', () => {
   })
 
   it('past the key bound, the oldest keys go first', () => {
-    const recorded = Array.from({ length: MAX_RECORDED_KEYS }, (_, index) => ({
-      key: `key-${index}`,
-      at: T0 + index
-    }))
-    const { memory } = receive(deepFreeze({ ...emptyMemory(), recorded }), HEALTHY, T0 + DAY)
-    const keys = memory.recorded.map(({ key }) => key)
+    const memory = { ...emptyMemory(), recorded: new Map(keysAtBound()) }
+    receive(memory, HEALTHY, T0 + DAY)
+    const keys = [...memory.recorded.keys()]
     expect(keys).toHaveLength(MAX_RECORDED_KEYS)
     expect(keys[0]).toBe('key-1')
     expect(keys.at(-1)).toBe(HEALTHY.deployKey)
   })
 
   it('past the object bound, the least recently deployed go first', () => {
-    const succeeded = Array.from({ length: MAX_OBJECTS }, (_, index) => ({
-      object: `ns/app-${index}`,
-      running: 'r'
-    }))
-    const { memory } = receive(deepFreeze({ ...emptyMemory(), succeeded }), HEALTHY, T0)
-    expect(memory.succeeded).toHaveLength(MAX_OBJECTS)
-    expect(memory.succeeded[0].object).toBe('ns/app-1')
-    expect(memory.succeeded.at(-1)).toEqual({
-      object: HEALTHY.object,
-      running: HEALTHY.version,
-      version: HEALTHY.version
+    const memory = { ...emptyMemory(), succeeded: new Map(objectsAtBound()) }
+    receive(memory, HEALTHY, T0)
+    const objects = [...memory.succeeded]
+    expect(objects).toHaveLength(MAX_OBJECTS)
+    expect(objects[0][0]).toBe('ns/app-1')
+    expect(objects.at(-1)).toEqual([
+      HEALTHY.object,
+      { running: HEALTHY.version, version: HEALTHY.version }
+    ])
+  })
+
+  it('a notification costs the same whatever the memory holds: at the bounds, a few lookups', () => {
+    const recorded = new CountingMap(keysAtBound())
+    const succeeded = new CountingMap(objectsAtBound())
+    const memory = { waiting: waitingAtBound(), recorded, succeeded }
+    const { changed, changes } = receive(memory, HEALTHY, T0 + DAY)
+    expect({ changed, changes }).toEqual({
+      changed: true,
+      changes: [{ key: HEALTHY.deployKey, notification: HEALTHY }]
     })
+    expect([recorded.size, succeeded.size]).toEqual([MAX_RECORDED_KEYS, MAX_OBJECTS])
+    // Its key and object looked up and set, and the oldest of each dropped: no walk through all.
+    expect(recorded.work).toBeLessThanOrEqual(6)
+    expect(succeeded.work).toBeLessThanOrEqual(6)
+    // A repeat looks its key up, and stops.
+    expect(receive(memory, HEALTHY, T0 + DAY)).toEqual({ changed: false, changes: [] })
   })
 })

@@ -289,8 +289,8 @@ describe('the sender', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cta-sender-'))
     // Each input is the changes it adds.
-    state = await StateFolder.open(dir, (memory, input) => ({
-      memory: { ...memory },
+    state = await StateFolder.open(dir, (_, input) => ({
+      changed: true,
       changes: input as DeployChange[]
     }))
   })

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { hasUnsafeCharacter } from '../../src/helpers/text.ts'
 import { MAX_MESSAGE_CHARS } from '../../src/report.ts'
 import { Redactor } from '../../src/redact.ts'
-import { emptyMemory } from '../../src/serve/deploys.ts'
+import { emptyMemory, memoryToJson } from '../../src/serve/deploys.ts'
 import {
   applyInput,
   createReceiverServer,
@@ -235,7 +235,7 @@ describe('a notification', () => {
     const line = (seq: number) =>
       JSON.stringify({ seq, acceptedAt: now, change: { key: `k${seq}` } })
     const lines = Array.from({ length: MAX_WAITING_CHANGES }, (_, index) => `${line(index)}\n`)
-    const memory = JSON.stringify({ memory: emptyMemory() })
+    const memory = JSON.stringify({ memory: memoryToJson(emptyMemory()) })
     writeFileSync(join(full, 'queue.ndjson'), `${lines.join('')}${memory}\n`)
     await start(full)
     const answer = await flux(fixture('flux-kustomization-failed'))

@@ -12,12 +12,18 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  truncateSync,
   writeFileSync
 } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { emptyMemory, type DeployChange, type DeployMemory } from '../../src/serve/deploys.ts'
+import {
+  emptyMemory,
+  memoryToJson,
+  type DeployChange,
+  type DeployMemory
+} from '../../src/serve/deploys.ts'
 import { readNotification } from '../../src/serve/notifications.ts'
 import {
   FullError,
@@ -40,26 +46,26 @@ function change(key: string, padding = 0): DeployChange {
   return { key, notification: { ...notification, deployKey: key, metadata } }
 }
 
-/** The memory is the deploys' own: the folder keeps any JSON object. These tests note keys in it. */
-type Noted = DeployMemory & { notes?: string[] }
-
-function noting(memory: Noted, keys: string[]): Noted {
-  return { ...memory, notes: [...(memory.notes ?? []), ...keys] }
-}
-
 /**
  * The tests' input: changes to add (their keys noted in the memory), keys only noted, the
  * changes' padding, and filler the commit's line carries.
  */
 type Input = { add?: string[]; note?: string[]; padding?: number; filler?: string }
 
-/** Pure, as the deploys' own: nothing to add or note is a repeat, which changes nothing. */
-const apply: Apply = (memory, input) => {
+/**
+ * As the deploys' own, it changes the memory in place, noting keys as recorded: keys all noted
+ * already are a repeat, which changes nothing.
+ */
+const apply: Apply = (memory, input, now) => {
   const { add = [], note = [], padding = 0 } = input as Input
-  if (add.length + note.length === 0) return { memory, changes: [] }
-  const changes = add.map(key => change(key, padding))
-  return { memory: noting(memory, [...add, ...note]), changes }
+  const fresh = (key: string) => !memory.recorded.has(key)
+  const changes = add.filter(fresh).map(key => change(key, padding))
+  const noted = [...add, ...note].filter(fresh)
+  for (const key of noted) memory.recorded.set(key, now)
+  return { changed: noted.length > 0, changes }
 }
+
+const notes = (memory: DeployMemory) => [...memory.recorded.keys()]
 
 async function keysWaiting(state: StateFolder): Promise<string[]> {
   const keys: string[] = []
@@ -101,7 +107,7 @@ function acceptedQueue(count: number, memory: DeployMemory = emptyMemory()): str
   const line = (seq: number) =>
     JSON.stringify({ seq, acceptedAt: 1000, change: { key: `k${seq}` } })
   const lines = Array.from({ length: count }, (_, index) => `${line(index)}\n`)
-  return `${lines.join('')}${JSON.stringify({ memory })}\n`
+  return `${lines.join('')}${JSON.stringify({ memory: memoryToJson(memory) })}\n`
 }
 
 describe('a commit', () => {
@@ -110,11 +116,11 @@ describe('a commit', () => {
     const changes = await state.update({ add: ['a', 'b'] }, 1000)
     expect(changes.map(({ key }) => key)).toEqual(['a', 'b'])
     const [snapshot, a, b, commit, ...more] = queueLines()
-    expect(snapshot).toEqual({ memory: emptyMemory() })
+    expect(snapshot).toEqual({ memory: memoryToJson(emptyMemory()) })
     expect([a.change.key, b.change.key, a.acceptedAt]).toEqual(['a', 'b', 1000])
     expect(commit).toEqual({ at: 1000, input: { add: ['a', 'b'] } })
     expect(more).toEqual([])
-    expect((state.memory as Noted).notes).toEqual(['a', 'b'])
+    expect(notes(state.memory)).toEqual(['a', 'b'])
     expect(state.waitingCount).toBe(2)
     expect(state.next()?.acceptedAt).toBe(1000)
   })
@@ -145,14 +151,28 @@ describe('a commit', () => {
     writeFileSync(queuePath(), acceptedQueue(MAX_WAITING_CHANGES))
     const state = await openState()
     expect(state.waitingCount).toBe(MAX_WAITING_CHANGES)
-    const memory = state.memory
     const written = readFileSync(queuePath())
     await expect(state.update({ add: ['one more'] }, 2000)).rejects.toThrow(FullError)
-    expect(state.memory).toBe(memory)
+    expect(state.memory).toEqual(emptyMemory())
     expect(readFileSync(queuePath()).equals(written)).toBe(true)
     // A commit with no change still goes through: it only updates what the memory knows.
     await state.update({ note: ['x'] }, 3000)
-    expect((state.memory as Noted).notes).toEqual(['x'])
+    expect(notes(state.memory)).toEqual(['x'])
+  })
+
+  it('refused, is not remembered: once there is room, the same input is accepted and kept', async () => {
+    mkdirSync(dir)
+    writeFileSync(queuePath(), acceptedQueue(MAX_WAITING_CHANGES))
+    const state = await openState()
+    await state.update({ note: ['x'] }, 1000)
+    await expect(state.update({ add: ['a'], note: ['y'] }, 2000)).rejects.toThrow(FullError)
+    expect(notes(state.memory)).toEqual(['x'])
+    await state.done(state.next()!)
+    expect(await state.update({ add: ['a'], note: ['y'] }, 3000)).toEqual([change('a')])
+    await state.close()
+    const again = await openState()
+    expect(notes(again.memory)).toEqual(['x', 'a', 'y'])
+    expect(again.waitingCount).toBe(MAX_WAITING_CHANGES)
   })
 
   it('fails once the folder is removed, and the readiness probe says so', async () => {
@@ -162,6 +182,28 @@ describe('a commit', () => {
     expect(await state.writable()).toBe(false)
     await expect(state.update({ add: ['a'] }, 1000)).rejects.toThrow(`${dir} was removed.`)
     expect(state.waitingCount).toBe(0)
+  })
+
+  it('that fails leaves the memory as the queue held open says, even once it is removed', async () => {
+    const state = await openState()
+    await state.update({ add: ['a'] }, 1000)
+    rmSync(queuePath())
+    await expect(state.update({ add: ['b'] }, 2000)).rejects.toThrow(`${dir} was removed.`)
+    expect(notes(state.memory)).toEqual(['a'])
+  })
+
+  it('that fails when even the memory cannot be read again: no update, and not ready, until a restart', async () => {
+    const state = await openState()
+    await state.update({ add: ['a'] }, 1000)
+    // Cut short, then removed: the queue no longer holds what was committed.
+    truncateSync(queuePath(), 10)
+    rmSync(queuePath())
+    await expect(state.update({ add: ['b'] }, 2000)).rejects.toThrow(`${dir} was removed.`)
+    const broken = new StateError(
+      `The deploy memory in ${dir} could not be read again after a failed commit (queue.ndjson is shorter than what was committed): restart the receiver.`
+    )
+    await expect(state.update({ add: ['c'] }, 3000)).rejects.toThrow(broken)
+    expect(await state.writable()).toBe(false)
   })
 })
 
@@ -222,7 +264,7 @@ describe('the queue', () => {
     await state.update({ add: ['a'], note: ['n999'] }, 999)
     expect(queueLines()).toEqual([
       { seq: 0, acceptedAt: 999, change: expect.objectContaining({ key: 'a' }) },
-      { memory: state.memory }
+      { memory: memoryToJson(state.memory) }
     ])
     await state.close()
     expect((await openState()).memory).toEqual(state.memory)

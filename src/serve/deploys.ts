@@ -1,6 +1,7 @@
 /**
  * Notifications -> one change per deploy, whatever their number and order: a deploy is recorded
- * once, at its first final state. Pure: the caller passes the time and keeps the memory (JSON).
+ * once, at its first final state. The caller passes the time and keeps the memory, which a step
+ * changes in place: a notification costs the same whatever the memory holds.
  */
 import type { Notification } from './notifications.ts'
 
@@ -15,14 +16,27 @@ export const MAX_RECORDED_KEYS = 20_000
 /** Past it, the least recently deployed go. */
 export const MAX_OBJECTS = 10_000
 
-/** Lists, oldest first: cheap to copy whole, where an object of 20,000 keys is not. */
+/** What an object's last recorded success left running, and its version. */
+export interface Succeeded {
+  running: string
+  version?: string
+}
+
+/** Each part oldest first (a Map's order is its insertion order). */
 export interface DeployMemory {
   /** Argo CD deploys not yet final: the furthest word of each, and when its wait ends. */
   waiting: { key: string; notification: Notification; until: number }[]
-  /** Each key recorded (or found to record nothing), with when. */
-  recorded: { key: string; at: number }[]
-  /** By object, what its last recorded success left running, and its version. */
-  succeeded: { object: string; running: string; version?: string }[]
+  /** Each key recorded (or found to record nothing), and when. */
+  recorded: Map<string, number>
+  /** By object, its last recorded success: the most recently deployed last. */
+  succeeded: Map<string, Succeeded>
+}
+
+/** The memory as the state folder's snapshot keeps it: each Map as its entries. */
+export type MemoryJson = {
+  waiting: DeployMemory['waiting']
+  recorded: [string, number][]
+  succeeded: [string, Succeeded][]
 }
 
 /** A final notification to record, and its key (the deploy's, with Flux's outcome). */
@@ -31,41 +45,63 @@ export interface DeployChange {
   notification: Notification
 }
 
-/** The memory after a step, and the changes it made final. */
+/** What a step did: whether it changed the memory (a repeat does not), and what it made final. */
 export interface Applied {
-  memory: DeployMemory
+  changed: boolean
   changes: DeployChange[]
 }
 
-export const emptyMemory = (): DeployMemory => ({ waiting: [], recorded: [], succeeded: [] })
+export const emptyMemory = (): DeployMemory => ({
+  waiting: [],
+  recorded: new Map(),
+  succeeded: new Map()
+})
 
-/** A notification in: the changes it makes final (none for a repeat). */
+export const memoryToJson = ({ waiting, recorded, succeeded }: DeployMemory): MemoryJson => ({
+  waiting,
+  recorded: [...recorded],
+  succeeded: [...succeeded]
+})
+
+export const memoryFromJson = ({ waiting, recorded, succeeded }: MemoryJson): DeployMemory => ({
+  waiting,
+  recorded: new Map(recorded),
+  succeeded: new Map(succeeded)
+})
+
+/** A notification in: the changes it makes final (none for a repeat, which touches nothing). */
 export function receive(memory: DeployMemory, notification: Notification, now: number): Applied {
   const key = changeKey(notification)
   // Older than its key would be kept: it cannot be told from a repeat.
   const tooOld = (notification.startedAt ?? now) < now - KEY_RETENTION_MS
-  if (tooOld || memory.recorded.some(entry => entry.key === key)) return { memory, changes: [] }
-  const draft = copyOf(memory)
+  if (tooOld || memory.recorded.has(key)) return { changed: false, changes: [] }
   const changes: DeployChange[] = []
-  if (notification.stage === 'final') changes.push(...settle(draft, key, notification, now))
-  else wait(draft, key, notification, now)
-  for (const oldest of draft.waiting.slice(0, -MAX_WAITING_DEPLOYS)) {
-    changes.push(...settle(draft, oldest.key, ended(oldest.notification), now))
+  if (notification.stage === 'final') changes.push(...settle(memory, key, notification, now))
+  else if (!wait(memory, key, notification, now)) return { changed: false, changes: [] }
+  for (const oldest of memory.waiting.slice(0, -MAX_WAITING_DEPLOYS)) {
+    changes.push(...settle(memory, oldest.key, ended(oldest.notification), now))
   }
-  draft.recorded = draft.recorded.slice(-MAX_RECORDED_KEYS)
-  draft.succeeded = draft.succeeded.slice(-MAX_OBJECTS)
-  return { memory: draft, changes }
+  dropOldest(memory.recorded, MAX_RECORDED_KEYS)
+  dropOldest(memory.succeeded, MAX_OBJECTS)
+  return { changed: true, changes }
 }
 
 /** Deploys whose wait ended, as they stand; keys past their retention dropped. */
 export function expire(memory: DeployMemory, now: number): Applied {
-  const draft = copyOf(memory)
-  draft.recorded = draft.recorded.filter(({ at }) => at > now - KEY_RETENTION_MS)
+  let changed = false
+  // Oldest first: the keys past their retention lead.
+  for (const [key, at] of memory.recorded) {
+    if (at > now - KEY_RETENTION_MS) break
+    memory.recorded.delete(key)
+    changed = true
+  }
   const changes: DeployChange[] = []
   for (const { key, notification, until } of memory.waiting) {
-    if (until <= now) changes.push(...settle(draft, key, ended(notification), now))
+    if (until > now) continue
+    changes.push(...settle(memory, key, ended(notification), now))
+    changed = true
   }
-  return { memory: draft, changes }
+  return { changed, changes }
 }
 
 /**
@@ -78,17 +114,21 @@ function changeKey(notification: Notification): string {
   return rollback ? `${deployKey}#rollback@${finishedAt ?? ''}` : `${deployKey}#${outcome}`
 }
 
-/** Keeps a deploy not yet final; a later word never undoes a further one (Running after Progressing). */
-function wait(draft: DeployMemory, key: string, notification: Notification, now: number): void {
-  const earlier = draft.waiting.find(entry => entry.key === key)
+/**
+ * Keeps a deploy not yet final; a later word never undoes a further one (Running after
+ * Progressing). False when the word adds nothing.
+ */
+function wait(memory: DeployMemory, key: string, notification: Notification, now: number) {
+  const index = memory.waiting.findIndex(entry => entry.key === key)
+  const earlier = memory.waiting[index]
   const undoes = earlier?.notification.stage === 'progressing' || notification.stage === 'running'
-  if (earlier && undoes) return
+  if (earlier && undoes) return false
   const delay = notification.stage === 'progressing' ? HEALTH_WAIT_MS : RUNNING_WAIT_MS
   const entry = { key, notification, until: now + delay }
   // In the place of the word it replaces: the deploy was first seen then.
-  draft.waiting = earlier
-    ? draft.waiting.map(other => (other === earlier ? entry : other))
-    : [...draft.waiting, entry]
+  if (earlier) memory.waiting[index] = entry
+  else memory.waiting.push(entry)
+  return true
 }
 
 /** A deploy whose wait ended, as it is recorded. */
@@ -103,20 +143,18 @@ function ended(notification: Notification): Notification {
  * object's last success left running: a re-sync or self-heal of Argo CD's revision, Flux's
  * report at every interval. A rollback is always news.
  */
-function settle(draft: DeployMemory, key: string, notification: Notification, now: number) {
-  draft.waiting = draft.waiting.filter(entry => entry.key !== key)
-  draft.recorded.push({ key, at: now })
+function settle(memory: DeployMemory, key: string, notification: Notification, now: number) {
+  memory.waiting = memory.waiting.filter(entry => entry.key !== key)
+  memory.recorded.set(key, now)
   const { object, version, outcome, rollback } = notification
-  const last = draft.succeeded.find(entry => entry.object === object)
+  const last = memory.succeeded.get(object)
   // What a success leaves running: Argo CD's revision; Flux's deploy (a Helm release's values too).
   const running = notification.controller === 'argocd' ? version : notification.deployKey
   if (outcome === 'success' && running !== undefined) {
     if (running === last?.running && !rollback) return []
-    // Last in the list: the most recently deployed object.
-    draft.succeeded = [
-      ...draft.succeeded.filter(entry => entry !== last),
-      { object, running, version }
-    ]
+    // Set again, so that it moves last: the most recently deployed object.
+    memory.succeeded.delete(object)
+    memory.succeeded.set(object, { running, version })
   }
   const previousVersion =
     notification.previousVersion ?? (last?.version === version ? undefined : last?.version)
@@ -124,7 +162,10 @@ function settle(draft: DeployMemory, key: string, notification: Notification, no
   return [{ key, notification: change }]
 }
 
-/** A copy whose lists the draft may change, leaving the memory it was given as it was. */
-function copyOf({ waiting, recorded, succeeded }: DeployMemory): DeployMemory {
-  return { waiting: [...waiting], recorded: [...recorded], succeeded: [...succeeded] }
+/** Drops the oldest entries while the map holds more than `max`. */
+function dropOldest(map: Map<string, unknown>, max: number): void {
+  for (const key of map.keys()) {
+    if (map.size <= max) return
+    map.delete(key)
+  }
 }

@@ -3,9 +3,10 @@
  * - queue.ndjson: a commit appends, in one synced write, a line per change it accepted, then the
  *   input it applied to the deploy memory: it is whole once that last line is. A change sent or
  *   dropped gets a line that says so. The memory is the last snapshot with the commits since
- *   applied again (the step is pure), so that a commit writes what is new, never all. The queue is
- *   compacted to what waits and a snapshot when opened, every thousand commits, and once the
- *   lines of the past outweigh what it keeps.
+ *   applied again (a step depends on the memory, its input and its time alone), so that a commit
+ *   writes what is new, never all. A commit that fails leaves the memory as those lines say. The
+ *   queue is compacted to what waits and a snapshot when opened, every thousand commits, and once
+ *   the lines of the past outweigh what it keeps.
  * - receiver.lock: a Unix socket the receiver listens on. One that nobody answers was left by a
  *   receiver that died (even a container's pid 1), and is taken over.
  * No link is followed, each file must be a regular file, and no secret is kept.
@@ -17,7 +18,8 @@ import { createConnection, createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { errorMessage } from '../errors.ts'
 import { isJsonObject, parseJsonSafely } from '../helpers/json.ts'
-import { emptyMemory, type Applied, type DeployChange, type DeployMemory } from './deploys.ts'
+import { emptyMemory, memoryFromJson, memoryToJson, type MemoryJson } from './deploys.ts'
+import type { Applied, DeployChange, DeployMemory } from './deploys.ts'
 
 /** A notification that would make more changes wait gets 503. */
 export const MAX_WAITING_CHANGES = 10_000
@@ -44,13 +46,16 @@ export interface Waiting {
   line: string
 }
 
-/** What an input (plain JSON) makes of the memory at a time: pure, so that it can be replayed. */
+/**
+ * Applies an input (plain JSON) to the memory at a time, in place; `changed: false` when it
+ * changes nothing. The same input on the same memory does the same: a commit can be replayed.
+ */
 export type Apply = (memory: DeployMemory, input: unknown, now: number) => Applied
 
 type QueueLine =
   | { seq: number; acceptedAt: number; change: DeployChange }
   | { at: number; input: unknown }
-  | { memory: DeployMemory }
+  | { memory: MemoryJson }
   | { done: number }
 
 interface Kept {
@@ -75,6 +80,8 @@ export class StateFolder {
   /** What a compaction keeps: the waiting changes' lines and the snapshot's. */
   private keptBytes: number
   private commits = 0
+  /** Set when the memory could not be read again after a failed commit: no update is taken. */
+  private broken?: StateError
   private chain: Promise<unknown> = Promise.resolve()
   private wake = (): void => {}
 
@@ -132,30 +139,16 @@ export class StateFolder {
 
   /**
    * Applies an input to the memory and keeps what it makes, synced, before it resolves. Throws
-   * FullError past the bound, or the file system's error (then nothing is committed).
+   * FullError past the bound, or the file system's error: then nothing is committed, and the
+   * memory is read again from the folder, so that the input is not remembered.
    */
   update(input: unknown, now: number): Promise<DeployChange[]> {
-    return this.exclusive(async () => {
-      const { memory, changes } = this.apply(this.memory, input, now)
-      // A repeat changes nothing: the folder already says it.
-      if (memory === this.memory && changes.length === 0) return changes
-      if (this.waiting.length + changes.length > MAX_WAITING_CHANGES) {
-        throw new FullError(`${MAX_WAITING_CHANGES} changes already wait to be sent.`)
-      }
-      const entries = changes.map((change, index) => {
-        const seq = this.nextSeq + index
-        return { seq, acceptedAt: now, line: lineOf({ seq, acceptedAt: now, change }) }
+    return this.exclusive(() => {
+      if (this.broken) throw this.broken
+      return this.commit(input, now).catch(async (error: unknown) => {
+        await this.readMemory()
+        throw error
       })
-      await this.append([...entries.map(({ line }) => line), lineOf({ at: now, input })].join(''))
-      this.nextSeq += entries.length
-      this.waiting.push(...entries)
-      this.keptBytes += bytesOf(entries)
-      this.memory = memory
-      this.commits++
-      if (entries.length > 0) this.wake()
-      // Committed: a compaction that fails is tried again after the next commit.
-      await this.compactWhenDue().catch(() => undefined)
-      return changes
     })
   }
 
@@ -172,8 +165,9 @@ export class StateFolder {
     })
   }
 
-  /** Whether a file can be written in the folder now: the readiness probe. */
+  /** Whether a file can be written in the folder now, and an update taken: the readiness probe. */
   writable(): Promise<boolean> {
+    if (this.broken) return Promise.resolve(false)
     const flag = O_WRITE_NEW | O_NOFOLLOW | O_NONBLOCK
     return writeFile(join(this.dir, PROBE), 'ok\n', { flag }).then(
       () => true,
@@ -192,6 +186,44 @@ export class StateFolder {
     const run = this.chain.then(work)
     this.chain = run.catch(() => undefined)
     return run
+  }
+
+  private async commit(input: unknown, now: number): Promise<DeployChange[]> {
+    const { changed, changes } = this.apply(this.memory, input, now)
+    // A repeat changes nothing: the folder already says it.
+    if (!changed) return changes
+    if (this.waiting.length + changes.length > MAX_WAITING_CHANGES) {
+      throw new FullError(`${MAX_WAITING_CHANGES} changes already wait to be sent.`)
+    }
+    const entries = changes.map((change, index) => {
+      const seq = this.nextSeq + index
+      return { seq, acceptedAt: now, line: lineOf({ seq, acceptedAt: now, change }) }
+    })
+    await this.append([...entries.map(({ line }) => line), lineOf({ at: now, input })].join(''))
+    this.nextSeq += entries.length
+    this.waiting.push(...entries)
+    this.keptBytes += bytesOf(entries)
+    this.commits++
+    if (entries.length > 0) this.wake()
+    // Committed: a compaction that fails is tried again after the next commit.
+    await this.compactWhenDue().catch(() => undefined)
+    return changes
+  }
+
+  /**
+   * The memory as the committed part of the queue says, read through the queue held open (which
+   * may have been removed). When even that fails, no memory can be trusted until a restart.
+   */
+  private async readMemory(): Promise<void> {
+    try {
+      const committed = Buffer.alloc(this.size)
+      const { bytesRead } = await this.queue.read(committed, 0, this.size, 0)
+      if (bytesRead < this.size) throw new Error(`${QUEUE} is shorter than what was committed`)
+      this.memory = keptOf(committed.toString('utf8'), this.apply).memory
+    } catch (error) {
+      const why = `The deploy memory in ${this.dir} could not be read again after a failed commit`
+      this.broken = new StateError(`${why} (${errorMessage(error)}): restart the receiver.`)
+    }
   }
 
   /** Appends whole and synced, first cutting what a failed write left; never to a removed queue. */
@@ -223,7 +255,7 @@ function lineOf(line: QueueLine): string {
 
 /** The bytes of the waiting changes' lines, and of the memory's snapshot when given. */
 function bytesOf(waiting: Waiting[], memory?: DeployMemory): number {
-  const snapshot = memory === undefined ? '' : lineOf({ memory })
+  const snapshot = memory === undefined ? '' : lineOf({ memory: memoryToJson(memory) })
   return waiting.reduce(
     (sum, { line }) => sum + Buffer.byteLength(line),
     Buffer.byteLength(snapshot)
@@ -238,7 +270,11 @@ async function readQueue(dir: string, apply: Apply): Promise<Kept> {
   const file = await openFile(dir, QUEUE, O_RDONLY).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw error
   })
-  const lines = ((await file?.readFile('utf8').finally(() => file.close())) ?? '').split('\n')
+  return keptOf((await file?.readFile('utf8').finally(() => file.close())) ?? '', apply)
+}
+
+function keptOf(queue: string, apply: Apply): Kept {
+  const lines = queue.split('\n')
   // What follows the last line break is not a whole line.
   lines.pop()
   const committed = new Map<number, Waiting>()
@@ -254,9 +290,12 @@ async function readQueue(dir: string, apply: Apply): Promise<Kept> {
     } else if (isJsonObject(line?.memory) || typeof line?.at === 'number') {
       for (const entry of pending) committed.set(entry.seq, entry)
       pending = []
-      const next = isJsonObject(line.memory) ? line.memory : replayed(apply, memory, line)
-      if (next === undefined) skipped++
-      memory = (next ?? memory) as DeployMemory
+      try {
+        if (isJsonObject(line.memory)) memory = memoryFromJson(line.memory as MemoryJson)
+        else apply(memory, line.input, line.at as number)
+      } catch {
+        skipped++
+      }
     } else {
       skipped++
     }
@@ -264,19 +303,12 @@ async function readQueue(dir: string, apply: Apply): Promise<Kept> {
   return { memory, waiting: [...committed.values()], skipped }
 }
 
-function replayed(apply: Apply, memory: DeployMemory, line: Record<string, unknown>) {
-  try {
-    return apply(memory, line.input, line.at as number).memory
-  } catch {
-    return undefined
-  }
-}
-
 /** Writes the queue anew (synced, renamed over the old, the folder synced), and opens it. */
 async function writeQueue(dir: string, waiting: Waiting[], memory: DeployMemory) {
   const next = await openFile(dir, `${QUEUE}.tmp`, O_WRITE_NEW)
   try {
-    await next.writeFile([...waiting.map(({ line }) => line), lineOf({ memory })].join(''))
+    const snapshot = lineOf({ memory: memoryToJson(memory) })
+    await next.writeFile([...waiting.map(({ line }) => line), snapshot].join(''))
     await next.sync()
   } finally {
     await next.close()
