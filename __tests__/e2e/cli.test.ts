@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { execFileSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { Emulator } from '../../emulator/emulator.ts'
@@ -225,6 +225,30 @@ describe('the command line', () => {
     expect(on24.exitCode).toBe(0)
     expect(on24.stderr).toContain('[dry-run] POST')
     expect(emulator.requests).toHaveLength(1)
+  })
+})
+
+describe('a change outside a checkout', () => {
+  it('records with none of the work it does not need: no locale data loaded, no git started', async () => {
+    // A probe that notes each start of the locale's number formatting (its first costs a tenth of
+    // a start) and of a process.
+    const noted = join(work, 'probe-notes')
+    const probe = join(work, 'probe.cjs')
+    writeFileSync(
+      probe,
+      `const { appendFileSync } = require('node:fs')
+const note = what => appendFileSync(${JSON.stringify(noted)}, what + '\\n')
+const format = Number.prototype.toLocaleString
+Number.prototype.toLocaleString = function (...args) { note('toLocaleString'); return format.apply(this, args) }
+const childProcess = require('node:child_process')
+const spawn = childProcess.spawn
+childProcess.spawn = (...args) => { note('spawn ' + args[0]); return spawn(...args) }
+`
+    )
+    const run = await cli(['change'], { env: { NODE_OPTIONS: `--require ${probe}` } })
+    expect(run.exitCode).toBe(0)
+    expect(emulator.requests).toHaveLength(1)
+    expect(readFileSafe(noted)).toBe('')
   })
 })
 

@@ -64,7 +64,9 @@ const DESCRIBE = ['describe', '--tags', '--abbrev=0']
 
 const CANCELLED = 'the run was cancelled while git read the history'
 const LOG_CUT = `git log printed more than ${MAX_LOG_BYTES / 1024 / 1024} MiB: the oldest commits were not read`
-const TOO_LONG = ` (the newest such) is longer than the ${MAX_COMMIT_TEXT_READ_CHARS.toLocaleString('en')} characters read of each: only its start was read`
+/** Formatted when said: the first toLocaleString loads the locale's data, a tenth of a start. */
+const tooLong = (sha: string): string =>
+  `the message of commit ${sha} (the newest such) is longer than the ${MAX_COMMIT_TEXT_READ_CHARS.toLocaleString('en')} characters read of each: only its start was read`
 /** Rules in messages, but the setting's (the door names it) and the tag's (never unknown). */
 const RULE_WORDS: Record<string, string> = {
   'previous-push': 'the previous push',
@@ -210,7 +212,7 @@ async function commitLog(git: Git, revisions: string[]): Promise<Found> {
   const log = logItems(answer, fields.cut)
   const cut = answer?.cut ? new LookupError(LOG_CUT) : undefined
   const long = log.findLast(item => item.message.length > MAX_COMMIT_TEXT_READ_CHARS)
-  const longGap = long && new LookupError(`the message of commit ${long.sha}${TOO_LONG}`)
+  const longGap = long && new LookupError(tooLong(long.sha))
   // A log git could not print leaves the count unsaid, as it leaves the commits.
   return { log, gap: gap ?? cut ?? longGap, ...(!answer && { count: undefined }) }
 }
