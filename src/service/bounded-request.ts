@@ -49,8 +49,14 @@ export class Route {
   private readonly agent: http.Agent
   /** Names looked up so that close() can stop them: a resolver may never answer. */
   private readonly names = stoppableLookup()
-  /** Aborted by close(): it stops every request under way. */
-  private readonly closing = new AbortController()
+  /**
+   * The sockets of each request under way, which close() ends: the request then ends, stopped.
+   * Only sockets: a request's own closures held by this long-lived route (a listener on its
+   * signal, say) outlive young garbage, and with them its body and answer, which then pile up
+   * until a full collection: streaming events, a quarter more memory at its peak.
+   */
+  private readonly underWay = new Set<Set<Duplex>>()
+  private closed = false
 
   constructor(origin: URL, { keepAlive = false } = {}) {
     const found = getProxyUrl(origin)
@@ -60,12 +66,10 @@ export class Route {
 
   /** Sends `ask` to `url`, of this route's origin. Never rejects: it says how the request ended. */
   request(url: URL, ask: BoundedAsk): Promise<RequestOutcome> {
-    const { deadlineMs, maxAnswerBytes } = ask
-    const stop = ask.signal
-      ? AbortSignal.any([this.closing.signal, ask.signal])
-      : this.closing.signal
-    if (stop.aborted) return Promise.resolve({ type: 'stopped' })
+    const { deadlineMs, maxAnswerBytes, signal } = ask
+    if (this.closed || signal?.aborted) return Promise.resolve({ type: 'stopped' })
     const sockets = new Set<Duplex>()
+    this.underWay.add(sockets)
     return new Promise(resolve => {
       let settled = false
       const chunks: Buffer[] = []
@@ -74,15 +78,18 @@ export class Route {
         if (settled) return
         settled = true
         clearTimeout(timer)
-        stop.removeEventListener('abort', stopped)
+        this.underWay.delete(sockets)
+        signal?.removeEventListener('abort', stopped)
         // Listeners stay attached, so errors the destruction may still emit are swallowed.
         if (outcome.type !== 'status') destroyAll(sockets)
         resolve(outcome)
       }
       const stopped = (): void => settle({ type: 'stopped' })
-      const failed = (error: Error): void => settle({ type: 'error', error })
+      // Once closed, a socket ended by close() is the request stopped.
+      const failed = (error: Error): void =>
+        settle(this.closed ? { type: 'stopped' } : { type: 'error', error })
       const timer = setTimeout(() => settle({ type: 'timeout', deadlineMs }), deadlineMs)
-      stop.addEventListener('abort', stopped)
+      signal?.addEventListener('abort', stopped)
 
       const client = url.protocol === 'https:' ? https : http
       const options: AttemptOptions = {
@@ -121,7 +128,8 @@ export class Route {
 
   /** Stops every request under way, ends the idle sockets and stops the lookups. */
   close(): void {
-    this.closing.abort()
+    this.closed = true
+    for (const sockets of this.underWay) destroyAll(sockets)
     this.agent.destroy()
     this.names.stop()
   }
