@@ -3,7 +3,9 @@
  * Pages after the first are asked for by number (never by a Link URL), newest first while calls
  * are left; one that fails costs only its commits and those before it.
  */
+import { isJsonObject } from '../helpers/json.ts'
 import { collapseWhitespace } from '../helpers/text.ts'
+import type { ChangedPath } from '../services/selection.ts'
 import type { GitHub } from './github-client.ts'
 import type { LookupQuery, PreviousDeploy, Shipped, ShippedCommit } from './types.ts'
 import { failureIn, LookupError } from './warning.ts'
@@ -78,37 +80,80 @@ export async function compareSince(
   const { compareCommitsWithBasehead } = github.octokit.rest.repos
   const read = (page: number) =>
     compareCommitsWithBasehead({ ...query.repo, basehead, per_page: COMPARE_PAGE_SIZE, page })
-      .then(answer => answer.data)
+      .then(answer => objectOf(answer.data))
       .catch(failureIn)
+  const { first, range, failure } = await readComparePages(read, github.callsLeft)
+  const base = objectOf(first?.base_commit).sha
+  const sha = isFullSha(base) ? base.toLowerCase() : previous.sha
+  return { previous: { ...previous, sha }, range, failure }
+}
+
+/** A compare answer, or any JSON object read from a forge: its fields are unchecked. */
+export type Answer = Record<string, unknown>
+
+/**
+ * GitHub's compare read page by page, whichever client asks: page 1, then the newest pages while
+ * calls are left (oldest first in the range); with page 1's answer.
+ */
+export async function readComparePages(
+  read: (page: number) => Promise<Answer | LookupError>,
+  callsLeft: () => number
+): Promise<{ first?: Answer; range?: Range; failure?: LookupError }> {
   const first = await read(1)
-  if (first instanceof LookupError) return { previous, failure: first }
+  if (first instanceof LookupError) return { failure: first }
+  const total = wholeNumber(first.total_commits)
   // Oldest first: each later page read goes after page 1, before the pages read earlier.
   const pages = [first.commits]
   let failure: LookupError | undefined
-  const { total_commits: total, files, status, base_commit } = first
-  let page = Math.ceil(total / COMPARE_PAGE_SIZE)
-  while (page > 1 && !failure && github.callsLeft() > 0) {
+  let page = Math.ceil((total ?? 0) / COMPARE_PAGE_SIZE)
+  while (page > 1 && !failure && callsLeft() > 0) {
     const answer = await read(page--)
     if (answer instanceof LookupError) failure = answer
     else pages.splice(1, 0, answer.commits)
   }
-  const commits = pages.flat().map(({ sha, commit, author }) => ({
-    sha,
-    message: commit.message,
-    authors: [author?.login, commit.author?.name],
-    committedAt: commit.committer?.date
-  }))
+  const commits = pages.flatMap(listOf).map(({ sha, commit, author }) => {
+    const { message, author: writer, committer } = objectOf(commit)
+    const authors = [objectOf(author).login, objectOf(writer).name]
+    return { sha, message, authors, committedAt: objectOf(committer).date }
+  })
   const range: Range = {
-    commitCount: total,
+    ...(total !== undefined && { commitCount: total }),
     ...readCommits(commits),
-    rollback: status === 'behind',
-    ...(files && {
-      changedFiles: files.map(({ filename: path, previous_filename: before }) =>
-        before && before !== path ? { path, previousPath: before } : { path }
-      )
-    }),
-    changedFilesComplete: files !== undefined && files.length < MAX_COMPARE_FILES,
-    pullRequestsComplete: commits.length >= total
+    rollback: first.status === 'behind',
+    ...changedPaths(first.files, ['filename', 'previous_filename'], false, MAX_COMPARE_FILES),
+    pullRequestsComplete: total !== undefined && commits.length >= total
   }
-  return { previous: { ...previous, sha: base_commit.sha.toLowerCase() }, range, failure }
+  return { first, range, failure }
 }
+
+/**
+ * The paths a compare lists, by the names of a file's fields after and before (`back`: the compare
+ * the other way, each rename turned round): complete when every one was read and they are fewer
+ * than the forge's `bound`.
+ */
+export function changedPaths(
+  files: unknown,
+  [after, before]: [string, string],
+  back: boolean,
+  bound: number
+): Pick<Range, 'changedFiles' | 'changedFilesComplete'> {
+  if (!Array.isArray(files)) return { changedFilesComplete: false }
+  const paths: ChangedPath[] = []
+  for (const file of listOf(files)) {
+    const [newPath, named] = [file[after], file[before]]
+    if (typeof newPath !== 'string' || !newPath) continue
+    const oldPath = typeof named === 'string' ? named : newPath
+    const [path, previousPath] = back ? [oldPath, newPath] : [newPath, oldPath]
+    paths.push(path === previousPath ? { path } : { path, previousPath })
+  }
+  const complete = paths.length === files.length && paths.length < bound
+  return { changedFiles: paths, changedFilesComplete: complete }
+}
+
+/** A field of an answer as an object; {} when it is none. */
+export const objectOf = (value: unknown): Answer => (isJsonObject(value) ? value : {})
+/** A field of an answer as its objects; [] when it is no list. */
+export const listOf = (value: unknown): Answer[] =>
+  Array.isArray(value) ? value.filter(isJsonObject) : []
+const wholeNumber = (value: unknown) =>
+  Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined

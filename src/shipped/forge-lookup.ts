@@ -12,10 +12,9 @@ import { ACTION_NAME, ACTION_VERSION } from '../package.ts'
 import { Redactor } from '../redact.ts'
 import { Route, type RequestOutcome } from '../service/bounded-request.ts'
 import { hostPort } from '../service/request.ts'
-import type { ChangedPath } from '../services/selection.ts'
 import type { RiskUnknown } from '../triage/risk.ts'
-import { COMPARE_PAGE_SIZE, isFullSha, MAX_COMPARE_FILES, readCommits } from './compare.ts'
-import type { Range } from './compare.ts'
+import { changedPaths, COMPARE_PAGE_SIZE, isFullSha, listOf, MAX_COMPARE_FILES } from './compare.ts'
+import { readCommits, readComparePages, type Answer, type Range } from './compare.ts'
 import { MAX_COMMITS_READ } from './git-lookup.ts'
 import { pullRequestsIn } from './pull-requests.ts'
 import { remoteRepository } from './remote.ts'
@@ -75,7 +74,6 @@ export type RemoteLookup = {
   links?: { serverUrl: string; repository: string }
 }
 
-type Answer = Record<string, unknown>
 type Api = Exclude<ReturnType<typeof openApi>, LookupError>
 type Ends = { from: string; to: string; repository: string }
 type Found = { range?: Range; failure?: LookupError }
@@ -132,40 +130,25 @@ export async function lookUpRemote(
   return { ...found, links: { serverUrl: forge.serverUrl, repository: named.path } }
 }
 
-/** GitHub's compare: page 1, then the newest pages while calls are left; a rollback's paths back. */
+/** GitHub's compare, as the action reads it; a rollback's paths from the compare the other way. */
 async function githubRange(api: Api, { from, to, repository }: Ends): Promise<Found> {
   const repo = repository.split('/').map(encodeURIComponent).join('/')
   const compare = (base: string, head: string, page = 1) =>
     api.get(`/repos/${repo}/compare/${base}...${head}?per_page=${COMPARE_PAGE_SIZE}&page=${page}`)
-  const first = await compare(from, to)
-  if (first instanceof LookupError) return { failure: first }
-  const total = wholeNumber(first.total_commits)
-  // Oldest first: each later page read goes after page 1, before the pages read earlier.
-  const pages = [first.commits]
-  let failure: LookupError | undefined
-  let page = Math.ceil((total ?? 0) / COMPARE_PAGE_SIZE)
-  while (page > 1 && !failure && api.callsLeft() > 0) {
-    const answer = await compare(from, to, page--)
-    if (answer instanceof LookupError) failure = answer
-    else pages.splice(1, 0, answer.commits)
-  }
-  const commits = pages.flatMap(listOf).map(({ sha, commit, author }) => {
-    const { message, author: writer, committer } = objectOf(commit)
-    const authors = [objectOf(author).login, objectOf(writer).name]
-    return { sha, message, authors, committedAt: objectOf(committer).date }
-  })
-  const rollback = first.status === 'behind'
+  const { range, failure } = await readComparePages(page => compare(from, to, page), api.callsLeft)
+  if (!range?.rollback) return { range, failure }
   // A rollback's compare lists no path: its own are those it takes back, compared the other way.
-  const back = rollback ? await compare(to, from) : first
+  const back = await compare(to, from)
   const files = back instanceof LookupError ? undefined : back.files
-  const range: Range = {
-    ...(total !== undefined && { commitCount: total }),
-    ...readCommits(commits),
-    rollback,
-    ...changedPaths(files, ['filename', 'previous_filename'], rollback, MAX_COMPARE_FILES),
-    pullRequestsComplete: total !== undefined && commits.length >= total
-  }
-  return { range, failure: back instanceof LookupError ? back : failure }
+  const fields: [string, string] = ['filename', 'previous_filename']
+  const { changedFiles, changedFilesComplete } = changedPaths(
+    files,
+    fields,
+    true,
+    MAX_COMPARE_FILES
+  )
+  const paths = { changedFiles, changedFilesComplete }
+  return { range: { ...range, ...paths }, failure: back instanceof LookupError ? back : failure }
 }
 
 /** GitLab's compare, one answer: its commits (the newest MAX_COMMITS_READ read) and its diffs. */
@@ -197,29 +180,6 @@ async function gitlabRange(api: Api, { from, to, repository }: Ends): Promise<Fo
     pullRequestsComplete: listed !== undefined && commits.length >= listed.length
   }
   return { range, failure: back instanceof LookupError ? back : undefined }
-}
-
-/**
- * The paths a compare lists (`back`: the compare the other way, each rename turned round):
- * complete when every one was read and they are fewer than the forge's `bound`.
- */
-function changedPaths(
-  files: unknown,
-  [after, before]: [string, string],
-  back: boolean,
-  bound: number
-): Pick<Range, 'changedFiles' | 'changedFilesComplete'> {
-  if (!Array.isArray(files)) return { changedFilesComplete: false }
-  const paths: ChangedPath[] = []
-  for (const file of listOf(files)) {
-    const [newPath, named] = [file[after], file[before]]
-    if (typeof newPath !== 'string' || !newPath) continue
-    const oldPath = typeof named === 'string' ? named : newPath
-    const [path, previousPath] = back ? [oldPath, newPath] : [newPath, oldPath]
-    paths.push(path === previousPath ? { path } : { path, previousPath })
-  }
-  const complete = paths.length === files.length && paths.length < bound
-  return { changedFiles: paths, changedFilesComplete: complete }
 }
 
 /**
@@ -309,9 +269,3 @@ function openApi({
     close: () => route.close()
   }
 }
-
-const objectOf = (value: unknown): Answer => (isJsonObject(value) ? value : {})
-const listOf = (value: unknown): Answer[] =>
-  Array.isArray(value) ? value.filter(isJsonObject) : []
-const wholeNumber = (value: unknown) =>
-  Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined
