@@ -85,7 +85,7 @@ export class StateFolder {
   private chain: Promise<unknown> = Promise.resolve()
   private wake = (): void => {}
 
-  private constructor(dir: string, apply: Apply, lock: Server, kept: Kept, queue: FileHandle) {
+  private constructor(dir: string, apply: Apply, lock: Server, kept: Kept, queue: Written) {
     this.dir = dir
     this.apply = apply
     this.lock = lock
@@ -93,9 +93,9 @@ export class StateFolder {
     this.waiting = kept.waiting
     this.skipped = kept.skipped
     this.nextSeq = (kept.waiting.at(-1)?.seq ?? -1) + 1
-    this.queue = queue
-    this.size = bytesOf(kept.waiting, kept.memory)
-    this.keptBytes = this.size
+    this.queue = queue.handle
+    this.size = queue.bytes
+    this.keptBytes = queue.bytes
   }
 
   /** Takes the folder (made when missing) and its lock; throws StateError when it cannot. */
@@ -240,11 +240,11 @@ export class StateFolder {
   private async compactWhenDue(): Promise<void> {
     const outweighed = this.size - this.keptBytes > Math.max(this.keptBytes, COMPACT_AFTER_BYTES)
     if (!outweighed && this.commits < COMPACT_EVERY_COMMITS) return
-    const queue = await writeQueue(this.dir, this.waiting, this.memory)
+    const { handle, bytes } = await writeQueue(this.dir, this.waiting, this.memory)
     await this.queue.close()
-    this.queue = queue
-    this.size = bytesOf(this.waiting, this.memory)
-    this.keptBytes = this.size
+    this.queue = handle
+    this.size = bytes
+    this.keptBytes = bytes
     this.commits = 0
   }
 }
@@ -253,13 +253,9 @@ function lineOf(line: QueueLine): string {
   return `${JSON.stringify(line)}\n`
 }
 
-/** The bytes of the waiting changes' lines, and of the memory's snapshot when given. */
-function bytesOf(waiting: Waiting[], memory?: DeployMemory): number {
-  const snapshot = memory === undefined ? '' : lineOf({ memory: memoryToJson(memory) })
-  return waiting.reduce(
-    (sum, { line }) => sum + Buffer.byteLength(line),
-    Buffer.byteLength(snapshot)
-  )
+/** The bytes of the waiting changes' lines. */
+function bytesOf(waiting: Waiting[]): number {
+  return waiting.reduce((sum, { line }) => sum + Buffer.byteLength(line), 0)
 }
 
 /**
@@ -303,12 +299,16 @@ function keptOf(queue: string, apply: Apply): Kept {
   return { memory, waiting: [...committed.values()], skipped }
 }
 
+/** The queue as written anew: open to append, and its length. */
+type Written = { handle: FileHandle; bytes: number }
+
 /** Writes the queue anew (synced, renamed over the old, the folder synced), and opens it. */
-async function writeQueue(dir: string, waiting: Waiting[], memory: DeployMemory) {
+async function writeQueue(dir: string, waiting: Waiting[], memory: DeployMemory): Promise<Written> {
   const next = await openFile(dir, `${QUEUE}.tmp`, O_WRITE_NEW)
+  const snapshot = lineOf({ memory: memoryToJson(memory) })
+  const text = [...waiting.map(({ line }) => line), snapshot].join('')
   try {
-    const snapshot = lineOf({ memory: memoryToJson(memory) })
-    await next.writeFile([...waiting.map(({ line }) => line), snapshot].join(''))
+    await next.writeFile(text)
     await next.sync()
   } finally {
     await next.close()
@@ -316,7 +316,7 @@ async function writeQueue(dir: string, waiting: Waiting[], memory: DeployMemory)
   await rename(join(dir, `${QUEUE}.tmp`), join(dir, QUEUE))
   const folder = await open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
   await folder.sync().finally(() => folder.close())
-  return openFile(dir, QUEUE, O_RDWR | O_APPEND)
+  return { handle: await openFile(dir, QUEUE, O_RDWR | O_APPEND), bytes: Buffer.byteLength(text) }
 }
 
 /** The folder, made when missing, for its owner alone; never a symbolic link. */
